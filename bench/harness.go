@@ -1,0 +1,150 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"time"
+
+	"kbmc/ir"
+	"kbmc/lang"
+	"kbmc/verify"
+)
+
+// A Row is one measured run.
+type Row struct {
+	Family     string
+	N          int
+	Engine     string
+	Verdict    string // a verify.Verdict, or "error"
+	Executions int64
+	Trans      int64
+	States     int64
+	Variables  int64
+	Clauses    int64
+	Conflicts  int64
+	Time       time.Duration
+	PeakHeap   uint64 // bytes, sampled
+	Note       string
+}
+
+// EngineFactory builds the engine called name (e.g. "explicit/dpor") for one run.
+type EngineFactory func(name string) (verify.Engine, error)
+
+// Config is one benchmark campaign.
+type Config struct {
+	Families []Family
+	Engines  []string
+	From, To int
+	Timeout  time.Duration
+	Width    int // 0: 32
+	NoFold   bool
+	New      EngineFactory
+	Log      io.Writer // one line per run, may be nil
+}
+
+// Run measures every (family, N, engine). A series (family, engine) stops at its
+// first timeout or error, since larger N only take longer.
+func Run(ctx context.Context, cfg Config) ([]Row, error) {
+	var rows []Row
+	for _, f := range cfg.Families {
+		src, err := f.Source()
+		if err != nil {
+			return rows, err
+		}
+		for _, eng := range cfg.Engines {
+			for n := cfg.From; n <= cfg.To; n++ {
+				if ctx.Err() != nil {
+					return rows, ctx.Err()
+				}
+				row := runOne(ctx, cfg, f, src, eng, n)
+				rows = append(rows, row)
+				if cfg.Log != nil {
+					fmt.Fprintf(cfg.Log, "%-18s N=%-3d %-22s %-12s exec=%-9d time=%v %s\n", row.Family, n, eng,
+						row.Verdict, row.Executions, row.Time.Round(time.Microsecond), row.Note)
+				}
+				if row.Verdict == verify.Unknown.String() || row.Verdict == "error" {
+					break
+				}
+			}
+		}
+	}
+	return rows, nil
+}
+
+func runOne(ctx context.Context, cfg Config, f Family, src []byte, engName string, n int) Row {
+	row := Row{Family: f.Name, N: n, Engine: engName}
+	width := cfg.Width
+	if width == 0 {
+		width = 32
+	}
+	p, err := lang.Compile(f.Name+".kb", src, lang.Config{Width: width, NoFold: cfg.NoFold, Defines: map[string]int64{"N": int64(n)}})
+	if err != nil {
+		row.Verdict, row.Note = "error", firstLine(err.Error())
+		return row
+	}
+	eng, err := cfg.New(engName)
+	if err != nil {
+		row.Verdict, row.Note = "error", err.Error()
+		return row
+	}
+	res, peak, err := measure(ctx, cfg.Timeout, eng, p)
+	row.PeakHeap = peak
+	if err != nil {
+		row.Verdict, row.Note = "error", firstLine(err.Error())
+		return row
+	}
+	row.Verdict = res.Verdict.String()
+	if res.Violation != nil {
+		row.Note = res.Violation.Kind.String()
+	}
+	s := res.Stats
+	row.Executions, row.Trans, row.States = s.Executions, s.Transitions, s.States
+	row.Variables, row.Clauses, row.Conflicts = s.Variables, s.Clauses, s.Conflicts
+	row.Time = s.Time
+	return row
+}
+
+// measure runs one check under the time limit while sampling the heap for its peak.
+func measure(ctx context.Context, timeout time.Duration, eng verify.Engine, p *ir.Program) (*verify.Result, uint64, error) {
+	runtime.GC()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("time limit %v", timeout))
+		defer cancel()
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var peak uint64
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var ms runtime.MemStats
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	res, err := eng.Check(ctx, p)
+	close(stop)
+	wg.Wait()
+	return res, peak, err
+}
+
+func firstLine(s string) string {
+	for i, c := range s {
+		if c == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}

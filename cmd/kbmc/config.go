@@ -1,0 +1,150 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"kbmc/explicit"
+	"kbmc/ir"
+	"kbmc/lang"
+	"kbmc/lang/syntax"
+	"kbmc/verify"
+)
+
+// programFlags are the flags that decide how a file is compiled.
+func programFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "width", Value: 32, Usage: "integer width W in bits (8..64)"},
+		&cli.StringSliceFlag{Name: "D", Usage: "override a constant: -D NAME=VALUE (repeatable)"},
+		&cli.BoolFlag{Name: "no-fold", Usage: "one transition per statement (no local folding)"},
+	}
+}
+
+// engineFlags are the flags that choose and bound an engine.
+func engineFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "engine", Value: "explicit", Usage: "explicit"},
+		&cli.StringFlag{Name: "algo", Value: "dfs", Usage: "explicit algorithm: dfs"},
+		&cli.IntFlag{Name: "depth", Value: verify.DefaultDepth, Usage: "maximum number of steps of an execution"},
+		&cli.BoolFlag{Name: "no-deadlock", Usage: "do not report deadlocks"},
+		&cli.BoolFlag{Name: "stateful", Usage: "dfs: keep a visited set"},
+		&cli.Int64Flag{Name: "max-nondet", Value: explicit.DefaultMaxNondet, Usage: "largest nondet(lo, hi) range explored"},
+		&cli.DurationFlag{Name: "timeout", Usage: "give up after this long (verdict unknown), e.g. 30s"},
+	}
+}
+
+// compileConfig reads the program flags.
+func compileConfig(c *cli.Context) (lang.Config, error) {
+	cfg := lang.Config{Width: c.Int("width"), NoFold: c.Bool("no-fold")}
+	if cfg.Width < 8 || cfg.Width > 64 {
+		return cfg, usageErr("--width %d: must be between 8 and 64", cfg.Width)
+	}
+	defs, err := parseDefines(c.StringSlice("D"))
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Defines = defs
+	return cfg, nil
+}
+
+func parseDefines(list []string) (map[string]int64, error) {
+	defs := map[string]int64{}
+	for _, d := range list {
+		name, val, ok := strings.Cut(d, "=")
+		if !ok || name == "" {
+			return nil, usageErr("-D %s: want NAME=VALUE", d)
+		}
+		v, err := strconv.ParseInt(val, 0, 64)
+		if err != nil {
+			return nil, usageErr("-D %s: %q is not an integer", d, val)
+		}
+		defs[name] = v
+	}
+	return defs, nil
+}
+
+// engineConfig is everything that picks and bounds an engine.
+type engineConfig struct {
+	Engine, Algo string
+	Explicit     explicit.Options
+	Timeout      time.Duration
+}
+
+func readEngineConfig(c *cli.Context) (engineConfig, error) {
+	ec := engineConfig{Engine: c.String("engine"), Algo: c.String("algo"), Timeout: c.Duration("timeout")}
+	ec.Explicit.Depth = c.Int("depth")
+	ec.Explicit.NoDeadlock = c.Bool("no-deadlock")
+	ec.Explicit.Stateful = c.Bool("stateful")
+	ec.Explicit.MaxNondet = c.Int64("max-nondet")
+	if ec.Explicit.Depth < 0 {
+		return ec, usageErr("--depth %d: must not be negative", ec.Explicit.Depth)
+	}
+	if ec.Explicit.MaxNondet < 1 {
+		return ec, usageErr("--max-nondet %d: must be positive", ec.Explicit.MaxNondet)
+	}
+	_, err := ec.engine()
+	return ec, err
+}
+
+// engine builds the chosen engine.
+func (ec engineConfig) engine() (verify.Engine, error) {
+	switch ec.Engine {
+	case "explicit":
+		eng, err := explicit.New(ec.Algo, ec.Explicit)
+		if err != nil {
+			return nil, usageErr("--algo %s: %v", ec.Algo, err)
+		}
+		return eng, nil
+	case "symbolic":
+		return nil, usageErr("--engine symbolic: the symbolic engine is not part of this build yet (available: explicit)")
+	}
+	return nil, usageErr("--engine %s: unknown engine (available: explicit)", ec.Engine)
+}
+
+// name is the engine as regress and xval print it, e.g. "explicit/dfs".
+func (ec engineConfig) name() string { return ec.Engine + "/" + ec.Algo }
+
+// loaded is a compiled program with its source, for error rendering and traces.
+type loaded struct {
+	path string
+	src  []byte
+	prog *ir.Program
+}
+
+// load reads and compiles a file. Input errors come back as exit code 2.
+func load(path string, cfg lang.Config) (*loaded, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &exitError{exitInput, err}
+	}
+	p, err := lang.Compile(path, src, cfg)
+	if err != nil {
+		return nil, &exitError{exitInput, err}
+	}
+	return &loaded{path: path, src: src, prog: p}, nil
+}
+
+// errorAt renders a message at a position like a compiler error: the position, the
+// source line and a caret.
+func (l *loaded) errorAt(pos ir.Pos, msg string) error {
+	line := ""
+	if lines := strings.Split(string(l.src), "\n"); pos.Line >= 1 && pos.Line <= len(lines) {
+		line = strings.TrimRight(lines[pos.Line-1], "\r")
+	}
+	return &lang.Error{Pos: syntax.Position{Filename: l.path, Line: pos.Line, Col: pos.Col}, Msg: msg, Source: line}
+}
+
+// inputError renders an engine's refusal of a construct like a compiler error.
+func (l *loaded) inputError(err error) error {
+	var ue *verify.UnsupportedError
+	if errors.As(err, &ue) {
+		return &exitError{exitInput, l.errorAt(ue.Pos, ue.Engine+": "+ue.Msg)}
+	}
+	return &exitError{exitInternal, fmt.Errorf("internal error: %w", err)}
+}

@@ -1,0 +1,331 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"kbmc/ir"
+	"kbmc/lang"
+)
+
+func regressCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "regress",
+		Usage:     "run annotated programs (//@ expect: …) and compare with their expectations",
+		ArgsUsage: "DIR|FILE...",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "engines", Usage: "comma-separated engines to try, e.g. explicit/dfs (default: every engine that supports the program)"},
+			&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "time limit per program and engine"},
+			&cli.BoolFlag{Name: "table", Usage: "end with a summary table: one row per program, one column per engine"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print passing runs too"},
+		},
+		Action: regressAction,
+	}
+}
+
+// defaultEngines are tried on every program whose annotations name no engines.
+var defaultEngines = []string{"explicit/dfs"}
+
+// annotations are a test program's //@ lines (DESIGN.md §9).
+type annotations struct {
+	Expect    string
+	Violation string
+	Error     string
+	Args      []string
+	Engines   []string
+}
+
+func parseAnnotations(src []byte) (annotations, error) {
+	var a annotations
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		rest, ok := strings.CutPrefix(line, "//@")
+		if !ok {
+			continue
+		}
+		key, val, ok := strings.Cut(rest, ":")
+		if !ok {
+			return a, fmt.Errorf("annotation %q: want //@ key: value", line)
+		}
+		val = strings.TrimSpace(val)
+		switch strings.TrimSpace(key) {
+		case "expect":
+			a.Expect = val
+		case "violation":
+			a.Violation = val
+		case "error":
+			a.Error = val
+		case "args":
+			a.Args = strings.Fields(val)
+		case "engines":
+			a.Engines = splitList(val)
+		default:
+			return a, fmt.Errorf("unknown annotation %q", strings.TrimSpace(key))
+		}
+	}
+	switch a.Expect {
+	case "error":
+		if a.Error == "" {
+			return a, errors.New("//@ expect: error needs //@ error: TEXT")
+		}
+	case "unsafe":
+		if _, ok := ir.ParseViolationKind(a.Violation); !ok {
+			return a, fmt.Errorf("//@ expect: unsafe needs a //@ violation: KIND, got %q", a.Violation)
+		}
+	case "safe", "bounded-safe":
+		if a.Violation != "" {
+			return a, fmt.Errorf("//@ violation given for expect: %s", a.Expect)
+		}
+	case "":
+		return a, errors.New("no //@ expect: annotation")
+	default:
+		return a, fmt.Errorf("//@ expect: %s: want safe, unsafe, bounded-safe or error", a.Expect)
+	}
+	return a, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		out = append(out, f)
+	}
+	return out
+}
+
+// parseCheckArgs interprets an //@ args: line with the very flags of `kbmc check`.
+func parseCheckArgs(args []string) (lang.Config, engineConfig, error) {
+	var cfg lang.Config
+	var ec engineConfig
+	cmd := checkCommand()
+	cmd.Action = func(c *cli.Context) error {
+		var err error
+		if cfg, err = compileConfig(c); err != nil {
+			return err
+		}
+		ec, err = readEngineConfig(c)
+		return err
+	}
+	app := &cli.App{Name: "args", Commands: []*cli.Command{cmd}, Writer: io.Discard, ErrWriter: io.Discard,
+		DisableSliceFlagSeparator: true, ExitErrHandler: func(*cli.Context, error) {}}
+	cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error { return err }
+	err := app.Run(append(append([]string{"args", "check"}, args...), "--", "program"))
+	return cfg, ec, err
+}
+
+// regressCase is one program × engine run.
+type regressCase struct {
+	file, engine string
+	pass         bool
+	got          string
+	detail       string
+	elapsed      time.Duration
+}
+
+func regressAction(c *cli.Context) error {
+	if c.Args().Len() == 0 {
+		return usageErr("regress takes one or more DIR or FILE")
+	}
+	files, err := collectPrograms(c.Args().Slice())
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	override := splitList(c.String("engines"))
+	for _, e := range override {
+		if _, err := engineByName(e, engineConfig{}); err != nil {
+			return err
+		}
+	}
+	out := c.App.Writer
+	var cases []regressCase
+	for _, f := range files {
+		for _, rc := range regressFile(c.Context, f, override, c.Duration("timeout")) {
+			cases = append(cases, rc)
+			if !rc.pass {
+				fmt.Fprintf(out, "FAIL %s [%s]: %s\n", rc.file, rc.engine, rc.detail)
+			} else if c.Bool("verbose") {
+				fmt.Fprintf(out, "ok   %s [%s]: %s (%s)\n", rc.file, rc.engine, rc.got, rc.elapsed.Round(time.Millisecond))
+			}
+		}
+	}
+	if c.Bool("table") {
+		writeRegressTable(out, cases)
+	}
+	failed := 0
+	for _, rc := range cases {
+		if !rc.pass {
+			failed++
+		}
+	}
+	fmt.Fprintf(out, "%d passed, %d failed\n", len(cases)-failed, failed)
+	if failed > 0 {
+		return &exitError{exitUsage, nil}
+	}
+	return nil
+}
+
+func collectPrograms(args []string) ([]string, error) {
+	var files []string
+	for _, a := range args {
+		info, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		matches, err := filepath.Glob(filepath.Join(a, "*.kb"))
+		if err != nil {
+			return nil, err
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("%s: no .kb programs", a)
+		}
+		sort.Strings(matches)
+		files = append(files, matches...)
+	}
+	return files, nil
+}
+
+// engineByName configures ec for an engine named like "explicit/dfs".
+func engineByName(name string, ec engineConfig) (engineConfig, error) {
+	eng, algo, ok := strings.Cut(name, "/")
+	if !ok {
+		return ec, usageErr("engine %q: want ENGINE/ALGO, e.g. explicit/dfs", name)
+	}
+	ec.Engine, ec.Algo = eng, algo
+	_, err := ec.engine()
+	return ec, err
+}
+
+func regressFile(ctx context.Context, file string, override []string, timeout time.Duration) []regressCase {
+	fail := func(engine, format string, args ...any) []regressCase {
+		return []regressCase{{file: file, engine: engine, detail: fmt.Sprintf(format, args...)}}
+	}
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return fail("-", "%v", err)
+	}
+	ann, err := parseAnnotations(src)
+	if err != nil {
+		return fail("-", "%v", err)
+	}
+	cfg, base, err := parseCheckArgs(ann.Args)
+	if err != nil {
+		return fail("-", "//@ args: %v", err)
+	}
+	base.Timeout = timeout
+	p, cerr := lang.Compile(file, src, cfg)
+	if cerr != nil {
+		rc := regressCase{file: file, engine: "compile", got: "error"}
+		switch {
+		case ann.Expect != "error":
+			rc.detail = "unexpected input error:\n" + cerr.Error()
+		case !strings.Contains(cerr.Error(), ann.Error):
+			rc.detail = fmt.Sprintf("error does not mention %q:\n%s", ann.Error, cerr.Error())
+		default:
+			rc.pass = true
+		}
+		return []regressCase{rc}
+	}
+	engines := ann.Engines
+	if len(override) > 0 {
+		engines = override
+	}
+	if len(engines) == 0 {
+		engines = defaultEngines
+	}
+	l := &loaded{path: file, src: src, prog: p}
+	var cases []regressCase
+	for _, name := range engines {
+		rc := regressCase{file: file, engine: name}
+		ec, err := engineByName(name, base)
+		if err != nil {
+			rc.detail = err.Error()
+			cases = append(cases, rc)
+			continue
+		}
+		start := time.Now()
+		res, err := runEngine(ctx, l, ec)
+		rc.elapsed = time.Since(start)
+		var ee *exitError
+		switch {
+		case err != nil && errors.As(err, &ee) && ee.code == exitInput:
+			rc.got = "error"
+			if ann.Expect == "error" && strings.Contains(err.Error(), ann.Error) {
+				rc.pass = true
+			} else {
+				rc.detail = "input error: " + err.Error()
+			}
+		case err != nil:
+			rc.got, rc.detail = "internal error", err.Error()
+		default:
+			rc.got = res.Verdict.String()
+			if res.Violation != nil {
+				rc.got += " (" + res.Violation.Kind.String() + ")"
+			}
+			want := ann.Expect
+			if ann.Violation != "" {
+				want += " (" + ann.Violation + ")"
+			}
+			rc.pass = rc.got == want
+			if !rc.pass {
+				rc.detail = fmt.Sprintf("want %s, got %s", want, rc.got)
+				if res.Note != "" {
+					rc.detail += ": " + res.Note
+				}
+			}
+		}
+		cases = append(cases, rc)
+	}
+	return cases
+}
+
+func writeRegressTable(w io.Writer, cases []regressCase) {
+	var engines []string
+	seen := map[string]bool{}
+	rows := map[string]map[string]regressCase{}
+	var files []string
+	for _, rc := range cases {
+		if !seen[rc.engine] {
+			seen[rc.engine] = true
+			engines = append(engines, rc.engine)
+		}
+		if rows[rc.file] == nil {
+			rows[rc.file] = map[string]regressCase{}
+			files = append(files, rc.file)
+		}
+		rows[rc.file][rc.engine] = rc
+	}
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintf(tw, "program\t%s\n", strings.Join(engines, "\t"))
+	for _, f := range files {
+		fmt.Fprint(tw, filepath.Base(f))
+		for _, e := range engines {
+			rc, ok := rows[f][e]
+			cell := ""
+			if ok {
+				cell = rc.got
+				if !rc.pass {
+					cell = "FAIL " + cell
+				}
+			}
+			fmt.Fprintf(tw, "\t%s", cell)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,22 @@
+package explicit
+
+import (
+	"fmt"
+	"strings"
+
+	"kbmc/verify"
+)
+
+// Algorithms lists the --algo names New accepts, the reference DFS first.
+func Algorithms() []string {
+	return []string{"dfs"}
+}
+
+// New returns the explicit algorithm called name, configured by opts.
+func New(name string, opts Options) (verify.Engine, error) {
+	switch name {
+	case "dfs":
+		return DFS{Options: opts}, nil
+	}
+	return nil, fmt.Errorf("unknown explicit algorithm %q (available: %s)", name, strings.Join(Algorithms(), ", "))
+}

@@ -1,0 +1,139 @@
+package explicit
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"kbmc/ir"
+	"kbmc/verify"
+)
+
+// executor is what every explicit algorithm shares: it executes ir transitions,
+// counts, enforces the depth bound and the time limit, and turns what the search
+// found into a validated verify.Result.
+type executor struct {
+	p     *ir.Program
+	opts  Options
+	ctx   context.Context
+	stats verify.Stats
+	start time.Time
+	polls int
+	last  time.Time // last progress report
+
+	stopped bool // the context ended the search
+	cut     bool // some execution was cut by a bound
+	cutNote string
+	found   *verify.Result
+}
+
+func newExecutor(ctx context.Context, p *ir.Program, opts Options) (*executor, error) {
+	if err := Supported(p, opts); err != nil {
+		return nil, err
+	}
+	if opts.Depth <= 0 {
+		opts.Depth = verify.DefaultDepth
+	}
+	now := time.Now()
+	return &executor{p: p, opts: opts, ctx: ctx, start: now, last: now}, nil
+}
+
+// done reports whether the search must stop: a violation was found or the context
+// ended. It looks at the context only every 1024 calls, to stay off the hot path.
+func (x *executor) done() bool {
+	if x.found != nil || x.stopped {
+		return true
+	}
+	x.polls++
+	if x.polls&1023 != 0 {
+		return false
+	}
+	if x.ctx.Err() != nil {
+		x.stopped = true
+		return true
+	}
+	if x.opts.Progress != nil {
+		if now := time.Now(); now.Sub(x.last) >= 500*time.Millisecond {
+			x.last = now
+			x.stats.Time = now.Sub(x.start)
+			x.opts.Progress(&x.stats)
+		}
+	}
+	return false
+}
+
+// step executes thread t in s (in place) and counts it.
+func (x *executor) step(s ir.State, t int, ch *ir.Choices, ev *ir.Event) {
+	x.stats.Transitions++
+	x.p.Step(s, t, ch, ev)
+}
+
+// failed records a violation reached by trace (the moves so far, copied).
+func (x *executor) failed(v *ir.Violation, trace []ir.Move) {
+	if x.found != nil {
+		return
+	}
+	x.found = &verify.Result{Verdict: verify.Unsafe, Violation: v, Trace: copyMoves(trace)}
+}
+
+// terminal handles a state in which no thread is enabled: one maximal execution
+// ends here, and it may be a deadlock.
+func (x *executor) terminal(s ir.State, trace []ir.Move) {
+	x.stats.Executions++
+	v := x.p.Deadlock(s)
+	if x.opts.Terminal != nil {
+		x.opts.Terminal(s, v != nil)
+	}
+	if v != nil && !x.opts.NoDeadlock {
+		x.failed(v, trace)
+	}
+}
+
+// bounded records an execution cut by the depth bound (or another bound).
+func (x *executor) bounded(note string) {
+	x.stats.Executions++
+	if !x.cut {
+		x.cut, x.cutNote = true, note
+	}
+}
+
+// result builds the verdict, replays any counterexample and fills in the statistics.
+func (x *executor) result(algo string, keys ...string) (*verify.Result, error) {
+	r := x.found
+	switch {
+	case r != nil:
+	case x.stopped:
+		r = &verify.Result{Verdict: verify.Unknown, Note: fmt.Sprintf("stopped: %v", context.Cause(x.ctx))}
+	case x.cut:
+		r = &verify.Result{Verdict: verify.BoundedSafe, Note: x.cutNote}
+	default:
+		r = &verify.Result{Verdict: verify.Safe}
+	}
+	x.stats.Time = time.Since(x.start)
+	r.Stats = x.stats
+	r.StatKeys = append([]string{"executions", "transitions"}, keys...)
+	r.StatKeys = append(r.StatKeys, "time_ms")
+	r.Engine, r.Algo = "explicit", algo
+	r.Bound = verify.Bound{Depth: x.opts.Depth, Preemptions: -1, Fair: -1}
+	if _, err := verify.Validate(x.p, r); err != nil {
+		return nil, fmt.Errorf("explicit %s: %w", algo, err)
+	}
+	return r, nil
+}
+
+func copyMoves(trace []ir.Move) []ir.Move {
+	out := make([]ir.Move, len(trace))
+	for i, m := range trace {
+		out[i] = ir.Move{Thread: m.Thread, Choices: append([]int64(nil), m.Choices...)}
+	}
+	return out
+}
+
+// values copies the values of drawn choices into buf.
+func values(buf []int64, cs []ir.Choice) []int64 {
+	buf = buf[:0]
+	for _, c := range cs {
+		buf = append(buf, c.Value)
+	}
+	return buf
+}

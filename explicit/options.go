@@ -1,0 +1,76 @@
+package explicit
+
+import (
+	"fmt"
+
+	"kbmc/ir"
+	"kbmc/verify"
+)
+
+// Options configure an explicit search.
+type Options struct {
+	verify.Options
+	Stateful  bool  // dfs: keep a visited set
+	MaxNondet int64 // largest nondet range explored (values); 0 means DefaultMaxNondet
+
+	NoSleep     bool   // dpor: no sleep sets (the thesis's baseline DPOR)
+	Preemptions int    // bpor-preempt: preemption bound c
+	Fair        int    // bpor-fair: fair bound c
+	MaxSteps    int    // bpor-fair: livelock report past this many steps
+	TCSSolver   string // lazypor: "topo" (default), "z3" or "gini"
+
+	// Terminal, if set, is called with every terminal state the search reaches (no
+	// thread enabled; deadlock says whether it is a deadlock). Differential tests use
+	// it to compare the reachable terminal states of algorithms; the state is only
+	// valid during the call.
+	Terminal func(s ir.State, deadlock bool)
+}
+
+// DefaultMaxNondet is the largest nondet range explored when none is given.
+const DefaultMaxNondet = 256
+
+// Supported reports, as a *verify.UnsupportedError, the first construct the explicit
+// engine cannot explore: nondet() without a range, or a range wider than MaxNondet.
+func Supported(p *ir.Program, opts Options) error {
+	max := opts.MaxNondet
+	if max <= 0 {
+		max = DefaultMaxNondet
+	}
+	var bad *verify.UnsupportedError
+	var walk func(e *ir.Expr)
+	walk = func(e *ir.Expr) {
+		if e == nil || bad != nil {
+			return
+		}
+		if e.Op == ir.ENondet {
+			switch {
+			case e.Unbounded:
+				bad = &verify.UnsupportedError{Pos: e.Pos, Engine: "explicit engine",
+					Msg: "nondet() without a range cannot be explored exhaustively; write nondet(lo, hi)"}
+			case uint64(e.Hi-e.Lo) >= uint64(max):
+				bad = &verify.UnsupportedError{Pos: e.Pos, Engine: "explicit engine",
+					Msg: fmt.Sprintf("nondet(%d, %d) has more than %d values (--max-nondet)", e.Lo, e.Hi, max)}
+			}
+			return
+		}
+		walk(e.X)
+		walk(e.Y)
+		walk(e.Z)
+	}
+	for _, t := range p.Templates {
+		for _, n := range t.Nodes {
+			for _, e := range []*ir.Expr{n.X, n.Y, n.MIndex, n.JIndex} {
+				walk(e)
+			}
+			for _, lv := range []*ir.LValue{n.LHS, n.Result} {
+				if lv != nil {
+					walk(lv.Index)
+				}
+			}
+		}
+	}
+	if bad != nil {
+		return bad
+	}
+	return nil
+}

@@ -1,0 +1,592 @@
+package ir
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+)
+
+// ViolationKind classifies a violation (DESIGN.md §4).
+type ViolationKind uint8
+
+const (
+	NoViolation ViolationKind = iota
+	Assertion
+	Bounds
+	DivisionByZero
+	Shift
+	BadUnlock
+	Relock
+	Deadlock
+)
+
+var violationNames = [...]string{
+	NoViolation: "none", Assertion: "assertion", Bounds: "bounds",
+	DivisionByZero: "division-by-zero", Shift: "shift", BadUnlock: "bad-unlock",
+	Relock: "relock", Deadlock: "deadlock",
+}
+
+func (k ViolationKind) String() string {
+	if int(k) < len(violationNames) {
+		return violationNames[k]
+	}
+	return fmt.Sprintf("ViolationKind(%d)", k)
+}
+
+// ParseViolationKind is the inverse of String.
+func ParseViolationKind(s string) (ViolationKind, bool) {
+	for k, n := range violationNames {
+		if n == s && k != int(NoViolation) {
+			return ViolationKind(k), true
+		}
+	}
+	return NoViolation, false
+}
+
+// A Violation is what went wrong, where, and in which thread (-1 for a deadlock).
+type Violation struct {
+	Kind   ViolationKind
+	Msg    string
+	Pos    Pos
+	Thread int
+}
+
+// AccessKind says whether an access reads or writes its location.
+type AccessKind uint8
+
+const (
+	Read AccessKind = iota
+	Write
+)
+
+// An Access is one concrete location a step read or wrote, with the value read or
+// written (lock accesses carry the new owner+1, termination accesses 1).
+type Access struct {
+	Loc   int
+	Kind  AccessKind
+	Value int64
+}
+
+// A Choice is one nondeterministic value drawn during a step.
+type Choice struct {
+	Lo, Hi, Value int64
+}
+
+// Choices supplies nondeterministic values to Step: the first len(Fixed) draws take
+// their values from Fixed, later ones the range's low end (or a random value when
+// Rand is set). Made records every draw, so that an exhaustive search can enumerate
+// the alternatives with Next.
+type Choices struct {
+	Fixed []int64
+	Made  []Choice
+	Rand  *rand.Rand
+}
+
+// Reset prepares for a step whose draws start with fixed.
+func (c *Choices) Reset(fixed []int64) {
+	c.Fixed = fixed
+	c.Made = c.Made[:0]
+}
+
+func (c *Choices) choose(lo, hi int64) int64 {
+	var v int64
+	switch i := len(c.Made); {
+	case i < len(c.Fixed):
+		v = c.Fixed[i]
+	case c.Rand != nil:
+		v = lo + int64(c.Rand.Uint64N(uint64(hi-lo)+1))
+	default:
+		v = lo
+	}
+	if v < lo || v > hi { // a replayed value from another program: clamp, replay checks it
+		v = lo
+	}
+	c.Made = append(c.Made, Choice{lo, hi, v})
+	return v
+}
+
+// Next advances to the next combination of draws after the ones Made, in
+// lexicographic order: it sets Fixed (reusing buf) and reports false when Made was
+// the last combination. Ranges of later draws may depend on earlier values; Next only
+// fixes a prefix and lets the step discover the rest.
+func (c *Choices) Next(buf []int64) ([]int64, bool) {
+	for i := len(c.Made) - 1; i >= 0; i-- {
+		if c.Made[i].Value < c.Made[i].Hi {
+			buf = buf[:0]
+			for _, m := range c.Made[:i] {
+				buf = append(buf, m.Value)
+			}
+			return append(buf, c.Made[i].Value+1), true
+		}
+	}
+	return buf[:0], false
+}
+
+// An Event is what one step did. Accesses and Choices alias buffers that the next
+// Step into the same Event reuses; copy them to keep them.
+type Event struct {
+	Thread    int
+	From, To  int // control locations before and after
+	Accesses  []Access
+	Choices   []Choice
+	Violation *Violation // non-nil if the step failed
+
+	// With TraceLocals set, Step also records every assignment to a local in
+	// LocalWrites (Loc is the cell's offset in the thread's frame), for traces.
+	TraceLocals bool
+	LocalWrites []Access
+}
+
+// Status is a thread's situation in a state.
+type Status uint8
+
+const (
+	Enabled       Status = iota
+	Terminated           // ran to its end
+	Blocked              // lock held by another, await false, join target running
+	BlockedAssume        // sitting on a false assume: the execution is cut here
+)
+
+// Status reports whether thread t can move in s. A guard that fails at run time
+// (say an out-of-bounds index in an await) counts as enabled: the step reports the
+// violation.
+func (p *Program) Status(s State, t int) Status {
+	tr := p.Transition(s, t)
+	if tr == nil {
+		return Terminated
+	}
+	n := tr.EntryNode()
+	switch n.Op {
+	case OpAwait, OpAssume:
+		m := machine{p: p, s: s, th: p.Threads[t]}
+		if m.eval(n.X) != 0 || m.failed {
+			return Enabled
+		}
+		if n.Op == OpAssume {
+			return BlockedAssume
+		}
+		return Blocked
+	case OpLock:
+		m := machine{p: p, s: s, th: p.Threads[t]}
+		i := m.lockIndex(n)
+		if m.failed {
+			return Enabled
+		}
+		if o := s[p.MutexBase+i]; o != 0 && o != int64(t+1) {
+			return Blocked
+		}
+	case OpJoin:
+		m := machine{p: p, s: s, th: p.Threads[t]}
+		lo, hi := m.joinRange(n)
+		if m.failed {
+			return Enabled
+		}
+		for u := lo; u < hi; u++ {
+			if !p.Done(s, u) {
+				return Blocked
+			}
+		}
+	}
+	return Enabled
+}
+
+// Enabled reports whether thread t can take a step in s.
+func (p *Program) Enabled(s State, t int) bool { return p.Status(s, t) == Enabled }
+
+// Deadlock reports whether s is a deadlock (DESIGN.md §4): no thread enabled, some
+// thread not terminated, and no thread waiting on a false assume. It returns the
+// violation describing who waits for what.
+func (p *Program) Deadlock(s State) *Violation {
+	waiting := false
+	for t := range p.Threads {
+		switch p.Status(s, t) {
+		case Enabled, BlockedAssume:
+			return nil
+		case Blocked:
+			waiting = true
+		}
+	}
+	if !waiting {
+		return nil
+	}
+	var parts []string
+	var pos Pos
+	for t, th := range p.Threads {
+		if tr := p.Transition(s, t); tr != nil {
+			n := tr.EntryNode()
+			if pos == (Pos{}) {
+				pos = n.Pos
+			}
+			parts = append(parts, fmt.Sprintf("%s waits at %s (%d:%d)", th.Name, n.Text, n.Pos.Line, n.Pos.Col))
+		}
+	}
+	return &Violation{Kind: Deadlock, Msg: strings.Join(parts, "; "), Pos: pos, Thread: -1}
+}
+
+// Step executes thread t's next transition in s, in place. The thread must be
+// enabled. ev receives what happened; if ev.Violation is set the step failed and s is
+// left as it was when the failure occurred. ch may be nil (every draw takes its low end).
+func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
+	th := p.Threads[t]
+	tmpl := th.Template
+	from := int(s[th.Base])
+	if from >= len(tmpl.Transitions) {
+		panic(fmt.Sprintf("ir: Step of terminated thread %s", th.Name))
+	}
+	ev.Thread, ev.From, ev.To = t, from, from
+	ev.Accesses = ev.Accesses[:0]
+	ev.LocalWrites = ev.LocalWrites[:0]
+	ev.Violation = nil
+	var own Choices
+	if ch == nil {
+		ch = &own
+		ch.Made = ev.Choices[:0]
+	}
+	m := machine{p: p, s: s, th: th, ch: ch, ev: ev, frame: th.Base + 1}
+	n := tmpl.Transitions[from].Entry
+	for {
+		node := tmpl.Nodes[n]
+		next := m.exec(node)
+		if m.failed {
+			v := m.viol // copied so that the machine itself stays on the stack
+			ev.Violation = &v
+			break
+		}
+		if next == Exit {
+			ev.To = tmpl.Terminated()
+			s[th.Base] = int64(ev.To)
+			ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(t), Write, 1})
+			break
+		}
+		if tmpl.Nodes[next].Cut {
+			ev.To = tmpl.loc[next]
+			s[th.Base] = int64(ev.To)
+			break
+		}
+		n = next
+	}
+	ev.Choices = ch.Made
+}
+
+// machine evaluates one thread's code on a state. It lives on the stack of Step.
+type machine struct {
+	p      *Program
+	s      State
+	th     *Thread
+	frame  int
+	ch     *Choices
+	ev     *Event
+	failed bool
+	viol   Violation
+}
+
+func (m *machine) fail(kind ViolationKind, pos Pos, format string, args ...any) {
+	if m.failed {
+		return
+	}
+	m.failed = true
+	m.viol = Violation{Kind: kind, Msg: fmt.Sprintf(format, args...), Pos: pos, Thread: m.th.ID}
+}
+
+func (m *machine) access(loc int, k AccessKind, v int64) {
+	if m.ev != nil {
+		m.ev.Accesses = append(m.ev.Accesses, Access{loc, k, v})
+	}
+}
+
+// exec runs one node and returns the next node index.
+func (m *machine) exec(n *Node) int {
+	p := m.p
+	switch n.Op {
+	case OpNop, OpYield:
+	case OpAssign:
+		v := m.eval(n.X)
+		if !m.failed {
+			m.store(n.LHS, v)
+		}
+	case OpBranch:
+		if m.eval(n.X) == 0 {
+			return n.Else
+		}
+	case OpAssert:
+		if m.eval(n.X) == 0 && !m.failed {
+			msg := n.Msg
+			if msg == "" {
+				msg = "assertion " + n.Text + " failed"
+			}
+			m.fail(Assertion, n.Pos, "%s", msg)
+		}
+	case OpAssume, OpAwait:
+		if m.eval(n.X) == 0 && !m.failed {
+			panic(fmt.Sprintf("ir: Step of %s blocked at %s", m.th.Name, n.Pos))
+		}
+	case OpLock:
+		i := m.lockIndex(n)
+		if m.failed {
+			break
+		}
+		me := int64(m.th.ID + 1)
+		switch o := m.s[p.MutexBase+i]; o {
+		case me:
+			m.fail(Relock, n.Pos, "lock of %s, which %s already holds", p.LocationName(p.LockLocation(i)), m.th.Name)
+		case 0:
+			m.s[p.MutexBase+i] = me
+			m.access(p.LockLocation(i), Write, me)
+		default:
+			panic(fmt.Sprintf("ir: Step of %s blocked at %s", m.th.Name, n.Pos))
+		}
+	case OpUnlock:
+		i := m.lockIndex(n)
+		if m.failed {
+			break
+		}
+		if m.s[p.MutexBase+i] != int64(m.th.ID+1) {
+			m.fail(BadUnlock, n.Pos, "unlock of %s, which %s does not hold", p.LocationName(p.LockLocation(i)), m.th.Name)
+			break
+		}
+		m.s[p.MutexBase+i] = 0
+		m.access(p.LockLocation(i), Write, 0)
+	case OpJoin:
+		lo, hi := m.joinRange(n)
+		for u := lo; u < hi && !m.failed; u++ {
+			if !p.Done(m.s, u) {
+				panic(fmt.Sprintf("ir: Step of %s blocked at %s", m.th.Name, n.Pos))
+			}
+			m.access(p.ThreadLocation(u), Read, 1)
+		}
+	case OpCas:
+		cell, ok := m.cell(n.LHS)
+		exp := m.eval(n.X)
+		nv := m.eval(n.Y)
+		if m.failed || !ok {
+			break
+		}
+		var cur int64
+		if n.LHS.Var.Shared {
+			cur = m.s[cell]
+		} else {
+			cur = m.s[m.frame+cell]
+		}
+		success := cur == exp
+		if success {
+			if n.LHS.Var.Shared {
+				m.s[cell] = nv
+				m.access(cell, Write, nv)
+			} else {
+				m.s[m.frame+cell] = nv
+				m.localWrite(cell, nv)
+			}
+		} else if n.LHS.Var.Shared {
+			m.access(cell, Read, cur)
+		}
+		if n.Result != nil {
+			r := int64(0)
+			if success {
+				r = 1
+			}
+			m.store(n.Result, r)
+		}
+	default:
+		panic(fmt.Sprintf("ir: unknown operation %v", n.Op))
+	}
+	return n.Next
+}
+
+func (m *machine) lockIndex(n *Node) int {
+	if n.MIndex == nil {
+		return n.Mutex.Offset
+	}
+	i := m.eval(n.MIndex)
+	if m.failed {
+		return 0
+	}
+	if i < 0 || i >= int64(n.Mutex.Count()) {
+		m.fail(Bounds, n.MIndex.Pos, "index %d out of bounds for %s[%d]", i, n.Mutex.Name, n.Mutex.Len)
+		return 0
+	}
+	return n.Mutex.Offset + int(i)
+}
+
+// joinRange is the range of thread numbers a join waits for.
+func (m *machine) joinRange(n *Node) (lo, hi int) {
+	t := n.Join
+	if n.JIndex == nil {
+		return t.First, t.First + t.Instances()
+	}
+	i := m.eval(n.JIndex)
+	if m.failed {
+		return 0, 0
+	}
+	if i < 0 || i >= int64(t.Instances()) {
+		m.fail(Bounds, n.JIndex.Pos, "index %d out of bounds for thread %s[%d]", i, t.Name, t.Instances())
+		return 0, 0
+	}
+	return t.First + int(i), t.First + int(i) + 1
+}
+
+// cell resolves an lvalue to its slot: absolute for shared, frame-relative for locals.
+func (m *machine) cell(lv *LValue) (int, bool) {
+	v := lv.Var
+	if lv.Index == nil {
+		return v.Offset, true
+	}
+	i := m.eval(lv.Index)
+	if m.failed {
+		return 0, false
+	}
+	if i < 0 || i >= int64(v.Len) {
+		m.fail(Bounds, lv.Index.Pos, "index %d out of bounds for %s[%d]", i, v.Name, v.Len)
+		return 0, false
+	}
+	return v.Offset + int(i), true
+}
+
+func (m *machine) store(lv *LValue, val int64) {
+	c, ok := m.cell(lv)
+	if !ok {
+		return
+	}
+	if lv.Var.Shared {
+		m.s[c] = val
+		m.access(c, Write, val)
+		return
+	}
+	m.s[m.frame+c] = val
+	m.localWrite(c, val)
+}
+
+func (m *machine) localWrite(cell int, v int64) {
+	if m.ev != nil && m.ev.TraceLocals {
+		m.ev.LocalWrites = append(m.ev.LocalWrites, Access{cell, Write, v})
+	}
+}
+
+func (m *machine) wrap(v int64) int64 {
+	sh := 64 - uint(m.p.Width)
+	return v << sh >> sh
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// eval evaluates e; on a run-time error it records the violation and returns 0.
+func (m *machine) eval(e *Expr) int64 {
+	if m.failed {
+		return 0
+	}
+	switch e.Op {
+	case EConst:
+		return e.Val
+	case EVar:
+		v := e.Var
+		if v.Shared {
+			x := m.s[v.Offset]
+			m.access(v.Offset, Read, x)
+			return x
+		}
+		return m.s[m.frame+v.Offset]
+	case EIndex:
+		v := e.Var
+		i := m.eval(e.X)
+		if m.failed {
+			return 0
+		}
+		if i < 0 || i >= int64(v.Len) {
+			m.fail(Bounds, e.Pos, "index %d out of bounds for %s[%d]", i, v.Name, v.Len)
+			return 0
+		}
+		c := v.Offset + int(i)
+		if v.Shared {
+			x := m.s[c]
+			m.access(c, Read, x)
+			return x
+		}
+		return m.s[m.frame+c]
+	case ETid:
+		return int64(m.th.Tid)
+	case ENondet:
+		if m.ch == nil { // evaluating a guard: draws do not happen there
+			return e.Lo
+		}
+		return m.ch.choose(e.Lo, e.Hi)
+	case ENeg:
+		return m.wrap(-m.eval(e.X))
+	case ENot:
+		return 1 - m.eval(e.X)
+	case ECompl:
+		return ^m.eval(e.X)
+	case ELAnd:
+		if m.eval(e.X) == 0 {
+			return 0
+		}
+		return m.eval(e.Y)
+	case ELOr:
+		if m.eval(e.X) != 0 {
+			return 1
+		}
+		return m.eval(e.Y)
+	case ECond:
+		if m.eval(e.X) != 0 {
+			return m.eval(e.Y)
+		}
+		return m.eval(e.Z)
+	}
+	x := m.eval(e.X)
+	y := m.eval(e.Y)
+	if m.failed {
+		return 0
+	}
+	switch e.Op {
+	case EMul:
+		return m.wrap(x * y)
+	case EDiv, ERem:
+		if y == 0 {
+			m.fail(DivisionByZero, e.Pos, "division by zero")
+			return 0
+		}
+		if e.Op == EDiv {
+			return m.wrap(x / y) // Go's int64 MinInt64 / -1 == MinInt64, as kbmc wants
+		}
+		return m.wrap(x % y)
+	case EAdd:
+		return m.wrap(x + y)
+	case ESub:
+		return m.wrap(x - y)
+	case EShl, EShr:
+		if y < 0 || y >= int64(m.p.Width) {
+			m.fail(Shift, e.Pos, "shift amount %d outside [0, %d)", y, m.p.Width)
+			return 0
+		}
+		if e.Op == EShl {
+			return m.wrap(x << uint(y))
+		}
+		return x >> uint(y)
+	case ELt:
+		return b2i(x < y)
+	case ELe:
+		return b2i(x <= y)
+	case EGt:
+		return b2i(x > y)
+	case EGe:
+		return b2i(x >= y)
+	case EEq:
+		return b2i(x == y)
+	case ENe:
+		return b2i(x != y)
+	case EAnd:
+		return x & y
+	case EXor:
+		return x ^ y
+	case EOr:
+		return x | y
+	}
+	panic(fmt.Sprintf("ir: unknown expression operator %v", e.Op))
+}
+
+// MinInt and MaxInt are the W-bit signed bounds.
+func (p *Program) MinInt() int64 { return -1 << (p.Width - 1) }
+func (p *Program) MaxInt() int64 { return 1<<(p.Width-1) - 1 }

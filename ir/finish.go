@@ -1,0 +1,223 @@
+package ir
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// Limits that keep a lowered program small enough to execute and encode.
+const (
+	MaxThreads    = 1024
+	MaxStateCells = 1 << 20
+)
+
+// Finish lays out the state vector, instantiates threads and cuts every template into
+// transitions at its cut points. lang calls it once after lowering.
+func (p *Program) Finish() error {
+	if p.Width < 2 || p.Width > 64 {
+		return fmt.Errorf("width %d outside 2..64", p.Width)
+	}
+	cells := 0
+	for _, v := range p.Shared {
+		v.Offset = cells
+		cells += v.Cells()
+	}
+	p.SharedSize = cells
+	p.MutexBase = cells
+	p.NumLocks = 0
+	for _, m := range p.Mutexes {
+		m.Offset = p.NumLocks
+		p.NumLocks += m.Count()
+	}
+	cells += p.NumLocks
+	p.Threads = p.Threads[:0]
+	for _, t := range p.Templates {
+		t.FrameSize = 0
+		for _, v := range t.Locals {
+			v.Offset = t.FrameSize
+			t.FrameSize += v.Cells()
+		}
+		t.First = len(p.Threads)
+		for i := 0; i < t.Instances(); i++ {
+			if len(p.Threads) >= MaxThreads {
+				return fmt.Errorf("more than %d threads", MaxThreads)
+			}
+			name := t.Name
+			if t.Count > 0 {
+				name = fmt.Sprintf("%s[%d]", t.Name, i)
+			}
+			p.Threads = append(p.Threads, &Thread{ID: len(p.Threads), Name: name, Template: t, Tid: i, Base: cells})
+			cells += 1 + t.FrameSize
+			if cells > MaxStateCells {
+				return fmt.Errorf("program state has more than %d cells", MaxStateCells)
+			}
+		}
+		if err := t.cut(); err != nil {
+			return fmt.Errorf("thread %s: %w", t.Name, err)
+		}
+	}
+	if cells > MaxStateCells {
+		return fmt.Errorf("program state has more than %d cells", MaxStateCells)
+	}
+	p.StateSize = cells
+	return nil
+}
+
+// cut numbers the cut points as control locations and collects, for each, the nodes
+// its transition may execute and its static footprint.
+func (t *Template) cut() error {
+	if len(t.Nodes) == 0 || t.Entry < 0 || t.Entry >= len(t.Nodes) {
+		return errors.New("no entry node")
+	}
+	t.Nodes[t.Entry].Cut = true
+	t.loc = make([]int, len(t.Nodes))
+	t.Transitions = t.Transitions[:0]
+	for i, n := range t.Nodes {
+		t.loc[i] = -1
+		if n.Next != Exit && (n.Next < 0 || n.Next >= len(t.Nodes)) ||
+			n.Op == OpBranch && n.Else != Exit && (n.Else < 0 || n.Else >= len(t.Nodes)) {
+			return fmt.Errorf("node %d has a successor out of range", i)
+		}
+	}
+	// Locations in node order, so that they read in source order.
+	for i, n := range t.Nodes {
+		if n.Cut {
+			t.loc[i] = len(t.Transitions)
+			t.Transitions = append(t.Transitions, &Transition{Template: t, Index: len(t.Transitions), Entry: i})
+		}
+	}
+	for _, tr := range t.Transitions {
+		if err := tr.collect(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// collect walks the nodes reachable from the entry without crossing another cut point
+// and orders them topologically; a cycle there would be a loop without a cut point.
+func (tr *Transition) collect() error {
+	t := tr.Template
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := map[int]uint8{}
+	var post []int
+	succ := map[int]bool{}
+	var visit func(n int) error
+	visit = func(n int) error {
+		color[n] = grey
+		node := t.Nodes[n]
+		next := []int{node.Next}
+		if node.Op == OpBranch {
+			next = append(next, node.Else)
+		}
+		for _, m := range next {
+			if m == Exit || t.Nodes[m].Cut {
+				succ[t.Loc(m)] = true
+				continue
+			}
+			switch color[m] {
+			case grey:
+				return fmt.Errorf("loop without a cut point at %s", t.Nodes[m].Pos)
+			case white:
+				if err := visit(m); err != nil {
+					return err
+				}
+			}
+		}
+		color[n] = black
+		post = append(post, n)
+		return nil
+	}
+	if err := visit(tr.Entry); err != nil {
+		return err
+	}
+	tr.Nodes = tr.Nodes[:0]
+	for i := len(post) - 1; i >= 0; i-- {
+		tr.Nodes = append(tr.Nodes, post[i])
+	}
+	tr.Succ = tr.Succ[:0]
+	for l := range succ {
+		tr.Succ = append(tr.Succ, l)
+	}
+	sort.Ints(tr.Succ)
+
+	reads, writes := map[*Var]bool{}, map[*Var]bool{}
+	locks, joins := map[*Mutex]bool{}, map[*Template]bool{}
+	for _, n := range tr.Nodes {
+		node := t.Nodes[n]
+		for _, e := range []*Expr{node.X, node.Y, node.MIndex, node.JIndex} {
+			sharedReads(e, reads)
+		}
+		for _, lv := range []*LValue{node.LHS, node.Result} {
+			if lv == nil {
+				continue
+			}
+			sharedReads(lv.Index, reads)
+			if lv.Var.Shared {
+				writes[lv.Var] = true
+				if node.Op == OpCas {
+					reads[lv.Var] = true
+				}
+			}
+		}
+		if node.Mutex != nil {
+			locks[node.Mutex] = true
+		}
+		if node.Join != nil {
+			joins[node.Join] = true
+		}
+	}
+	tr.Reads = sortedVars(reads)
+	tr.Writes = sortedVars(writes)
+	tr.Locks = tr.Locks[:0]
+	for m := range locks {
+		tr.Locks = append(tr.Locks, m)
+	}
+	sort.Slice(tr.Locks, func(i, j int) bool { return tr.Locks[i].Offset < tr.Locks[j].Offset })
+	tr.Joins = tr.Joins[:0]
+	for j := range joins {
+		tr.Joins = append(tr.Joins, j)
+	}
+	sort.Slice(tr.Joins, func(i, j int) bool { return tr.Joins[i].First < tr.Joins[j].First })
+	return nil
+}
+
+func sharedReads(e *Expr, into map[*Var]bool) {
+	if e == nil {
+		return
+	}
+	if (e.Op == EVar || e.Op == EIndex) && e.Var.Shared {
+		into[e.Var] = true
+	}
+	sharedReads(e.X, into)
+	sharedReads(e.Y, into)
+	sharedReads(e.Z, into)
+}
+
+func sortedVars(m map[*Var]bool) []*Var {
+	vs := make([]*Var, 0, len(m))
+	for v := range m {
+		vs = append(vs, v)
+	}
+	sort.Slice(vs, func(i, j int) bool { return vs[i].Offset < vs[j].Offset })
+	return vs
+}
+
+// Visible reports whether the transition's first operation is visible (touches shared
+// state, can block, or yields). A transition that is not visible is a thread-local step.
+func (tr *Transition) Visible() bool {
+	n := tr.EntryNode()
+	switch n.Op {
+	case OpAssume, OpAwait, OpLock, OpUnlock, OpJoin, OpYield, OpCas:
+		return true
+	}
+	if n.Atomic {
+		return true
+	}
+	return len(tr.Reads) > 0 || len(tr.Writes) > 0
+}

@@ -1,0 +1,277 @@
+package ir
+
+import "fmt"
+
+// Type is the type of a value: every value is held as an int64, a Bool as 0 or 1.
+type Type uint8
+
+const (
+	Int Type = iota
+	Bool
+)
+
+func (t Type) String() string {
+	if t == Bool {
+		return "bool"
+	}
+	return "int"
+}
+
+// Pos is a position in the program's source file (1-based line and column).
+type Pos struct {
+	Line, Col int
+}
+
+func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
+
+// A Var is a shared or thread-local variable, scalar (Len == 0) or array.
+//
+// Shared variables live at State[Offset:Offset+max(Len,1)]. A local variable lives
+// in its thread's frame: State[thread.Base+1+Offset : …] (slot 0 of a frame is the
+// thread's control location).
+type Var struct {
+	Name   string
+	Type   Type
+	Len    int // 0 for a scalar, else the array length
+	Shared bool
+	Offset int
+	Init   []int64 // shared only: initial values, one per cell; nil means all zero
+	Pos    Pos     // declaration
+}
+
+// Cells is the number of State slots the variable occupies.
+func (v *Var) Cells() int {
+	if v.Len == 0 {
+		return 1
+	}
+	return v.Len
+}
+
+// A Mutex is a mutex or an array of mutexes (Len > 0). Mutex i of the array is lock
+// number Offset+i; its owner lives at State[p.MutexBase+Offset+i] as thread+1 (0: free).
+type Mutex struct {
+	Name   string
+	Len    int // 0 for a single mutex
+	Offset int
+	Pos    Pos
+}
+
+// Count is the number of locks the declaration stands for.
+func (m *Mutex) Count() int {
+	if m.Len == 0 {
+		return 1
+	}
+	return m.Len
+}
+
+// ExprOp is the operator of an Expr.
+type ExprOp uint8
+
+const (
+	EConst  ExprOp = iota // Val
+	EVar                  // Var (scalar, shared or local)
+	EIndex                // Var[X] (array element; bounds-checked)
+	ETid                  // instance index of the executing thread
+	ENondet               // any value in [Lo, Hi]; Unbounded: any W-bit value
+	ENeg                  // -X
+	ENot                  // !X
+	ECompl                // ~X
+	EMul
+	EDiv // truncating; division by zero is a violation
+	ERem
+	EAdd
+	ESub
+	EShl // shift amount outside [0, W) is a violation
+	EShr // arithmetic
+	ELt
+	ELe
+	EGt
+	EGe
+	EEq
+	ENe
+	EAnd    // bitwise &
+	EXor    // bitwise ^
+	EOr     // bitwise |
+	ELAnd   // && (short-circuit)
+	ELOr    // || (short-circuit)
+	ECond   // X ? Y : Z (short-circuit)
+	numExprOps
+)
+
+var exprOpNames = [...]string{
+	EConst: "const", EVar: "var", EIndex: "index", ETid: "tid", ENondet: "nondet",
+	ENeg: "-", ENot: "!", ECompl: "~", EMul: "*", EDiv: "/", ERem: "%", EAdd: "+",
+	ESub: "-", EShl: "<<", EShr: ">>", ELt: "<", ELe: "<=", EGt: ">", EGe: ">=",
+	EEq: "==", ENe: "!=", EAnd: "&", EXor: "^", EOr: "|", ELAnd: "&&", ELOr: "||",
+	ECond: "?:",
+}
+
+func (op ExprOp) String() string {
+	if int(op) < len(exprOpNames) {
+		return exprOpNames[op]
+	}
+	return fmt.Sprintf("ExprOp(%d)", op)
+}
+
+// An Expr is a side-effect-free expression tree. Calls of expression functions are
+// inlined by lang; cas is hoisted into OpCas nodes, so evaluating an Expr never
+// writes state. It can fail at run time (bounds, division by zero, shift).
+type Expr struct {
+	Op        ExprOp
+	Type      Type
+	Val       int64 // EConst
+	Var       *Var  // EVar, EIndex
+	X, Y, Z   *Expr
+	Lo, Hi    int64 // ENondet
+	Unbounded bool  // ENondet written as nondet()
+	Pos       Pos   // where a run-time error is reported
+}
+
+// An LValue is an assignable location: a scalar variable or an array element.
+type LValue struct {
+	Var   *Var
+	Index *Expr // nil for a scalar
+	Pos   Pos
+}
+
+// OpKind is the operation a Node performs.
+type OpKind uint8
+
+const (
+	OpNop    OpKind = iota // no effect; control flow only
+	OpAssign               // LHS = X
+	OpBranch               // if X goto Next else goto Else
+	OpAssert               // violation "assertion" unless X
+	OpAssume               // enabled only when X; a thread blocked here cuts the execution
+	OpAwait                // enabled only when X
+	OpLock                 // lock Mutex[MIndex]
+	OpUnlock               // unlock Mutex[MIndex]
+	OpJoin                 // enabled when Join (instance JIndex, or every instance) has terminated
+	OpYield                // no effect, but visible (a scheduling point)
+	OpCas                  // if LHS == X { LHS = Y; Result = true } else { Result = false }
+)
+
+var opNames = [...]string{
+	OpNop: "nop", OpAssign: "assign", OpBranch: "branch", OpAssert: "assert",
+	OpAssume: "assume", OpAwait: "await", OpLock: "lock", OpUnlock: "unlock",
+	OpJoin: "join", OpYield: "yield", OpCas: "cas",
+}
+
+func (k OpKind) String() string {
+	if int(k) < len(opNames) {
+		return opNames[k]
+	}
+	return fmt.Sprintf("OpKind(%d)", k)
+}
+
+// Exit is the successor index that ends the thread.
+const Exit = -1
+
+// A Node is one operation of a thread's control-flow graph. Nodes are indexed by their
+// position in Template.Nodes; Next and Else are node indices or Exit.
+type Node struct {
+	Op     OpKind
+	LHS    *LValue // OpAssign, OpCas
+	X, Y   *Expr   // OpAssign: X; OpBranch/OpAssert/OpAssume/OpAwait: X; OpCas: X expected, Y new
+	Result *LValue // OpCas: optional bool local receiving success
+	Mutex  *Mutex  // OpLock, OpUnlock
+	MIndex *Expr   // index into a mutex array; nil for a single mutex
+	Join   *Template
+	JIndex *Expr  // OpJoin: instance index, nil for every instance
+	Msg    string // OpAssert: the message (may be empty)
+	Next   int
+	Else   int // OpBranch only
+
+	// Cut marks a cut point: a transition begins here (DESIGN.md §3). lang sets it at
+	// the thread start, before each visible operation and at every loop head; with
+	// --no-fold at every statement and condition. Nodes that come from one source
+	// statement (e.g. a hoisted cas) are never separated by a cut.
+	Cut bool
+
+	// Atomic marks a node inside an atomic block (including its first node).
+	Atomic bool
+
+	Pos  Pos
+	Text string // source text of the statement or condition, for traces
+}
+
+// A Template is a thread declaration: its code, shared by all its instances.
+type Template struct {
+	Name      string
+	Count     int // instances; 0 when declared without a count (one instance, no index)
+	First     int // thread number of instance 0
+	Locals    []*Var
+	FrameSize int // local slots (sum of Cells over Locals)
+	Nodes     []*Node
+	Entry     int // node index where every instance starts
+	Pos       Pos
+
+	// Filled in by Program.Finish:
+	Transitions []*Transition // location i is Transitions[i]; location len(Transitions) is "terminated"
+	loc         []int         // node index -> location (-1 if not a cut point)
+}
+
+// Instances is the number of threads the template declares.
+func (t *Template) Instances() int {
+	if t.Count == 0 {
+		return 1
+	}
+	return t.Count
+}
+
+// Terminated is the control location of an instance that has finished.
+func (t *Template) Terminated() int { return len(t.Transitions) }
+
+// Loc is the location (transition index) that starts at node n, or -1.
+func (t *Template) Loc(n int) int {
+	if n == Exit {
+		return t.Terminated()
+	}
+	return t.loc[n]
+}
+
+// A Transition is the code from one cut point to the next cut points reached: at most
+// one visible operation, at its start, then local code with local branches but no
+// loop. It executes atomically.
+type Transition struct {
+	Template *Template
+	Index    int // the control location where it starts
+	Entry    int // node index
+	Nodes    []int // the nodes it may execute, in a topological order (Entry first)
+	Succ     []int // control locations it may end in (Terminated() included)
+
+	// Static footprint (whole arrays, whole mutex arrays): what any execution of the
+	// transition may read or write. Used by encoders and for printing.
+	Reads, Writes []*Var
+	Locks         []*Mutex // lock/unlock operations
+	Joins         []*Template
+}
+
+// EntryNode is the node the transition starts at; its operation decides enabledness.
+func (tr *Transition) EntryNode() *Node { return tr.Template.Nodes[tr.Entry] }
+
+// A Thread is one instance of a template.
+type Thread struct {
+	ID       int
+	Name     string // "writer", "reader[2]"
+	Template *Template
+	Tid      int
+	Base     int // State[Base] is the control location; locals follow
+}
+
+// Program is a lowered .kb program: what every engine consumes.
+type Program struct {
+	File      string
+	Width     int // W, in bits (8..64)
+	Shared    []*Var
+	Mutexes   []*Mutex
+	Templates []*Template
+	NoFold    bool // lowered with --no-fold
+
+	// Filled in by Finish:
+	Threads    []*Thread
+	SharedSize int // shared cells: State[0:SharedSize]
+	MutexBase  int // State[MutexBase+i] is lock i's owner+1
+	NumLocks   int
+	StateSize  int
+}

@@ -1,0 +1,165 @@
+package ir
+
+import (
+	"fmt"
+	"math/bits"
+	"strings"
+)
+
+// A State is a whole program state as one flat vector, so that copying is one copy()
+// and hashing one pass: shared cells [0, SharedSize), lock owners (thread+1, 0 = free)
+// [MutexBase, MutexBase+NumLocks), then per thread its control location and locals.
+type State []int64
+
+// Initial returns the initial state: every thread at its entry, shared variables at
+// their initial values, locals zero, every mutex free.
+func (p *Program) Initial() State {
+	s := make(State, p.StateSize)
+	for _, v := range p.Shared {
+		copy(s[v.Offset:v.Offset+v.Cells()], v.Init)
+	}
+	for _, th := range p.Threads {
+		s[th.Base] = int64(th.Template.Loc(th.Template.Entry))
+	}
+	return s
+}
+
+// Clone returns a copy of s.
+func (s State) Clone() State { return append(State(nil), s...) }
+
+// Hash is a 64-bit hash of the state (FNV-1a over words, with a final mix).
+func (s State) Hash() uint64 {
+	h := uint64(14695981039346656037)
+	for _, v := range s {
+		h ^= uint64(v)
+		h *= 1099511628211
+		h = bits.RotateLeft64(h, 29)
+	}
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	return h
+}
+
+// Equal reports whether two states are the same.
+func (s State) Equal(o State) bool {
+	if len(s) != len(o) {
+		return false
+	}
+	for i := range s {
+		if s[i] != o[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Location returns thread t's control location: an index into its template's
+// Transitions, or Terminated().
+func (p *Program) Location(s State, t int) int { return int(s[p.Threads[t].Base]) }
+
+// Done reports whether thread t has terminated.
+func (p *Program) Done(s State, t int) bool {
+	th := p.Threads[t]
+	return int(s[th.Base]) == th.Template.Terminated()
+}
+
+// Transition returns the transition thread t would execute next, or nil if it has
+// terminated.
+func (p *Program) Transition(s State, t int) *Transition {
+	th := p.Threads[t]
+	l := int(s[th.Base])
+	if l >= len(th.Template.Transitions) {
+		return nil
+	}
+	return th.Template.Transitions[l]
+}
+
+// Locations: every event access names a location in one space: shared cells
+// [0, SharedSize), locks [SharedSize, SharedSize+NumLocks), and each thread's
+// termination status after that (written by its last step, read by join).
+
+// LockLocation is the location of lock number i.
+func (p *Program) LockLocation(i int) int { return p.SharedSize + i }
+
+// ThreadLocation is the location of thread t's termination status.
+func (p *Program) ThreadLocation(t int) int { return p.SharedSize + p.NumLocks + t }
+
+// NumLocations is the size of the location space.
+func (p *Program) NumLocations() int { return p.SharedSize + p.NumLocks + len(p.Threads) }
+
+// LocationName renders a location as the user wrote it: "x", "table[17]", "fork[2]",
+// "reader[1]" (a thread's termination).
+func (p *Program) LocationName(l int) string {
+	switch {
+	case l < p.SharedSize:
+		for _, v := range p.Shared {
+			if l >= v.Offset && l < v.Offset+v.Cells() {
+				if v.Len == 0 {
+					return v.Name
+				}
+				return fmt.Sprintf("%s[%d]", v.Name, l-v.Offset)
+			}
+		}
+	case l < p.SharedSize+p.NumLocks:
+		i := l - p.SharedSize
+		for _, m := range p.Mutexes {
+			if i >= m.Offset && i < m.Offset+m.Count() {
+				if m.Len == 0 {
+					return m.Name
+				}
+				return fmt.Sprintf("%s[%d]", m.Name, i-m.Offset)
+			}
+		}
+	case l < p.NumLocations():
+		return p.Threads[l-p.SharedSize-p.NumLocks].Name
+	}
+	return fmt.Sprintf("location(%d)", l)
+}
+
+// Format renders a value of type t.
+func Format(t Type, v int64) string {
+	if t == Bool {
+		if v != 0 {
+			return "true"
+		}
+		return "false"
+	}
+	return fmt.Sprint(v)
+}
+
+// Describe renders the shared part of a state, for debugging and for tests.
+func (p *Program) Describe(s State) string {
+	var b strings.Builder
+	for _, v := range p.Shared {
+		if v.Len == 0 {
+			fmt.Fprintf(&b, "%s=%s ", v.Name, Format(v.Type, s[v.Offset]))
+			continue
+		}
+		fmt.Fprintf(&b, "%s={", v.Name)
+		for i := 0; i < v.Len; i++ {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(Format(v.Type, s[v.Offset+i]))
+		}
+		b.WriteString("} ")
+	}
+	for _, th := range p.Threads {
+		fmt.Fprintf(&b, "%s@%d ", th.Name, s[th.Base])
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// LocalName renders a cell of the template's frame as the user wrote it: "l", "buf[2]".
+func (t *Template) LocalName(cell int) string {
+	for _, v := range t.Locals {
+		if cell >= v.Offset && cell < v.Offset+v.Cells() {
+			if v.Len == 0 {
+				return v.Name
+			}
+			return fmt.Sprintf("%s[%d]", v.Name, cell-v.Offset)
+		}
+	}
+	return fmt.Sprintf("local(%d)", cell)
+}

@@ -1,0 +1,145 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"kbmc/ir"
+)
+
+// Verdict is the answer to "can a violation be reached?" (DESIGN.md §4).
+type Verdict uint8
+
+const (
+	Safe        Verdict = iota // exhaustive, no violation
+	BoundedSafe                // no violation, but some execution was cut by a bound
+	Unsafe                     // a violation is reachable; Result.Trace shows how
+	Unknown                    // stopped by a time or memory limit
+)
+
+var verdictNames = [...]string{Safe: "safe", BoundedSafe: "bounded-safe", Unsafe: "unsafe", Unknown: "unknown"}
+
+func (v Verdict) String() string {
+	if int(v) < len(verdictNames) {
+		return verdictNames[v]
+	}
+	return fmt.Sprintf("Verdict(%d)", v)
+}
+
+// ParseVerdict is the inverse of String.
+func ParseVerdict(s string) (Verdict, bool) {
+	for v, n := range verdictNames {
+		if n == s {
+			return Verdict(v), true
+		}
+	}
+	return 0, false
+}
+
+// ExitCode is the CBMC-compatible process exit code for the verdict (DESIGN.md §7).
+func (v Verdict) ExitCode() int {
+	switch v {
+	case Unsafe:
+		return 10
+	case Unknown:
+		return 5
+	}
+	return 0
+}
+
+// Options are the bounds and switches common to every engine.
+type Options struct {
+	Depth      int  // maximum steps of an execution
+	NoDeadlock bool // do not report deadlocks
+	// Progress, if set, is called now and then during long runs with the statistics
+	// so far. It must be cheap and must not retain the Stats.
+	Progress func(*Stats)
+}
+
+// DefaultDepth is the depth bound when none is given.
+const DefaultDepth = 100
+
+// Stats are an engine's counters. Engines report the keys they use in Result.StatKeys.
+type Stats struct {
+	Executions   int64 // maximal executions explored
+	Transitions  int64 // steps executed
+	States       int64 // states stored (stateful search)
+	SleepBlocked int64 // executions cut because every enabled thread slept
+	TCSBuilt     int64 // LazyPOR trace constraint systems built
+	TCSSolved    int64
+	TCSUnsat     int64
+	Depth        int64 // symbolic: depth reached
+	SolverCalls  int64
+	Variables    int64
+	Clauses      int64
+	Conflicts    int64
+	EncodeTime   time.Duration
+	SolveTime    time.Duration
+	Time         time.Duration
+}
+
+// Values maps the JSON names of the statistics to their values.
+func (s *Stats) Values() map[string]any {
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return map[string]any{
+		"executions": s.Executions, "transitions": s.Transitions, "states": s.States,
+		"sleep_blocked": s.SleepBlocked, "tcs_built": s.TCSBuilt, "tcs_solved": s.TCSSolved,
+		"tcs_unsat": s.TCSUnsat, "depth": s.Depth, "solver_calls": s.SolverCalls,
+		"variables": s.Variables, "clauses": s.Clauses, "conflicts": s.Conflicts,
+		"encode_ms": ms(s.EncodeTime), "solve_ms": ms(s.SolveTime), "time_ms": ms(s.Time),
+	}
+}
+
+// Bound is what limited the search: the depth, and for BPOR its reduction bound.
+type Bound struct {
+	Depth       int
+	Preemptions int // -1 when not used
+	Fair        int // -1 when not used
+}
+
+// A Result is an engine's answer.
+type Result struct {
+	Verdict   Verdict
+	Violation *ir.Violation // set when Unsafe
+	Trace     []ir.Move     // the counterexample schedule when Unsafe
+	Bound     Bound
+	Stats     Stats
+	StatKeys  []string // the Stats keys this engine uses, in output order
+	Engine    string   // "explicit", "symbolic"
+	Algo      string   // explicit algorithm
+	Solver    string   // symbolic solver
+	POR       string   // symbolic partial-order reduction
+	Note      string   // why the verdict is Unknown or bounded, for people
+}
+
+// ErrReplay marks a counterexample that does not replay: an internal error.
+var ErrReplay = errors.New("counterexample does not replay")
+
+// Validate replays an Unsafe result's trace through the concrete semantics and checks
+// that it ends in the reported violation. Engines call it before returning; a failure
+// is an internal error, never a result.
+func Validate(p *ir.Program, r *Result) (*ir.Run, error) {
+	if r.Verdict != Unsafe {
+		return nil, nil
+	}
+	if r.Violation == nil {
+		return nil, fmt.Errorf("%w: unsafe result without a violation", ErrReplay)
+	}
+	run, v, err := p.Check(r.Trace, r.Violation.Kind)
+	if err != nil {
+		return run, fmt.Errorf("%w: %v", ErrReplay, err)
+	}
+	if v.Kind != ir.Deadlock && (v.Pos != r.Violation.Pos || v.Thread != r.Violation.Thread) {
+		return run, fmt.Errorf("%w: replay fails at %s in thread %d, engine reported %s in thread %d",
+			ErrReplay, v.Pos, v.Thread, r.Violation.Pos, r.Violation.Thread)
+	}
+	r.Violation = v
+	return run, nil
+}
+
+// An Engine answers one program. Implementations live in explicit and symbolic.
+type Engine interface {
+	Check(ctx context.Context, p *ir.Program) (*Result, error)
+}
