@@ -49,17 +49,48 @@ type dfsSearch struct {
 	visited *stateSet
 }
 
-func (s *dfsSearch) explore(depth int) {
+// explore searches below states[depth] and returns the length of the longest
+// execution it found from there (budget+1 if some went past the depth bound).
+func (s *dfsSearch) explore(depth int) int {
+	x := s.x
+	cur := s.states[depth]
+	budget := x.opts.Depth - depth
+	var seen *visit
+	if s.visited != nil {
+		if seen = s.visited.lookup(cur); seen != nil {
+			switch {
+			case seen.onStack:
+				// A cycle: some execution runs forever, so past any bound.
+				x.bounded("a cycle of states runs past the depth bound")
+				return budget + 1
+			case seen.budget >= budget:
+				if seen.height > budget {
+					x.bounded("depth bound reached")
+				}
+				return min(seen.height, budget+1)
+			}
+		} else {
+			seen = s.visited.insert(cur)
+		}
+		seen.onStack, seen.budget = true, budget
+		defer func() { seen.onStack = false }()
+	}
+	height := s.successors(depth)
+	if seen != nil {
+		seen.height = height
+	}
+	return height
+}
+
+func (s *dfsSearch) successors(depth int) int {
 	x := s.x
 	p := x.p
 	cur := s.states[depth]
-	if s.visited != nil && !s.visited.add(cur, x.opts.Depth-depth) {
-		return
-	}
 	enabled := false
+	height := 0
 	for t := range p.Threads {
 		if x.done() {
-			return
+			return height
 		}
 		if !p.Enabled(cur, t) {
 			continue
@@ -67,7 +98,7 @@ func (s *dfsSearch) explore(depth int) {
 		enabled = true
 		if depth == x.opts.Depth {
 			x.bounded("depth bound reached")
-			return
+			return 1
 		}
 		ch := &s.choices[depth]
 		var fixed []int64
@@ -82,11 +113,11 @@ func (s *dfsSearch) explore(depth int) {
 			if s.ev.Violation != nil {
 				x.stats.Executions++
 				x.failed(s.ev.Violation, s.moves[:depth+1])
-				return
+				return height
 			}
-			s.explore(depth + 1)
+			height = max(height, 1+s.explore(depth+1))
 			if x.done() {
-				return
+				return height
 			}
 			var more bool
 			if fixed, more = ch.Next(fixed); !more {
@@ -97,4 +128,5 @@ func (s *dfsSearch) explore(depth int) {
 	if !enabled {
 		x.terminal(cur, s.moves[:depth])
 	}
+	return height
 }

@@ -225,7 +225,8 @@ func (p *Program) Deadlock(s State) *Violation {
 
 // Step executes thread t's next transition in s, in place. The thread must be
 // enabled. ev receives what happened; if ev.Violation is set the step failed and s is
-// left as it was when the failure occurred. ch may be nil (every draw takes its low end).
+// left as it was when the failure occurred. ch may be nil: then every draw takes its
+// low end and none is recorded.
 func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 	th := p.Threads[t]
 	tmpl := th.Template
@@ -237,11 +238,6 @@ func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 	ev.Accesses = ev.Accesses[:0]
 	ev.LocalWrites = ev.LocalWrites[:0]
 	ev.Violation = nil
-	var own Choices
-	if ch == nil {
-		ch = &own
-		ch.Made = ev.Choices[:0]
-	}
 	m := machine{p: p, s: s, th: th, ch: ch, ev: ev, frame: th.Base + 1}
 	n := tmpl.Transitions[from].Entry
 	for {
@@ -265,7 +261,11 @@ func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 		}
 		n = next
 	}
-	ev.Choices = ch.Made
+	if ch != nil {
+		ev.Choices = ch.Made
+	} else {
+		ev.Choices = ev.Choices[:0]
+	}
 }
 
 // machine evaluates one thread's code on a state. It lives on the stack of Step.
@@ -509,7 +509,7 @@ func (m *machine) eval(e *Expr) int64 {
 	case ETid:
 		return int64(m.th.Tid)
 	case ENondet:
-		if m.ch == nil { // evaluating a guard: draws do not happen there
+		if m.ch == nil { // a guard, or a Step without Choices
 			return e.Lo
 		}
 		return m.ch.choose(e.Lo, e.Hi)
