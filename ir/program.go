@@ -89,12 +89,12 @@ const (
 	EGe
 	EEq
 	ENe
-	EAnd    // bitwise &
-	EXor    // bitwise ^
-	EOr     // bitwise |
-	ELAnd   // && (short-circuit)
-	ELOr    // || (short-circuit)
-	ECond   // X ? Y : Z (short-circuit)
+	EAnd  // bitwise &
+	EXor  // bitwise ^
+	EOr   // bitwise |
+	ELAnd // && (short-circuit)
+	ELOr  // || (short-circuit)
+	ECond // X ? Y : Z (short-circuit)
 	numExprOps
 )
 
@@ -235,8 +235,8 @@ func (t *Template) Loc(n int) int {
 // loop. It executes atomically.
 type Transition struct {
 	Template *Template
-	Index    int // the control location where it starts
-	Entry    int // node index
+	Index    int   // the control location where it starts
+	Entry    int   // node index
 	Nodes    []int // the nodes it may execute, in a topological order (Entry first)
 	Succ     []int // control locations it may end in (Terminated() included)
 
