@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func kbmc(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(append([]string{"kbmc"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func writeProgram(t *testing.T, src string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "p.kb")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const racy = `shared int x;
+thread w[2] { int t = x; x = t + 1; }
+thread m { join(w); assert(x == 2, "lost update"); }
+`
+
+func TestExitCodes(t *testing.T) {
+	safe := writeProgram(t, "shared int x;\nthread a { x = 1; }\n")
+	unsafe := writeProgram(t, racy)
+	spin := writeProgram(t, "shared int f;\nthread s[3] { while (f == 0) { yield; } }\n")
+	bad := writeProgram(t, "shared int x;\nthread a { x = y; }\n")
+	unbounded := writeProgram(t, "shared int x;\nthread a { x = nondet(); }\n")
+	tests := []struct {
+		name string
+		args []string
+		code int
+		out  string // substring of stdout+stderr
+	}{
+		{"safe", []string{"check", safe}, 0, "safe"},
+		{"unsafe", []string{"check", unsafe}, 10, "lost update"},
+		{"flags after file", []string{"check", unsafe, "--depth", "3"}, 0, "bounded-safe"},
+		{"bounded", []string{"check", "--depth", "5", spin}, 0, "bounded-safe"},
+		{"unknown by timeout", []string{"check", "--depth", "60", "--timeout", "1ns", spin}, 5, "unknown"},
+		{"input error", []string{"check", bad}, 2, "undefined: y"},
+		{"unsupported construct", []string{"check", unbounded}, 2, "nondet() without a range"},
+		{"missing file", []string{"check", "/nonexistent.kb"}, 2, "no such file"},
+		{"unknown flag", []string{"check", "--frobnicate", safe}, 1, "frobnicate"},
+		{"unknown algo", []string{"check", "--algo", "magic", safe}, 1, "unknown explicit algorithm"},
+		{"unknown engine", []string{"check", "--engine", "quantum", safe}, 1, "unknown engine"},
+		{"bad width", []string{"check", "--width", "3", safe}, 1, "--width"},
+		{"bad define", []string{"check", "-D", "N", safe}, 1, "NAME=VALUE"},
+		{"undeclared define", []string{"check", "-D", "NOPE=1", safe}, 2, "NOPE"},
+		{"two files", []string{"check", safe, safe}, 1, "exactly one"},
+		{"unknown command", []string{"frob"}, 1, "unknown command"},
+		{"run", []string{"run", "--schedule", "0,1,0,1,2,2", unsafe}, 10, "lost update"},
+		{"run bad schedule", []string{"run", "--schedule", "2", unsafe}, 1, "not enabled"},
+		{"ir", []string{"ir", unsafe}, 0, "thread w[2]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := kbmc(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, out, errs)
+			}
+			if !strings.Contains(out+errs, tc.out) {
+				t.Errorf("output lacks %q\nstdout: %s\nstderr: %s", tc.out, out, errs)
+			}
+			if strings.Contains(out+errs, "goroutine ") || strings.Contains(out+errs, "panic") {
+				t.Errorf("stack trace in output:\n%s%s", out, errs)
+			}
+		})
+	}
+}
+
+func TestInputErrorHasCaret(t *testing.T) {
+	bad := writeProgram(t, "shared int x;\nthread a {\n    x = y + 1;\n}\n")
+	_, _, errs := kbmc(t, "check", bad)
+	want := bad + ":3:9: undefined: y\n    x = y + 1;\n        ^"
+	if !strings.Contains(errs, want) {
+		t.Errorf("stderr:\n%s\nwant:\n%s", errs, want)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	unsafe := writeProgram(t, racy)
+	code, out, _ := kbmc(t, "check", "--json", unsafe)
+	if code != 10 {
+		t.Fatalf("exit %d", code)
+	}
+	var j struct {
+		File      string         `json:"file"`
+		Verdict   string         `json:"verdict"`
+		Engine    string         `json:"engine"`
+		Algo      *string        `json:"algo"`
+		Solver    *string        `json:"solver"`
+		Bound     map[string]int `json:"bound"`
+		Violation struct {
+			Kind, Message, Pos, Thread string
+		} `json:"violation"`
+		Trace []struct {
+			Step     int              `json:"step"`
+			Thread   string           `json:"thread"`
+			ThreadID int              `json:"thread_id"`
+			Pos      string           `json:"pos"`
+			Text     string           `json:"text"`
+			Writes   map[string]int64 `json:"writes"`
+			Reads    map[string]int64 `json:"reads"`
+		} `json:"trace"`
+		Stats map[string]float64 `json:"stats"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if j.Verdict != "unsafe" || j.Engine != "explicit" || j.Algo == nil || *j.Algo != "dfs" || j.Solver != nil {
+		t.Errorf("header wrong: %s", out)
+	}
+	if j.Bound["depth"] != 100 || j.Violation.Kind != "assertion" || j.Violation.Message != "lost update" ||
+		j.Violation.Thread != "m" || !strings.HasSuffix(j.Violation.Pos, ":3:21") {
+		t.Errorf("violation wrong: %+v", j.Violation)
+	}
+	if len(j.Trace) == 0 || j.Trace[0].Step != 1 || j.Trace[0].Pos == "" || j.Trace[0].Text == "" {
+		t.Errorf("trace wrong: %+v", j.Trace)
+	}
+	last := j.Trace[len(j.Trace)-1]
+	if last.Thread != "m" || last.Reads["x"] != 1 {
+		t.Errorf("last step %+v, want m reading x == 1", last)
+	}
+	for _, k := range []string{"executions", "transitions", "time_ms"} {
+		if _, ok := j.Stats[k]; !ok {
+			t.Errorf("stats lack %q", k)
+		}
+	}
+	if _, ok := j.Stats["states"]; ok {
+		t.Error("stateless DFS reports states")
+	}
+}
+
+func TestRegressTestdata(t *testing.T) {
+	code, out, errs := kbmc(t, "regress", "../../testdata")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(out), " 0 failed") {
+		t.Errorf("last line: %q", out)
+	}
+}
+
+func TestRegressReportsFailures(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"wrong-verdict.kb": "//@ expect: safe\n" + racy,
+		"wrong-kind.kb":    "//@ expect: unsafe\n//@ violation: deadlock\n" + racy,
+		"right.kb":         "//@ expect: unsafe\n//@ violation: assertion\n" + racy,
+		"no-annotation.kb": racy,
+		"wrong-error.kb":   "//@ expect: error\n//@ error: something else\nthread a { x = 1; }\n",
+		"right-error.kb":   "//@ expect: error\n//@ error: undefined: x\nthread a { x = 1; }\n",
+		"with-args.kb":     "//@ expect: bounded-safe\n//@ args: --depth 3\n" + racy,
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, _ := kbmc(t, "regress", "--table", dir)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if !strings.Contains(out, "3 passed, 4 failed") {
+		t.Errorf("summary wrong:\n%s", out)
+	}
+	for _, f := range []string{"wrong-verdict.kb", "wrong-kind.kb", "no-annotation.kb", "wrong-error.kb"} {
+		if !strings.Contains(out, "FAIL "+filepath.Join(dir, f)) {
+			t.Errorf("no FAIL line for %s:\n%s", f, out)
+		}
+	}
+}
+
+func TestBenchWritesReports(t *testing.T) {
+	dir := t.TempDir()
+	csvPath, mdPath, pngPath := filepath.Join(dir, "r.csv"), filepath.Join(dir, "r.md"), filepath.Join(dir, "r.png")
+	code, out, errs := kbmc(t, "bench", "--suite", "readers-writers", "--engines", "explicit/dfs", "--n", "1..3",
+		"--csv", csvPath, "--md", mdPath, "--plot", pngPath)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	csv, _ := os.ReadFile(csvPath)
+	if lines := strings.Count(string(csv), "\n"); lines != 4 {
+		t.Errorf("CSV has %d lines, want header + 3:\n%s", lines, csv)
+	}
+	md, _ := os.ReadFile(mdPath)
+	if !strings.Contains(string(md), "| readers-writers | 2 | explicit/dfs | safe |") {
+		t.Errorf("Markdown lacks the N=2 row:\n%s", md)
+	}
+	png, _ := os.ReadFile(pngPath)
+	if !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Error("plot is not a PNG")
+	}
+}
