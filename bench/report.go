@@ -20,9 +20,16 @@ var header = []string{"family", "n", "engine", "verdict", "executions", "transit
 	"variables", "clauses", "conflicts", "time_ms", "peak_heap_mb", "note"}
 
 func (r Row) fields() []string {
+	count := func(n int64, applies bool) string {
+		if !applies {
+			return "" // the engine has no such counter: an empty cell, not a zero
+		}
+		return strconv.FormatInt(n, 10)
+	}
+	symbolic := strings.HasPrefix(r.Engine, "symbolic")
 	return []string{r.Family, strconv.Itoa(r.N), r.Engine, r.Verdict,
-		strconv.FormatInt(r.Executions, 10), strconv.FormatInt(r.Trans, 10), strconv.FormatInt(r.States, 10),
-		strconv.FormatInt(r.Variables, 10), strconv.FormatInt(r.Clauses, 10), strconv.FormatInt(r.Conflicts, 10),
+		count(r.Executions, !symbolic), count(r.Trans, !symbolic), count(r.States, !symbolic),
+		count(r.Variables, symbolic), count(r.Clauses, symbolic), count(r.Conflicts, symbolic),
 		strconv.FormatFloat(float64(r.Time.Microseconds())/1000, 'f', 3, 64),
 		strconv.FormatFloat(float64(r.PeakHeap)/(1<<20), 'f', 1, 64), r.Note}
 }
