@@ -158,7 +158,7 @@ func (p *Program) Status(s State, t int) Status {
 	n := tr.EntryNode()
 	switch n.Op {
 	case OpAwait, OpAssume:
-		m := machine{p: p, s: s, th: p.Threads[t]}
+		m := machine{p: p, s: s, th: p.Threads[t], frame: p.Threads[t].Base + 1}
 		if m.eval(n.X) != 0 || m.failed {
 			return Enabled
 		}
@@ -167,7 +167,7 @@ func (p *Program) Status(s State, t int) Status {
 		}
 		return Blocked
 	case OpLock:
-		m := machine{p: p, s: s, th: p.Threads[t]}
+		m := machine{p: p, s: s, th: p.Threads[t], frame: p.Threads[t].Base + 1}
 		i := m.lockIndex(n)
 		if m.failed {
 			return Enabled
@@ -176,7 +176,7 @@ func (p *Program) Status(s State, t int) Status {
 			return Blocked
 		}
 	case OpJoin:
-		m := machine{p: p, s: s, th: p.Threads[t]}
+		m := machine{p: p, s: s, th: p.Threads[t], frame: p.Threads[t].Base + 1}
 		lo, hi := m.joinRange(n)
 		if m.failed {
 			return Enabled

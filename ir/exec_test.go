@@ -259,3 +259,23 @@ func TestStateHashEqual(t *testing.T) {
 		t.Fatal("different states compare equal or hash alike")
 	}
 }
+
+// TestGuardsReadLocals: a guard over a local reads the thread's own frame.
+func TestGuardsReadLocals(t *testing.T) {
+	p := compile(t, "shared int x = 5;\nmutex ms[2];\nthread a { int l = 1; yield; await(l == 1); lock(ms[l]); }\n", 32)
+	s := p.Initial()
+	var ev ir.Event
+	p.Step(s, 0, nil, &ev) // int l = 1; (folded into the start) and yield
+	for i := 0; i < 3 && !p.Done(s, 0); i++ {
+		if !p.Enabled(s, 0) {
+			t.Fatalf("step %d: blocked although l == 1", i)
+		}
+		p.Step(s, 0, nil, &ev)
+		if ev.Violation != nil {
+			t.Fatal(ev.Violation.Msg)
+		}
+	}
+	if s[p.MutexBase+1] != 1 {
+		t.Errorf("lock(ms[l]) with l == 1 took lock %v", s[p.MutexBase:p.MutexBase+2])
+	}
+}

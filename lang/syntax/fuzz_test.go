@@ -1,0 +1,58 @@
+package syntax
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzParse checks that the parser neither panics nor hangs on any input, that
+// it reports errors in order with positions inside the file, and that every file
+// it accepts survives printing and parsing again.
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "*.kb"))
+	for _, file := range files {
+		if src, err := os.ReadFile(file); err == nil {
+			f.Add(src)
+		}
+	}
+	for _, src := range roundTripSources {
+		f.Add([]byte(src))
+	}
+	f.Add([]byte("thread t { x = 1 }"))
+	f.Add([]byte("thread t {\n if (x = 1) { y = 2; }\n z = ;\n}"))
+	f.Add([]byte("const C = ((((((1))))));"))
+	f.Add([]byte("shared int a[3] = {1, 2,}; mutex m[2]; func f(int a) int { return a; }"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		file, err := Parse("fuzz.kb", src)
+		if file == nil {
+			t.Fatal("nil file")
+		}
+		if err != nil {
+			var list ErrorList
+			if !errors.As(err, &list) || len(list) == 0 {
+				t.Fatalf("error %v is not a non-empty ErrorList", err)
+			}
+			for i, e := range list {
+				if e.Pos.Line < 1 || e.Pos.Col < 1 {
+					t.Fatalf("error without position: %v", e)
+				}
+				if i > 0 && (list[i-1].Pos.Line > e.Pos.Line ||
+					list[i-1].Pos.Line == e.Pos.Line && list[i-1].Pos.Col > e.Pos.Col) {
+					t.Fatalf("errors out of order: %v", err)
+				}
+			}
+			_ = err.Error()
+			return
+		}
+		out := Print(file)
+		again, err := Parse("fuzz.kb", []byte(out))
+		if err != nil {
+			t.Fatalf("printed form does not parse: %v\n%s", err, out)
+		}
+		if out2 := Print(again); out2 != out {
+			t.Fatalf("printing is not stable:\n%s\n----\n%s", out, out2)
+		}
+	})
+}

@@ -1,0 +1,134 @@
+package syntax
+
+// Inspect traverses the tree rooted at n in depth-first order: it calls f(n), and
+// if that returns true, inspects each non-nil child of n in source order.
+func Inspect(n Node, f func(Node) bool) {
+	if n == nil || !f(n) {
+		return
+	}
+	insp := func(c Node) {
+		if c != nil {
+			Inspect(c, f)
+		}
+	}
+	switch n := n.(type) {
+	case *File:
+		for _, d := range n.Decls {
+			insp(d)
+		}
+	case *ParenExpr:
+		insp(n.X)
+	case *IndexExpr:
+		insp(n.X)
+		insp(n.Index)
+	case *CallExpr:
+		insp(n.Fun)
+		for _, a := range n.Args {
+			insp(a)
+		}
+	case *NondetExpr:
+		for _, a := range n.Args {
+			insp(a)
+		}
+	case *CasExpr:
+		for _, a := range n.Args {
+			insp(a)
+		}
+	case *UnaryExpr:
+		insp(n.X)
+	case *BinaryExpr:
+		insp(n.X)
+		insp(n.Y)
+	case *CondExpr:
+		insp(n.Cond)
+		insp(n.X)
+		insp(n.Y)
+	case *InitList:
+		for _, e := range n.Elems {
+			insp(e)
+		}
+	case *BlockStmt:
+		for _, s := range n.List {
+			insp(s)
+		}
+	case *VarDecl:
+		insp(n.Type)
+		insp(n.Name)
+		if n.Size != nil {
+			insp(n.Size)
+		}
+		if n.Init != nil {
+			insp(n.Init)
+		}
+	case *AssignStmt:
+		insp(n.LHS)
+		insp(n.RHS)
+	case *IncDecStmt:
+		insp(n.X)
+	case *ExprStmt:
+		insp(n.X)
+	case *IfStmt:
+		insp(n.Cond)
+		insp(n.Then)
+		if n.Else != nil {
+			insp(n.Else)
+		}
+	case *WhileStmt:
+		insp(n.Cond)
+		insp(n.Body)
+	case *ForStmt:
+		if n.Init != nil {
+			insp(n.Init)
+		}
+		if n.Cond != nil {
+			insp(n.Cond)
+		}
+		if n.Post != nil {
+			insp(n.Post)
+		}
+		insp(n.Body)
+	case *ReturnStmt:
+		if n.Result != nil {
+			insp(n.Result)
+		}
+	case *AssertStmt:
+		insp(n.Cond)
+		if n.Msg != nil {
+			insp(n.Msg)
+		}
+	case *GuardStmt:
+		insp(n.Cond)
+	case *LockStmt:
+		insp(n.Mutex)
+	case *JoinStmt:
+		insp(n.Thread)
+	case *AtomicStmt:
+		insp(n.Body)
+	case *ConstDecl:
+		insp(n.Name)
+		insp(n.Value)
+	case *MutexDecl:
+		insp(n.Name)
+		if n.Size != nil {
+			insp(n.Size)
+		}
+	case *Param:
+		insp(n.Type)
+		insp(n.Name)
+	case *FuncDecl:
+		insp(n.Name)
+		for _, p := range n.Params {
+			insp(p)
+		}
+		if n.Result != nil {
+			insp(n.Result)
+		}
+		insp(n.Body)
+	case *ThreadDecl:
+		insp(n.Name)
+		if n.Count != nil {
+			insp(n.Count)
+		}
+		insp(n.Body)
+	}
+}
