@@ -1,0 +1,135 @@
+package progen
+
+import "strings"
+
+// A Feature is a language construct the generator may use. Config.Features is a set
+// of them.
+type Feature uint32
+
+const (
+	Arrays    Feature = 1 << iota // shared arrays with computed indices
+	Mutexes                       // mutexes and mutex arrays, lock and unlock, nested sections
+	Cas                           // cas as a statement and as an expression
+	Await                         // await(c)
+	Assume                        // assume(c)
+	Nondet                        // nondet(lo, hi) over small ranges
+	Loops                         // for and while loops of at most two iterations, break, continue
+	Branches                      // if/else on shared and local data, early return
+	Atomic                        // atomic blocks, with and without an await or assume guard
+	Templates                     // thread templates with an instance count, and tid
+	Join                          // join of a template or of one instance
+	Yield                         // yield
+	Funcs                         // expression functions and statement functions
+	Asserts                       // assertions over shared and local state
+	Consts                        // const declarations used as sizes, counts and values
+	Faults                        // deliberate errors: lock misuse, lock-order inversion, bad index or divisor
+	SpinLoops                     // spinning: while (flag == 0) { yield; }; executions may not end
+
+	// AllFeatures is every feature.
+	AllFeatures = SpinLoops<<1 - 1
+)
+
+var featureNames = []string{
+	"arrays", "mutexes", "cas", "await", "assume", "nondet", "loops", "branches",
+	"atomic", "templates", "join", "yield", "funcs", "asserts", "consts", "faults",
+	"spin-loops",
+}
+
+// FeatureList returns every single feature, in the order of their declaration.
+func FeatureList() []Feature {
+	fs := make([]Feature, len(featureNames))
+	for i := range fs {
+		fs[i] = 1 << i
+	}
+	return fs
+}
+
+// String names the features in f, separated by "|".
+func (f Feature) String() string {
+	var names []string
+	for i, n := range featureNames {
+		if f&(1<<i) != 0 {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, "|")
+}
+
+// Config shapes the generated programs. The zero value of a field means its default
+// (see DefaultConfig), except Features and NoFold, which are used as given.
+type Config struct {
+	// MinThreads and MaxThreads bound the number of threads (template instances
+	// included).
+	MinThreads, MaxThreads int
+
+	// MaxOps bounds the transitions one thread executes on its longest path (visible
+	// operations, loop-head evaluations, and a leading local transition), roughly:
+	// planted scenarios (a lock-order inversion, a spin loop) and the main thread's
+	// joins may exceed it.
+	MaxOps int
+
+	// MaxInterleavings bounds the estimated number of interleavings: the multinomial
+	// coefficient of the threads' transition counts times the number of nondet
+	// combinations. Blocking makes the real number smaller. Budgets shrink, and
+	// planted scenarios are dropped, until the estimate fits.
+	MaxInterleavings int
+
+	// Width is the integer width the program is meant to be compiled with; at widths
+	// below 16 arithmetic sometimes wraps on purpose. Literals always fit 8 bits.
+	Width int
+
+	// Features are the constructs used.
+	Features Feature
+
+	// FaultRate is the probability of a deliberate fault at each opportunity, when
+	// Features has Faults (remove Faults to have none).
+	FaultRate float64
+
+	// NoFold says that the program will be lowered with one transition per statement
+	// (lang.Config.NoFold); the size estimate then counts local statements too.
+	NoFold bool
+}
+
+// DefaultConfig is the configuration the differential tests use: 2 to 4 threads of at
+// most 4 operations, at most about 20,000 interleavings, every feature but SpinLoops,
+// 32-bit integers, rare faults.
+func DefaultConfig() Config {
+	return Config{
+		MinThreads:       2,
+		MaxThreads:       4,
+		MaxOps:           4,
+		MaxInterleavings: 20000,
+		Width:            32,
+		Features:         AllFeatures &^ SpinLoops,
+		FaultRate:        0.08,
+	}
+}
+
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	if c.MinThreads <= 0 {
+		c.MinThreads = d.MinThreads
+	}
+	if c.MaxThreads <= 0 {
+		c.MaxThreads = max(d.MaxThreads, c.MinThreads)
+	}
+	if c.MaxThreads < c.MinThreads {
+		c.MaxThreads = c.MinThreads
+	}
+	if c.MaxOps <= 0 {
+		c.MaxOps = d.MaxOps
+	}
+	if c.MaxInterleavings <= 0 {
+		c.MaxInterleavings = d.MaxInterleavings
+	}
+	if c.Width <= 0 {
+		c.Width = d.Width
+	}
+	if c.FaultRate <= 0 {
+		c.FaultRate = d.FaultRate
+	}
+	return c
+}

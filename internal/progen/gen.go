@@ -1,0 +1,547 @@
+package progen
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+)
+
+// Generate returns the source text of a random, valid .kb program. It is a pure
+// function of seed and cfg: the same pair always gives the same text.
+func Generate(seed uint64, cfg Config) string {
+	src, _ := generate(seed, cfg)
+	return src
+}
+
+// generate returns the program and its estimated number of interleavings.
+func generate(seed uint64, cfg Config) (src string, est float64) {
+	cfg = cfg.withDefaults()
+	g := &gen{r: rand.New(rand.NewPCG(seed, 0x6b626d63)), cfg: cfg}
+	g.declare()
+	g.layout()
+	if g.has(Funcs) && g.chance(0.45) {
+		g.functions()
+	}
+	g.scenarios()
+	// Thread bodies that turn out larger than the bound (nondet values, statements
+	// that overshoot their budget) are drawn again with a smaller budget for the
+	// biggest thread; the stream of random numbers simply continues, so the result
+	// is still a function of the seed.
+	for range 40 {
+		for _, t := range g.threads {
+			g.thread(t)
+		}
+		est = g.estimate()
+		if est <= float64(cfg.MaxInterleavings) || !g.shrink() {
+			break
+		}
+	}
+	return g.render(seed), est
+}
+
+type typ uint8
+
+const (
+	tInt typ = iota
+	tBool
+)
+
+func (t typ) String() string {
+	if t == tBool {
+		return "bool"
+	}
+	return "int"
+}
+
+// An expr is generated expression text; shared says whether evaluating it reads
+// shared state, which makes the statement holding it a visible operation.
+type expr struct {
+	text   string
+	shared bool
+}
+
+type sharedVar struct {
+	name string
+	typ  typ
+	n    int   // array length; 0 for a scalar
+	init int64 // initial value of an int scalar
+	decl string
+}
+
+type mutexDecl struct {
+	name  string
+	n     int // array length; 0 for a single mutex
+	index int // declaration order: nested sections lock in this order unless a fault says otherwise
+}
+
+// A lockRef is one lock as a statement names it.
+type lockRef struct {
+	decl *mutexDecl
+	text string // "m", "ms[tid % 2]"
+}
+
+type constDecl struct {
+	name string
+	val  int64
+}
+
+type function struct {
+	name   string
+	params []typ
+	result typ
+	void   bool
+	expr   bool  // an expression function: its body is one return
+	shared bool  // an expression function that reads shared state
+	cost   int   // transitions a call executes (statement functions)
+	locks  []int // mutex declarations a call locks
+	text   string
+}
+
+type template struct {
+	name      string
+	count     int // instances; 0: declared without a count
+	countText string
+	budget    int
+	main      bool                // joins the others and checks the final state
+	forced    []func(b *body) int // scenario statements emitted first
+	joinable  []*template         // templates declared before it
+	text      string              // the whole declaration
+	steps     int                 // transitions on its longest path
+	nondet    float64             // nondet combinations of one instance
+}
+
+func (t *template) instances() int { return max(t.count, 1) }
+
+type gen struct {
+	r   *rand.Rand
+	cfg Config
+
+	ints    []*sharedVar // int scalars
+	bools   []*sharedVar // bool scalars
+	arrays  []*sharedVar
+	mutexes []*mutexDecl
+	consts  []constDecl
+	funcs   []*function
+	threads []*template
+	written []string // literals written to shared ints, for assertions that may fail
+}
+
+func (g *gen) has(f Feature) bool { return g.cfg.Features&f != 0 }
+
+func (g *gen) chance(p float64) bool { return g.r.Float64() < p }
+
+// fault reports whether to make a deliberate mistake at this opportunity.
+func (g *gen) fault() bool { return g.has(Faults) && g.chance(g.cfg.FaultRate) }
+
+func (g *gen) pick(n int) int { return g.r.IntN(n) }
+
+var (
+	intNames  = []string{"x", "y", "z"}
+	boolNames = []string{"flag", "done"}
+)
+
+func (g *gen) declare() {
+	if g.has(Consts) && g.chance(0.4) {
+		g.consts = append(g.consts, constDecl{"N", int64(2 + g.pick(2))})
+		if g.chance(0.3) {
+			g.consts = append(g.consts, constDecl{"K", int64(1 + g.pick(3))})
+		}
+	}
+	// Few shared variables, so that threads interfere: the interesting
+	// interleavings are the ones where they touch the same location.
+	nInts := 1 + g.pick(2)
+	if g.chance(0.15) {
+		nInts = 3
+	}
+	for i := range nInts {
+		v := &sharedVar{name: intNames[i], typ: tInt}
+		switch g.pick(4) {
+		case 0:
+			v.decl = fmt.Sprintf("shared int %s;", v.name)
+		case 1:
+			v.init = int64(1 + g.pick(2))
+			v.decl = fmt.Sprintf("shared int %s = %d;", v.name, v.init)
+		default:
+			v.decl = fmt.Sprintf("shared int %s = 0;", v.name)
+		}
+		g.ints = append(g.ints, v)
+	}
+	for i := range g.pick(3) {
+		v := &sharedVar{name: boolNames[i], typ: tBool}
+		v.decl = fmt.Sprintf("shared bool %s;", v.name)
+		if g.chance(0.3) {
+			v.decl = fmt.Sprintf("shared bool %s = %v;", v.name, g.chance(0.5))
+		}
+		g.bools = append(g.bools, v)
+	}
+	if g.has(Arrays) && g.chance(0.75) {
+		n := 2 + g.pick(3)
+		size := fmt.Sprint(n)
+		if c, ok := g.constWith(int64(n)); ok && g.chance(0.6) {
+			size = c
+		}
+		a := &sharedVar{name: "a", typ: tInt, n: n}
+		a.decl = fmt.Sprintf("shared int a[%s];", size)
+		if g.chance(0.4) {
+			vals := make([]string, n)
+			for i := range vals {
+				vals[i] = fmt.Sprint(g.pick(3))
+			}
+			a.decl = fmt.Sprintf("shared int a[%s] = {%s};", size, strings.Join(vals, ", "))
+		}
+		g.arrays = append(g.arrays, a)
+		if g.chance(0.3) {
+			s := &sharedVar{name: "seen", typ: tBool, n: 2}
+			s.decl = "shared bool seen[2];"
+			g.arrays = append(g.arrays, s)
+		}
+	}
+	if g.has(Mutexes) && g.chance(0.8) {
+		g.mutexes = append(g.mutexes, &mutexDecl{name: "m"})
+		if g.chance(0.4) {
+			g.mutexes = append(g.mutexes, &mutexDecl{name: "n", index: 1})
+		}
+		if g.chance(0.35) {
+			g.mutexes = append(g.mutexes, &mutexDecl{name: "ms", n: 2 + g.pick(2), index: len(g.mutexes)})
+		}
+	}
+}
+
+// constWith returns the name of a constant with value v, if one is declared.
+func (g *gen) constWith(v int64) (string, bool) {
+	for _, c := range g.consts {
+		if c.val == v {
+			return c.name, true
+		}
+	}
+	return "", false
+}
+
+var threadNames = []string{"alpha", "beta", "gamma", "delta", "epsilon"}
+
+// layout decides the thread templates, their instance counts and their budgets.
+func (g *gen) layout() {
+	// Fewer threads leave room for longer ones: the lower counts are likelier.
+	total := g.cfg.MinThreads + min(g.pick(g.cfg.MaxThreads-g.cfg.MinThreads+1), g.pick(g.cfg.MaxThreads-g.cfg.MinThreads+2))
+	withMain := g.has(Join) && total >= 2 && g.chance(0.4)
+	rest := total
+	if withMain {
+		rest--
+	}
+	for rest > 0 {
+		name := fmt.Sprintf("t%d", len(g.threads))
+		if len(g.threads) < len(threadNames) {
+			name = threadNames[len(g.threads)]
+		}
+		t := &template{name: name}
+		switch {
+		case g.has(Templates) && rest >= 2 && g.chance(0.45):
+			t.count = 2 + g.pick(min(rest, 3)-1)
+		case g.has(Templates) && g.chance(0.08):
+			t.count = 1 // a template of one instance: tid is 0, join(t[0]) is valid
+		}
+		if t.count > 0 {
+			t.countText = fmt.Sprint(t.count)
+			if c, ok := g.constWith(int64(t.count)); ok && g.chance(0.7) {
+				t.countText = c
+			}
+		}
+		t.joinable = append([]*template(nil), g.threads...)
+		g.threads = append(g.threads, t)
+		rest -= t.instances()
+	}
+	if withMain {
+		g.threads = append(g.threads, &template{name: "main", main: true,
+			joinable: append([]*template(nil), g.threads...)})
+	}
+	for _, t := range g.threads {
+		// Mostly at or next to the maximum: the interleaving bound below trims them.
+		t.budget = g.cfg.MaxOps - g.pick(min(g.cfg.MaxOps, 2))
+		if g.chance(0.1) {
+			t.budget = min(1+g.pick(2), g.cfg.MaxOps)
+		}
+		if t.main {
+			t.budget = 2 + g.pick(2)
+		}
+	}
+	// Shrink the largest budgets until the estimate leaves room for nondet values.
+	for {
+		var steps []int
+		for _, t := range g.threads {
+			for range t.instances() {
+				steps = append(steps, t.budget)
+			}
+		}
+		if multinomial(steps) <= float64(g.cfg.MaxInterleavings)/2 {
+			break
+		}
+		var big *template
+		for _, t := range g.threads {
+			if t.budget > 1 && (big == nil || t.budget*t.instances() > big.budget*big.instances()) {
+				big = t
+			}
+		}
+		if big == nil {
+			break
+		}
+		big.budget--
+	}
+}
+
+// shrink lowers the budget of the thread with the most transitions or, when every
+// budget is down to one, drops the planted scenario of the biggest thread that has
+// one (they ignore budgets). It reports false if nothing can shrink.
+func (g *gen) shrink() bool {
+	var big, planted *template
+	for _, t := range g.threads {
+		if t.budget > 1 && (big == nil || t.steps*t.instances() > big.steps*big.instances()) {
+			big = t
+		}
+		if len(t.forced) > 0 && (planted == nil || t.steps*t.instances() > planted.steps*planted.instances()) {
+			planted = t
+		}
+	}
+	switch {
+	case big != nil:
+		big.budget--
+	case planted != nil:
+		planted.forced = nil
+	default:
+		return false
+	}
+	return true
+}
+
+// scenarios plants what needs a plan rather than one statement: a thread that spins
+// (with SpinLoops), and the faults that need more than one thread, a lock-order
+// inversion between two templates or between the instances of one template through
+// a mutex array indexed by tid.
+func (g *gen) scenarios() {
+	if g.has(SpinLoops) && g.chance(0.6) {
+		// A thread that spins until another one changes shared state.
+		t := g.threads[g.pick(len(g.threads))]
+		if !t.main {
+			t.forced = append(t.forced, func(b *body) int { return b.spin() })
+		}
+	}
+	if !g.has(Faults) || len(g.mutexes) == 0 || !g.chance(min(1, 3*g.cfg.FaultRate)) {
+		return
+	}
+	var workers []*template
+	for _, t := range g.threads {
+		if !t.main {
+			workers = append(workers, t)
+		}
+	}
+	arr := g.mutexArray()
+	for _, t := range workers {
+		if arr != nil && t.count >= 2 && g.chance(0.6) {
+			n := arr.n
+			t.forced = append(t.forced, func(b *body) int {
+				first := lockRef{arr, fmt.Sprintf("%s[tid %% %d]", arr.name, n)}
+				second := lockRef{arr, fmt.Sprintf("%s[(tid + 1) %% %d]", arr.name, n)}
+				return b.nestedSection(first, second)
+			})
+			return
+		}
+	}
+	locks := g.distinctLocks()
+	if len(workers) < 2 || locks == nil {
+		return
+	}
+	i := g.pick(len(workers))
+	j := (i + 1 + g.pick(len(workers)-1)) % len(workers)
+	a, c := locks[0], locks[1]
+	workers[i].forced = append(workers[i].forced, func(b *body) int { return b.nestedSection(a, c) })
+	workers[j].forced = append(workers[j].forced, func(b *body) int { return b.nestedSection(c, a) })
+}
+
+func (g *gen) mutexArray() *mutexDecl {
+	for _, m := range g.mutexes {
+		if m.n > 0 {
+			return m
+		}
+	}
+	return nil
+}
+
+// distinctLocks returns two different locks, in declaration order, or nil.
+func (g *gen) distinctLocks() []lockRef {
+	var refs []lockRef
+	for _, m := range g.mutexes {
+		if m.n == 0 {
+			refs = append(refs, lockRef{m, m.name})
+		}
+	}
+	if arr := g.mutexArray(); arr != nil && (len(refs) < 2 || g.chance(0.3)) {
+		refs = append(refs[:0], lockRef{arr, arr.name + "[0]"}, lockRef{arr, arr.name + "[1]"})
+	}
+	if len(refs) < 2 {
+		return nil
+	}
+	return refs[:2]
+}
+
+// functions declares one or two functions: expression functions, usable anywhere,
+// and statement functions with visible operations of their own.
+func (g *gen) functions() {
+	names := []string{"inc", "pick", "bump", "take", "probe"}
+	for i := range 1 + g.pick(2) {
+		f := &function{name: names[g.pick(len(names))] + fmt.Sprint(i)}
+		b := newBody(g, nil, f)
+		np := 1 + g.pick(2)
+		if g.chance(0.2) {
+			np = 0
+		}
+		var params []string
+		for p := range np {
+			pt := tInt
+			if g.chance(0.15) {
+				pt = tBool
+			}
+			name := fmt.Sprintf("p%d", p)
+			f.params = append(f.params, pt)
+			b.declare(&local{name: name, typ: pt, max: -1})
+			params = append(params, pt.String()+" "+name)
+		}
+		sig := fmt.Sprintf("func %s(%s)", f.name, strings.Join(params, ", "))
+		switch {
+		case np > 0 && g.chance(0.5):
+			f.expr = true
+			f.result = tInt
+			if g.chance(0.3) {
+				f.result = tBool
+			}
+			e := b.exprOf(f.result, 2)
+			f.shared = e.shared
+			f.text = fmt.Sprintf("%s %s { return %s; }", sig, f.result, e.text)
+		default:
+			f.void = g.chance(0.5)
+			b.depth = 1
+			cost := b.block(1+g.pick(2), 3)
+			ret := ""
+			if !f.void {
+				f.result = tInt
+				e := b.intExpr(1)
+				if e.shared {
+					cost++
+				}
+				b.line("return %s;", e.text)
+				ret = " int"
+			}
+			f.cost = cost
+			f.locks = b.lockedDecls
+			f.text = fmt.Sprintf("%s%s {\n%s}", sig, ret, b.w.String())
+		}
+		g.funcs = append(g.funcs, f)
+	}
+}
+
+// thread generates a template's body within its budget.
+func (g *gen) thread(t *template) {
+	b := newBody(g, t, nil)
+	b.depth = 1
+	if g.chance(0.1) {
+		// Comments are control flow for nobody, but the scanner must skip them.
+		b.w.WriteString("    /* " + t.name + " */ // starts here\n")
+	}
+	b.first = true
+	cost := 0
+	for _, f := range t.forced {
+		cost += f(b)
+	}
+	if t.main {
+		cost += b.mainBody(t.budget)
+	} else {
+		cost += b.block(max(t.budget-cost, 0), 7)
+	}
+	if cost == 0 && g.chance(0.9) {
+		// A thread without a visible operation is valid, but keep it rare.
+		cost += b.write()
+	}
+	t.steps = max(cost, 1)
+	t.nondet = b.combos
+	head := "thread " + t.name
+	if t.count > 0 {
+		head += "[" + t.countText + "]"
+	}
+	t.text = fmt.Sprintf("%s {\n%s}", head, b.w.String())
+}
+
+// estimate is the number of interleavings of the threads' longest paths, times the
+// nondet combinations.
+func (g *gen) estimate() float64 {
+	var steps []int
+	f := 1.0
+	for _, t := range g.threads {
+		for range t.instances() {
+			steps = append(steps, t.steps)
+			f *= t.nondet
+		}
+	}
+	return multinomial(steps) * f
+}
+
+// multinomial is (Σ n_i)! / Π n_i!, as a float (it only bounds sizes).
+func multinomial(ns []int) float64 {
+	r, k := 1.0, 0
+	for _, n := range ns {
+		for i := 1; i <= n; i++ {
+			k++
+			r = r * float64(k) / float64(i)
+		}
+	}
+	return r
+}
+
+func (g *gen) render(seed uint64) string {
+	var w strings.Builder
+	fmt.Fprintf(&w, "// progen seed %d\n", seed)
+	for _, c := range g.consts {
+		fmt.Fprintf(&w, "const %s = %d;\n", c.name, c.val)
+	}
+	for _, v := range g.ints {
+		w.WriteString(v.decl + "\n")
+	}
+	for _, v := range g.bools {
+		w.WriteString(v.decl + "\n")
+	}
+	for _, v := range g.arrays {
+		w.WriteString(v.decl + "\n")
+	}
+	// Names of mutexes, functions and threads are visible before their declaration;
+	// now and then declare them late to exercise that.
+	lateMutexes := g.chance(0.1)
+	mutexes := func() {
+		for _, m := range g.mutexes {
+			if m.n > 0 {
+				fmt.Fprintf(&w, "mutex %s[%d];\n", m.name, m.n)
+			} else {
+				fmt.Fprintf(&w, "mutex %s;\n", m.name)
+			}
+		}
+	}
+	if !lateMutexes {
+		mutexes()
+	}
+	lateFuncs := g.chance(0.15)
+	funcs := func() {
+		for _, f := range g.funcs {
+			w.WriteString("\n" + f.text + "\n")
+		}
+	}
+	if !lateFuncs {
+		funcs()
+	}
+	for _, t := range g.threads {
+		w.WriteString("\n" + t.text + "\n")
+	}
+	if lateFuncs {
+		funcs()
+	}
+	if lateMutexes {
+		w.WriteString("\n")
+		mutexes()
+	}
+	return w.String()
+}

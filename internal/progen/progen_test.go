@@ -1,0 +1,156 @@
+package progen
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+
+	"kbmc/lang"
+)
+
+// configs are the shapes the tests generate: the default, and the variations the
+// differential test uses.
+func configs() map[string]Config {
+	noFold := DefaultConfig()
+	noFold.NoFold = true
+	narrow := DefaultConfig()
+	narrow.Width = 8
+	spin := DefaultConfig()
+	spin.Features |= SpinLoops
+	spin.MaxThreads, spin.MaxOps = 3, 3
+	faulty := DefaultConfig()
+	faulty.FaultRate = 0.5
+	big := DefaultConfig() // far beyond what a search explores, to fuzz lang
+	big.Features = AllFeatures
+	big.MaxThreads, big.MaxOps, big.MaxInterleavings = 7, 12, 1e15
+	return map[string]Config{"default": DefaultConfig(), "no-fold": noFold, "width-8": narrow,
+		"spin": spin, "faulty": faulty, "big": big}
+}
+
+func TestDeterministic(t *testing.T) {
+	for name, cfg := range configs() {
+		for seed := range uint64(50) {
+			a, b := Generate(seed, cfg), Generate(seed, cfg)
+			if a != b {
+				t.Fatalf("%s, seed %d: two calls give different programs:\n%s\n---\n%s", name, seed, a, b)
+			}
+		}
+	}
+	if Generate(1, DefaultConfig()) == Generate(2, DefaultConfig()) {
+		t.Error("seeds 1 and 2 give the same program")
+	}
+}
+
+// TestCompiles checks that every generated program is valid: the generator is also
+// a fuzzer for lang, and an invalid program would make the differential test
+// report lang errors as disagreements.
+func TestCompiles(t *testing.T) {
+	for name, cfg := range configs() {
+		n := uint64(300)
+		if name == "default" {
+			n = 2000
+		}
+		bad := 0
+		for seed := range n {
+			src := Generate(seed, cfg)
+			_, err := lang.Compile("gen.kb", []byte(src), lang.Config{Width: cfg.Width, NoFold: cfg.NoFold})
+			if err == nil {
+				continue
+			}
+			var list lang.ErrorList
+			if !errors.As(err, &list) {
+				t.Errorf("%s, seed %d: not an input error: %v", name, seed, err)
+			}
+			if bad++; bad <= 3 {
+				t.Errorf("%s, seed %d: %v\n%s", name, seed, err, src)
+			}
+		}
+		if bad > 3 {
+			t.Errorf("%s: %d of %d programs do not compile", name, bad, n)
+		}
+	}
+}
+
+// TestSize checks that programs stay within the interleaving bound that keeps an
+// exhaustive search fast.
+func TestSize(t *testing.T) {
+	for name, cfg := range configs() {
+		cfg = cfg.withDefaults()
+		over := 0
+		for seed := range uint64(1000) {
+			if _, est := generate(seed, cfg); est > float64(cfg.MaxInterleavings) {
+				over++
+			}
+		}
+		// The bound is met by shrinking budgets and dropping planted scenarios;
+		// only programs that cannot shrink further (the main thread's joins,
+		// nondet everywhere) may stay above it.
+		t.Logf("%s: %d of 1000 programs exceed the bound", name, over)
+		if over > 10 {
+			t.Errorf("%s: %d of 1000 programs exceed %d estimated interleavings", name, over, cfg.MaxInterleavings)
+		}
+	}
+}
+
+// TestFeatures checks that a feature left out of Config.Features does not appear.
+func TestFeatures(t *testing.T) {
+	marks := map[Feature]*regexp.Regexp{
+		Arrays:    regexp.MustCompile(`\b(a|seen)\[`),
+		Mutexes:   regexp.MustCompile(`\b(lock\(|mutex )`),
+		Cas:       regexp.MustCompile(`\bcas\(`),
+		Await:     regexp.MustCompile(`\bawait\(`),
+		Assume:    regexp.MustCompile(`\bassume\(`),
+		Nondet:    regexp.MustCompile(`\bnondet\(`),
+		Loops:     regexp.MustCompile(`\b(for|while) \(`),
+		Branches:  regexp.MustCompile(`\bif \(`),
+		Atomic:    regexp.MustCompile(`\batomic\b`),
+		Templates: regexp.MustCompile(`\btid\b|thread \w+\[`),
+		Join:      regexp.MustCompile(`\bjoin\(`),
+		Yield:     regexp.MustCompile(`\byield\b`),
+		Funcs:     regexp.MustCompile(`\bfunc `),
+		Asserts:   regexp.MustCompile(`\bassert\(`),
+		Consts:    regexp.MustCompile(`\bconst `),
+	}
+	for f, re := range marks {
+		cfg := DefaultConfig()
+		cfg.Features &^= f
+		for seed := range uint64(200) {
+			src := Generate(seed, cfg)
+			body := src[strings.Index(src, "\n")+1:] // past the seed comment
+			if m := re.FindString(body); m != "" {
+				t.Fatalf("without %s, seed %d uses %q:\n%s", f, seed, m, src)
+			}
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Features = 0
+	for seed := range uint64(200) {
+		src := Generate(seed, cfg)
+		if _, err := lang.Compile("gen.kb", []byte(src), lang.Config{}); err != nil {
+			t.Fatalf("without features, seed %d: %v\n%s", seed, err, src)
+		}
+	}
+}
+
+func TestFeatureString(t *testing.T) {
+	for _, tc := range []struct {
+		f    Feature
+		want string
+	}{
+		{0, "none"},
+		{Mutexes, "mutexes"},
+		{Cas | Await, "cas|await"},
+		{SpinLoops, "spin-loops"},
+	} {
+		if got := tc.f.String(); got != tc.want {
+			t.Errorf("%#x: %q, want %q", uint32(tc.f), got, tc.want)
+		}
+	}
+	if n := len(FeatureList()); n != len(featureNames) || FeatureList()[n-1] != SpinLoops {
+		t.Errorf("FeatureList() = %v", FeatureList())
+	}
+	if AllFeatures.String() != strings.Join(featureNames, "|") {
+		t.Errorf("AllFeatures = %s", AllFeatures)
+	}
+}
