@@ -9,7 +9,7 @@ import (
 
 // Algorithms lists the --algo names New accepts, the reference DFS first.
 func Algorithms() []string {
-	return []string{"dfs"}
+	return []string{"dfs", "persistent"}
 }
 
 // New returns the explicit algorithm called name, configured by opts.
@@ -17,6 +17,8 @@ func New(name string, opts Options) (verify.Engine, error) {
 	switch name {
 	case "dfs":
 		return DFS{Options: opts}, nil
+	case "persistent":
+		return Persistent{Options: opts}, nil
 	}
 	return nil, fmt.Errorf("unknown explicit algorithm %q (available: %s)", name, strings.Join(Algorithms(), ", "))
 }

@@ -30,10 +30,11 @@ func programFlags() []cli.Flag {
 func engineFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "engine", Value: "explicit", Usage: "explicit"},
-		&cli.StringFlag{Name: "algo", Value: "dfs", Usage: "explicit algorithm: dfs"},
+		&cli.StringFlag{Name: "algo", Value: "dfs", Usage: "explicit algorithm: " + strings.Join(explicit.Algorithms(), ", ")},
 		&cli.IntFlag{Name: "depth", Value: verify.DefaultDepth, Usage: "maximum number of steps of an execution"},
 		&cli.BoolFlag{Name: "no-deadlock", Usage: "do not report deadlocks"},
 		&cli.BoolFlag{Name: "stateful", Usage: "dfs: keep a visited set"},
+		&cli.BoolFlag{Name: "no-sleep", Usage: "dpor, persistent: no sleep sets"},
 		&cli.Int64Flag{Name: "max-nondet", Value: explicit.DefaultMaxNondet, Usage: "largest nondet(lo, hi) range explored"},
 		&cli.DurationFlag{Name: "timeout", Usage: "give up after this long (verdict unknown), e.g. 30s"},
 	}
@@ -81,6 +82,7 @@ func readEngineConfig(c *cli.Context) (engineConfig, error) {
 	ec.Explicit.Depth = c.Int("depth")
 	ec.Explicit.NoDeadlock = c.Bool("no-deadlock")
 	ec.Explicit.Stateful = c.Bool("stateful")
+	ec.Explicit.NoSleep = c.Bool("no-sleep")
 	ec.Explicit.MaxNondet = c.Int64("max-nondet")
 	if ec.Explicit.Depth < 0 {
 		return ec, usageErr("--depth %d: must not be negative", ec.Explicit.Depth)

@@ -1,0 +1,1384 @@
+package explicit
+
+import (
+	"context"
+	"math/bits"
+
+	"kbmc/ir"
+	"kbmc/verify"
+)
+
+// Persistent is the selective search of Godefroid and Wolper, "Using partial orders
+// for the efficient verification of deadlock freedom and safety properties"
+// (papers/godefroid-wolper-deadlock-safety.txt): a stateful depth-first search that
+// executes, in each state, only a persistent set of the enabled transitions
+// (Figure 2) and prunes further with sleep sets (Figure 1); it finds deadlocks, and
+// assertion violations and run-time errors through the reduction of safety
+// properties to deadlock detection of §4.
+//
+// Transitions are threads: a thread's next step with every value its nondet draws
+// may take. Persistent sets are stubborn sets over the threads' current and future
+// transitions, computed from static footprints (see selectPersistent).
+//
+// kbmc bounds the depth, and a persistent-set search may postpone a step that leads
+// to a violation behind independent steps, past the bound, although the violation
+// is within it. The search therefore runs in two phases:
+//
+//  1. The exhaustive phase (exhaust) explores every state once with persistent sets
+//     that preserve deadlocks, without sleep sets, and computes the length of the
+//     longest execution from every state. When no execution is longer than the
+//     bound, postponing costs nothing: a postponed violation stays ahead, behind
+//     ever shorter executions, until it is reached, so every violation and every
+//     terminal state is found and "safe" is exact. (§4's δ transitions exist to stop
+//     processes that could stay active forever; here none can.) As soon as the
+//     phase sees an execution longer than the bound (a state at depth k with an
+//     enabled thread, a cycle, or a state reached again too deep for its longest
+//     execution), the verdict can no longer be "safe" and the phase stops.
+//  2. The bounded phase (visit) is Figure 1 with sleep sets, with the remaining
+//     depth stored in H, and with persistent sets that contain every thread whose
+//     code from its current location may fail: §4's δ transitions put at every
+//     control location instead of at one per cycle. Then no violation is ever
+//     postponed, so none is pushed past the bound and none is ignored on a cycle.
+//     Its verdict is "unsafe" or "bounded-safe".
+type Persistent struct {
+	Options
+
+	// For tests: execute explored steps again instead of reusing probed
+	// successors; run the bounded phase only.
+	noCache, boundedOnly bool
+}
+
+// Check runs the search.
+func (a Persistent) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
+	x, err := newExecutor(ctx, p, a.Options)
+	if err != nil {
+		return nil, err
+	}
+	s := newPersistentSearch(x, a.NoSleep, a.noCache)
+	if a.boundedOnly {
+		s.tooLong()
+	} else {
+		s.phase1 = true
+		s.exhaust(0)
+		s.phase1 = false
+	}
+	if s.long && x.found == nil && !x.stopped {
+		s.table.init(s.n)
+		s.visit(0)
+	}
+	return x.result("persistent", "states", "sleep_blocked")
+}
+
+// persistentSearch is one run of the algorithm.
+type persistentSearch struct {
+	x       *executor
+	p       *ir.Program
+	k       int
+	n       int // threads
+	noSleep bool
+	noCache bool
+	info    *staticInfo
+	table   persistentTable
+	states  []ir.State // states[d]: the state after d steps on the current path
+	moves   []ir.Move
+	frames  []*persistentFrame
+	long    bool // the exhaustive phase met an execution longer than the bound
+	phase1  bool // the exhaustive phase is running
+}
+
+// persistentFrame holds what the search knows about the state at one depth.
+type persistentFrame struct {
+	probes  []threadProbe
+	enabled bitSet
+	pset    bitSet // the persistent set (enabled threads)
+	sleepIn bitSet // the sleep set the state is reached with
+	sleep   bitSet // the working sleep set (Figure 1's s.Sleep)
+	todo    bitSet
+	adj     []bitSet // stubborn-set graph: thread -> threads it requires
+	seen    bitSet   // closure scratch
+	best    bitSet
+	queue   []int
+	ch      ir.Choices
+	ev      ir.Event
+	fixed   []int64
+	scratch ir.State
+	succ    []int64 // the successor of every probed thread, or nil (see frame)
+	// fromProbe says that the step run is taking is the probed one, its
+	// successor copied from succ (frames[d].ev is then stale).
+	fromProbe bool
+}
+
+// threadProbe is a thread's next transition as seen from one state.
+type threadProbe struct {
+	status ir.Status
+	// Enabled: the accesses of the step with every draw at its low end; blocked:
+	// the accesses of its guard (ir.Program.Pending).
+	acc  []ir.Access
+	made []ir.Choice // the draws of that step
+	// If the step draws values, other values may access other cells: what its
+	// transition may access at all.
+	static *footprint
+}
+
+func newPersistentSearch(x *executor, noSleep, noCache bool) *persistentSearch {
+	p := x.p
+	k := x.opts.Depth
+	n := len(p.Threads)
+	s := &persistentSearch{x: x, p: p, k: k, n: n, noSleep: noSleep, noCache: noCache, info: analyze(p),
+		states: make([]ir.State, k+2), moves: make([]ir.Move, k+1), frames: make([]*persistentFrame, k+2)}
+	s.table.init(n)
+	s.frame(0)
+	copy(s.states[0], p.Initial())
+	return s
+}
+
+// frame returns the frame of depth d, allocating it (and states[d]) on first use.
+func (s *persistentSearch) frame(d int) *persistentFrame {
+	if f := s.frames[d]; f != nil {
+		return f
+	}
+	n := s.n
+	s.states[d] = make(ir.State, s.p.StateSize)
+	f := &persistentFrame{probes: make([]threadProbe, n), enabled: newBitSet(n),
+		pset: newBitSet(n), sleepIn: newBitSet(n), sleep: newBitSet(n),
+		todo: newBitSet(n), adj: make([]bitSet, n), seen: newBitSet(n),
+		best: newBitSet(n), scratch: make(ir.State, s.p.StateSize)}
+	for t := range f.probes {
+		f.adj[t] = newBitSet(n)
+	}
+	// Keeping the successor of every probed thread saves executing the step
+	// again when it is explored; the frames up to this one may hold 32M cells.
+	if !s.noCache && int64(d+1)*int64(n)*int64(s.p.StateSize) <= 1<<25 {
+		f.succ = make([]int64, n*s.p.StateSize)
+	}
+	s.frames[d] = f
+	return f
+}
+
+func (f *persistentFrame) successor(t, size int) ir.State {
+	return ir.State(f.succ[t*size : (t+1)*size])
+}
+
+// exhaust is the exhaustive phase at depth d: it explores the state unless it was
+// explored before, and returns the length of the longest execution from it. It
+// sets s.long and gives up as soon as some execution is longer than the bound.
+//
+// Persistent sets preserve the longest execution from every state they reach: if u
+// is an execution from s and p a thread of the persistent set, either some step of
+// u by a thread of the set can be moved to the front (it is independent of the
+// steps before it), or p·u is an execution too. So when the phase ends without
+// s.long, no execution is longer than k. Then the same argument, by induction on
+// the longest execution, shows that every violation is reached: a violation that
+// p postpones is still ahead in s·p, whose longest execution is shorter, and the
+// bound is never in the way. Deadlocks and other terminal states are preserved by
+// persistent sets in any case (the paper's Lemma A.2).
+func (s *persistentSearch) exhaust(d int) int {
+	x := s.x
+	if x.done() {
+		return 0
+	}
+	f := s.frame(d)
+	cur := s.states[d]
+	idx, found := s.table.find(cur)
+	if found {
+		e := &s.table.entries[idx]
+		if e.active > 0 || d+int(e.height) > s.k {
+			// A cycle, or a state explored before closer to the root whose
+			// longest execution does not fit here.
+			s.tooLong()
+		}
+		return int(e.height)
+	}
+	idx = s.insert(cur)
+	if d == s.k {
+		for t := range s.n {
+			if s.p.Enabled(cur, t) {
+				s.tooLong()
+				return 0
+			}
+		}
+		s.table.entries[idx].height = 0
+		x.terminal(cur, s.moves[:d])
+		return 0
+	}
+	if s.probeFailed(d) {
+		return 0
+	}
+	if f.enabled.empty() {
+		s.table.entries[idx].height = 0
+		x.terminal(cur, s.moves[:d])
+		return 0
+	}
+	s.selectPersistent(d, false)
+	s.table.entries[idx].active++
+	h := 0
+	for t := f.pset.next(0); t >= 0 && !s.long && !x.done(); t = f.pset.next(t + 1) {
+		s.run(d, t, func() {
+			h = max(h, 1+s.exhaust(d+1))
+		})
+	}
+	e := &s.table.entries[idx]
+	e.active--
+	e.height = int32(h)
+	return h
+}
+
+// insert stores the state cur in H. The statistic counts the states stored by
+// both phases.
+func (s *persistentSearch) insert(cur ir.State) int {
+	s.x.stats.States++
+	return s.table.insert(cur)
+}
+
+// tooLong records that some execution is longer than the bound.
+func (s *persistentSearch) tooLong() {
+	if !s.long {
+		s.long = true
+		s.x.bounded("depth bound reached")
+	}
+}
+
+// visit is the bounded phase at depth d: Figure 1's loop body for the state reached
+// with the sleep set frames[d].sleepIn. H remembers, besides the sleep set, the
+// remaining depth k-d the state was explored with: a state reached again with more
+// remaining depth is explored again from scratch; one reached with at most as
+// much is handled as in Figure 1 (nothing to do if its stored sleep set is a
+// subset of the current one, else the threads asleep then and awake now are
+// explored, and the stored sleep set becomes the intersection). Because a later
+// visit only ever lowers the stored depth, every visit that the stored entry
+// summarizes had at least that much, which is what the paper's proof of Theorem
+// A.3 needs for each of its cases.
+func (s *persistentSearch) visit(d int) {
+	x := s.x
+	if x.done() {
+		return
+	}
+	f := s.frame(d)
+	cur := s.states[d]
+	budget := s.k - d
+	if s.noSleep {
+		f.sleepIn.clear()
+	}
+	idx, found := s.table.find(cur)
+	partial := false
+	if found {
+		e := &s.table.entries[idx]
+		if int(e.budget) >= budget {
+			if e.sleep.subsetOf(f.sleepIn) {
+				return
+			}
+			partial = true
+		}
+	} else {
+		idx = s.insert(cur)
+	}
+	if budget == 0 {
+		if partial {
+			return
+		}
+		e := &s.table.entries[idx]
+		e.budget = 0
+		e.sleep.copyFrom(f.sleepIn)
+		for t := range s.n {
+			if s.p.Enabled(cur, t) {
+				x.bounded("depth bound reached")
+				return
+			}
+		}
+		x.terminal(cur, s.moves[:d])
+		return
+	}
+	if s.probeFailed(d) {
+		return
+	}
+	e := &s.table.entries[idx]
+	if partial {
+		// Figure 1, s already in H: T = H(s).Sleep \ s.Sleep. Only threads of the
+		// persistent set need exploring, and it is a function of the state.
+		f.todo.copyFrom(e.pset)
+		f.todo.and(e.sleep)
+		f.todo.andNot(f.sleepIn)
+		f.sleep.copyFrom(f.sleepIn)
+		f.sleep.and(e.sleep)
+		e.sleep.copyFrom(f.sleep)
+		e.budget = int32(budget)
+	} else {
+		e.budget = int32(budget)
+		e.sleep.copyFrom(f.sleepIn)
+		if f.enabled.empty() {
+			x.terminal(cur, s.moves[:d])
+			return
+		}
+		s.selectPersistent(d, true)
+		e.pset.copyFrom(f.pset)
+		f.sleep.copyFrom(f.sleepIn)
+		f.todo.copyFrom(f.pset)
+		f.todo.andNot(f.sleep)
+		if f.todo.empty() {
+			x.stats.SleepBlocked++
+			return
+		}
+	}
+	child := s.frame(d + 1)
+	for t := f.todo.next(0); t >= 0 && !x.done(); t = f.todo.next(t + 1) {
+		s.run(d, t, func() {
+			// Figure 1: s'.Sleep = {t' in s.Sleep | t' independent of t}.
+			s.sleepAfter(d, t, child.sleepIn)
+			s.visit(d + 1)
+		})
+		f.sleep.add(t)
+	}
+}
+
+// sleepAfter sets into to the threads of frame d's working sleep set that are
+// independent of the step thread t just took (frames[d].ev, or its probe).
+func (s *persistentSearch) sleepAfter(d, t int, into bitSet) {
+	f := s.frames[d]
+	into.clear()
+	if f.sleep.empty() {
+		return
+	}
+	acc := f.probes[t].acc
+	if !f.fromProbe {
+		acc = f.ev.Accesses
+	}
+	for z := f.sleep.next(0); z >= 0; z = f.sleep.next(z + 1) {
+		zp := &f.probes[z]
+		if z == t || zp.status != ir.Enabled {
+			continue // a thread asleep is enabled; waking one is always safe
+		}
+		var dep bool
+		if zp.static != nil {
+			dep = s.info.accessesConflict(acc, t, zp.static, z)
+		} else {
+			dep = accessConflict(zp.acc, acc)
+		}
+		if !dep {
+			into.add(z)
+		}
+	}
+}
+
+// run executes thread t from the state at depth d with every combination of its
+// nondeterministic values; for each successor, in states[d+1], it calls next.
+// A failing step is reported and ends the search.
+func (s *persistentSearch) run(d, t int, next func()) {
+	x := s.x
+	s.frame(d + 1)
+	f := s.frames[d]
+	cur := s.states[d]
+	succ := s.states[d+1]
+	pr := &f.probes[t]
+	ch := &f.ch
+	fixed := f.fixed[:0]
+	for first := true; ; first = false {
+		f.fromProbe = first && f.succ != nil
+		if f.fromProbe {
+			copy(succ, f.successor(t, s.p.StateSize))
+			ch.Made = append(ch.Made[:0], pr.made...)
+		} else {
+			copy(succ, cur)
+			ch.Reset(fixed)
+			x.step(succ, t, ch, &f.ev)
+		}
+		mv := &s.moves[d]
+		mv.Thread = t
+		mv.Choices = values(mv.Choices, ch.Made)
+		if !f.fromProbe && f.ev.Violation != nil {
+			x.stats.Executions++
+			x.failed(f.ev.Violation, s.moves[:d+1])
+			break
+		}
+		next()
+		if x.done() || s.phase1 && s.long {
+			break
+		}
+		var more bool
+		if fixed, more = ch.Next(fixed); !more {
+			break
+		}
+	}
+	f.fixed = fixed
+}
+
+// probeFailed probes every thread in the state at depth d (see probe) and reports
+// a step that fails as the violation it is, reachable in d+1 steps.
+func (s *persistentSearch) probeFailed(d int) bool {
+	v, t := s.probe(d)
+	if v == nil {
+		return false
+	}
+	s.moves[d].Thread = t
+	s.moves[d].Choices = values(s.moves[d].Choices, s.frames[d].probes[t].made)
+	s.x.stats.Executions++
+	s.x.failed(v, s.moves[:d+1])
+	return true
+}
+
+// probe looks at every thread in the state at depth d: whether it is enabled, and
+// what its next step accesses (executing it once, every draw at its low end, on
+// the frame's successor cache or scratch state) or, for a blocked thread, what its
+// guard reads. It returns the first step that fails, with its thread.
+func (s *persistentSearch) probe(d int) (*ir.Violation, int) {
+	x := s.x
+	p := s.p
+	f := s.frames[d]
+	cur := s.states[d]
+	f.enabled.clear()
+	for t := range s.n {
+		pr := &f.probes[t]
+		pr.status = p.Status(cur, t)
+		pr.acc = pr.acc[:0]
+		pr.made = pr.made[:0]
+		pr.static = nil
+		switch pr.status {
+		case ir.Enabled:
+			f.enabled.add(t)
+			next := f.scratch
+			if f.succ != nil {
+				next = f.successor(t, p.StateSize)
+			}
+			copy(next, cur)
+			f.ch.Reset(nil)
+			x.step(next, t, &f.ch, &f.ev)
+			pr.acc = append(pr.acc, f.ev.Accesses...)
+			pr.made = append(pr.made, f.ch.Made...)
+			if f.ev.Violation != nil {
+				return f.ev.Violation, t
+			}
+			if len(pr.made) > 0 {
+				// Other values may access other cells: use what the transition
+				// may access at all.
+				pr.static = &s.info.own[t][p.Location(cur, t)]
+			}
+		case ir.Blocked, ir.BlockedAssume:
+			pr.acc = p.Pending(cur, t, f.scratch, pr.acc)
+		}
+	}
+	return nil, -1
+}
+
+// selectPersistent computes the persistent set of the state at depth d into
+// frames[d].pset: Figure 2 refined to stubborn sets over threads. A set S of threads
+// is persistent when
+//
+//  1. S holds an enabled thread;
+//  2. for every enabled v in S and every u outside S, no transition u may ever
+//     execute from its current location is dependent with v's next step;
+//  3. for every blocked v in S, S holds a necessary enabling set of v: threads of
+//     which one must move before v can (see enablers).
+//
+// By 2 and 3, steps of threads outside S never enable a blocked thread of S and are
+// independent with the next steps of its enabled ones: what the proof of the
+// paper's Lemma A.2 uses. Figure 2's "conflict" closure gives up (selects every
+// enabled transition) when it meets a disabled transition, and reads a transition
+// of another thread's future location as disabled; 2 and 3 instead add that
+// thread, or the threads that may enable the disabled one.
+//
+// With safety set (the bounded phase), S must also hold
+//
+//  4. every thread whose code from its current location may fail.
+//
+// That is §4's construction with a δ transition at every control location: a
+// thread's next transition conflicts with the disabled δ at its location, which
+// needs the property automaton's δ, which needs a failing step of some thread.
+//
+// Among the sets reachable from one enabled seed (plus the threads of 4), the one
+// with the fewest enabled threads is taken, as the text around Figure 2 suggests.
+// The set depends on the state alone.
+func (s *persistentSearch) selectPersistent(d int, safety bool) {
+	f := s.frames[d]
+	p := s.p
+	cur := s.states[d]
+	for v := range s.n {
+		row := f.adj[v]
+		row.clear()
+		pr := &f.probes[v]
+		switch pr.status {
+		case ir.Enabled:
+			for u := range s.n {
+				if u != v && s.info.affects(pr, v, u, p.Location(cur, u)) {
+					row.add(u)
+				}
+			}
+		case ir.Blocked, ir.BlockedAssume:
+			s.enablers(cur, v, pr.acc, row)
+		}
+	}
+	base := f.pset // scratch until the end
+	base.clear()
+	if safety {
+		for u := range s.n {
+			if s.info.mayFail(u, p.Location(cur, u)) {
+				base.add(u)
+			}
+		}
+		s.closure(f, base)
+	}
+	if base.intersects(f.enabled) {
+		base.and(f.enabled)
+		return
+	}
+	bestCount := -1
+	for e := f.enabled.next(0); e >= 0; e = f.enabled.next(e + 1) {
+		f.seen.copyFrom(base)
+		f.seen.add(e)
+		s.closure(f, f.seen)
+		if c := f.seen.countAnd(f.enabled); bestCount < 0 || c < bestCount {
+			bestCount = c
+			f.best.copyFrom(f.seen)
+			if c == 1 {
+				break
+			}
+		}
+	}
+	f.pset.copyFrom(f.best)
+	f.pset.and(f.enabled)
+}
+
+// closure extends set along the stubborn-set graph of frame f.
+func (s *persistentSearch) closure(f *persistentFrame, set bitSet) {
+	q := f.queue[:0]
+	for t := set.next(0); t >= 0; t = set.next(t + 1) {
+		q = append(q, t)
+	}
+	for len(q) > 0 {
+		v := q[len(q)-1]
+		q = q[:len(q)-1]
+		row := f.adj[v]
+		for u := row.next(0); u >= 0; u = row.next(u + 1) {
+			if !set.has(u) {
+				set.add(u)
+				q = append(q, u)
+			}
+		}
+	}
+	f.queue = q
+}
+
+// enablers adds to row a necessary enabling set of the blocked thread v: threads
+// of which at least one must move before v can. guard is what v's guard accesses
+// (ir.Program.Pending).
+func (s *persistentSearch) enablers(cur ir.State, v int, guard []ir.Access, row bitSet) {
+	p := s.p
+	switch p.Transition(cur, v).EntryNode().Op {
+	case ir.OpLock:
+		// Only the owner can release the mutex; an unlock by anyone else fails
+		// and changes nothing.
+		for _, a := range guard {
+			if i := a.Loc - p.SharedSize; i >= 0 && i < p.NumLocks {
+				if o := int(cur[p.MutexBase+i]) - 1; o >= 0 && o != v && !p.Done(cur, o) {
+					row.add(o)
+				}
+			}
+		}
+	case ir.OpJoin:
+		// Every joined thread must terminate: any one still running will do.
+		for _, a := range guard {
+			if u := a.Loc - p.SharedSize - p.NumLocks; u >= 0 && u < s.n && !p.Done(cur, u) {
+				row.add(u)
+				return
+			}
+		}
+	default:
+		// await or assume: the condition can only change when someone writes a
+		// cell it reads, and it reads the same cells as long as none changes.
+		for u := range s.n {
+			if u != v && s.info.writesAny(guard, u, p.Location(cur, u)) {
+				row.add(u)
+			}
+		}
+	}
+}
+
+// persistentTable is the hash table H of Figure 1, keyed by the full state (a hash
+// collision must never merge two states). The exhaustive phase keeps the longest
+// execution from each state; the bounded phase the sleep set, the remaining depth
+// and the persistent set (a function of the state, computed once). Both count the
+// visits of a state on the search stack.
+type persistentTable struct {
+	index   map[uint64]int32
+	entries []persistentEntry
+	words   int // words of a thread set
+}
+
+type persistentEntry struct {
+	state  ir.State
+	next   int32 // next entry with the same hash, or -1
+	budget int32 // remaining depth of the last exploration
+	height int32 // longest execution from the state
+	active int32
+	sleep  bitSet
+	pset   bitSet
+}
+
+func (h *persistentTable) init(threads int) {
+	h.index = map[uint64]int32{}
+	h.entries = nil
+	h.words = (threads + 63) / 64
+}
+
+func (h *persistentTable) find(s ir.State) (int, bool) {
+	i, ok := h.index[s.Hash()]
+	if !ok {
+		return -1, false
+	}
+	for ; i >= 0; i = h.entries[i].next {
+		if h.entries[i].state.Equal(s) {
+			return int(i), true
+		}
+	}
+	return -1, false
+}
+
+// insert adds s, which must not be in the table.
+func (h *persistentTable) insert(s ir.State) int {
+	hash := s.Hash()
+	next, ok := h.index[hash]
+	if !ok {
+		next = -1
+	}
+	sets := make(bitSet, 2*h.words)
+	h.entries = append(h.entries, persistentEntry{state: s.Clone(), next: next,
+		budget: -1, sleep: sets[:h.words:h.words], pset: sets[h.words:]})
+	i := len(h.entries) - 1
+	h.index[hash] = int32(i)
+	return i
+}
+
+// bitSet is a set of small non-negative integers: threads, shared cells or locks.
+type bitSet []uint64
+
+func newBitSet(n int) bitSet { return make(bitSet, (n+63)/64) }
+
+func (b bitSet) has(t int) bool    { return b[t>>6]&(1<<(t&63)) != 0 }
+func (b bitSet) add(t int)         { b[t>>6] |= 1 << (t & 63) }
+func (b bitSet) clear()            { clear(b) }
+func (b bitSet) copyFrom(o bitSet) { copy(b, o) }
+
+func (b bitSet) and(o bitSet) {
+	for i := range b {
+		b[i] &= o[i]
+	}
+}
+
+func (b bitSet) or(o bitSet) {
+	for i := range b {
+		b[i] |= o[i]
+	}
+}
+
+func (b bitSet) andNot(o bitSet) {
+	for i := range b {
+		b[i] &^= o[i]
+	}
+}
+
+func (b bitSet) empty() bool {
+	for _, w := range b {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (b bitSet) subsetOf(o bitSet) bool {
+	for i, w := range b {
+		if w&^o[i] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (b bitSet) intersects(o bitSet) bool {
+	for i, w := range b {
+		if w&o[i] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (b bitSet) countAnd(o bitSet) int {
+	c := 0
+	for i, w := range b {
+		c += bits.OnesCount64(w & o[i])
+	}
+	return c
+}
+
+// next returns the smallest member >= t, or -1.
+func (b bitSet) next(t int) int {
+	for i := t >> 6; i < len(b); i++ {
+		w := b[i]
+		if i == t>>6 {
+			w &= ^uint64(0) << (t & 63)
+		}
+		if w != 0 {
+			return i<<6 + bits.TrailingZeros64(w)
+		}
+	}
+	return -1
+}
+
+// A footprint is what a step, a transition or the rest of a thread's code may
+// access: shared cells read and written, locks (lock and unlock both write),
+// thread terminations read by join, and whether it may end its own thread (which
+// writes the thread's termination status).
+type footprint struct {
+	rd, wr bitSet // shared cells
+	mut    bitSet // lock numbers
+	joins  bitSet // threads whose termination is read
+	term   bool
+}
+
+// conflicts reports whether a (of thread ta) and b (of thread tb) may be dependent:
+// a common location with at least one write.
+func (a *footprint) conflicts(ta int, b *footprint, tb int) bool {
+	return a.wr.intersects(b.rd) || a.wr.intersects(b.wr) || b.wr.intersects(a.rd) ||
+		a.mut.intersects(b.mut) || a.term && b.joins.has(ta) || b.term && a.joins.has(tb)
+}
+
+func (a *footprint) or(b *footprint) {
+	a.rd.or(b.rd)
+	a.wr.or(b.wr)
+	a.mut.or(b.mut)
+	a.joins.or(b.joins)
+	a.term = a.term || b.term
+}
+
+// staticInfo is what the persistent-set computation knows about the program
+// before the search, per thread: the footprint of each transition and of all the
+// code reachable from each location, and where the code may fail. Array indices
+// are approximated by intervals that know constants, tid and nondet ranges, so
+// that a[tid] or fork[(tid + 1) % N] name single cells and locks.
+type staticInfo struct {
+	p      *ir.Program
+	own    [][]footprint // thread, location: the transition's footprint
+	future [][]footprint // thread, location: every transition reachable from it, itself included
+	fails  [][]bool      // thread, location: some transition reachable from it may fail
+}
+
+func newFootprint(p *ir.Program) footprint {
+	return footprint{rd: newBitSet(p.SharedSize), wr: newBitSet(p.SharedSize),
+		mut: newBitSet(p.NumLocks), joins: newBitSet(len(p.Threads))}
+}
+
+// affects reports whether the next step of thread v, as probed, may be dependent
+// with some transition thread u may execute from location loc on.
+func (in *staticInfo) affects(pr *threadProbe, v, u, loc int) bool {
+	f := &in.future[u][loc]
+	if pr.static != nil {
+		return pr.static.conflicts(v, f, u)
+	}
+	return in.accessesConflict(pr.acc, v, f, u)
+}
+
+// accessesConflict reports whether a step of thread ta that made the accesses acc
+// may be dependent with code of thread tb that may access f.
+func (in *staticInfo) accessesConflict(acc []ir.Access, ta int, f *footprint, tb int) bool {
+	p := in.p
+	for _, a := range acc {
+		switch l := a.Loc; {
+		case l < p.SharedSize:
+			if f.wr.has(l) || a.Kind == ir.Write && f.rd.has(l) {
+				return true
+			}
+		case l < p.SharedSize+p.NumLocks:
+			if f.mut.has(l - p.SharedSize) {
+				return true
+			}
+		case a.Kind == ir.Write: // ta terminates
+			if f.joins.has(ta) {
+				return true
+			}
+		default: // ta joins the thread of l
+			if l-p.SharedSize-p.NumLocks == tb && f.term {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// accessConflict reports whether two steps that made the accesses a and b are
+// dependent: they access a common location, one of them writing it (DESIGN.md §3).
+func accessConflict(a, b []ir.Access) bool {
+	for i := range a {
+		for j := range b {
+			if a[i].Loc == b[j].Loc && (a[i].Kind == ir.Write || b[j].Kind == ir.Write) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// writesAny reports whether thread u may, from location loc on, write a shared
+// cell that guard reads.
+func (in *staticInfo) writesAny(guard []ir.Access, u, loc int) bool {
+	f := &in.future[u][loc]
+	for _, a := range guard {
+		if a.Loc < in.p.SharedSize && f.wr.has(a.Loc) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayFail reports whether thread t may fail (an assertion or a run-time error) in
+// some step from location loc on.
+func (in *staticInfo) mayFail(t, loc int) bool { return in.fails[t][loc] }
+
+func analyze(p *ir.Program) *staticInfo {
+	n := len(p.Threads)
+	in := &staticInfo{p: p, own: make([][]footprint, n), future: make([][]footprint, n),
+		fails: make([][]bool, n)}
+	reach := map[*ir.Template][]bool{}
+	shared := map[*ir.Template]int{} // a template whose code does not use tid: its first thread
+	for t, th := range p.Threads {
+		tmpl := th.Template
+		L := len(tmpl.Transitions)
+		r, ok := reach[tmpl]
+		if !ok {
+			r = reachable(tmpl)
+			reach[tmpl] = r
+		}
+		if u, ok := shared[tmpl]; ok {
+			in.own[t], in.future[t], in.fails[t] = in.own[u], in.future[u], in.fails[u]
+			continue
+		}
+		if !usesTid(tmpl) {
+			shared[tmpl] = t
+		}
+		iv := &intervals{p: p, tid: int64(th.Tid), min: p.MinInt(), max: p.MaxInt()}
+		own := make([]footprint, L+1)
+		fut := make([]footprint, L+1)
+		for l := range own {
+			own[l], fut[l] = newFootprint(p), newFootprint(p)
+		}
+		for l, tr := range tmpl.Transitions {
+			c := &own[l]
+			for _, i := range tr.Nodes {
+				iv.node(tmpl.Nodes[i], c)
+			}
+			for _, l2 := range tr.Succ {
+				c.term = c.term || l2 == L
+			}
+		}
+		nodeFails := failingNodes(p, th, iv)
+		trFails := make([]bool, L)
+		for l, tr := range tmpl.Transitions {
+			for _, i := range tr.Nodes {
+				trFails[l] = trFails[l] || nodeFails[i]
+			}
+		}
+		fails := make([]bool, L+1)
+		for l := range L {
+			for m := range L {
+				if r[l*(L+1)+m] {
+					fut[l].or(&own[m])
+					fails[l] = fails[l] || trFails[m]
+				}
+			}
+		}
+		in.own[t], in.future[t], in.fails[t] = own, fut, fails
+	}
+	return in
+}
+
+// reachable returns the reflexive-transitive closure of the successor relation
+// between a template's locations: entry l*(L+1)+m says m is reachable from l.
+func reachable(tmpl *ir.Template) []bool {
+	L := len(tmpl.Transitions)
+	r := make([]bool, (L+1)*(L+1))
+	var stack []int
+	for l := range L {
+		stack = append(stack[:0], l)
+		r[l*(L+1)+l] = true
+		for len(stack) > 0 {
+			m := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if m == L {
+				continue
+			}
+			for _, l2 := range tmpl.Transitions[m].Succ {
+				if !r[l*(L+1)+l2] {
+					r[l*(L+1)+l2] = true
+					stack = append(stack, l2)
+				}
+			}
+		}
+	}
+	return r
+}
+
+// usesTid reports whether some expression of the template reads tid, so that its
+// instances need their own analysis.
+func usesTid(tmpl *ir.Template) bool {
+	var uses func(e *ir.Expr) bool
+	uses = func(e *ir.Expr) bool {
+		return e != nil && (e.Op == ir.ETid || uses(e.X) || uses(e.Y) || uses(e.Z))
+	}
+	for _, n := range tmpl.Nodes {
+		if uses(n.X) || uses(n.Y) || uses(n.MIndex) || uses(n.JIndex) {
+			return true
+		}
+		for _, lv := range []*ir.LValue{n.LHS, n.Result} {
+			if lv != nil && uses(lv.Index) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// node adds what executing n may access to fp.
+func (iv *intervals) node(n *ir.Node, fp *footprint) {
+	iv.reads(n.X, fp)
+	iv.reads(n.Y, fp)
+	switch n.Op {
+	case ir.OpAssign:
+		iv.lvalue(n.LHS, fp, false)
+	case ir.OpCas:
+		iv.lvalue(n.LHS, fp, true)
+		iv.lvalue(n.Result, fp, false)
+	case ir.OpLock, ir.OpUnlock:
+		iv.reads(n.MIndex, fp)
+		lo, hi := 0, n.Mutex.Count()-1
+		if n.MIndex != nil {
+			i := iv.eval(n.MIndex)
+			lo, hi = int(max(i.lo, int64(lo))), int(min(i.hi, int64(hi)))
+		}
+		for i := lo; i <= hi; i++ {
+			fp.mut.add(n.Mutex.Offset + i)
+		}
+	case ir.OpJoin:
+		iv.reads(n.JIndex, fp)
+		lo, hi := 0, n.Join.Instances()-1
+		if n.JIndex != nil {
+			i := iv.eval(n.JIndex)
+			lo, hi = int(max(i.lo, int64(lo))), int(min(i.hi, int64(hi)))
+		}
+		for i := lo; i <= hi; i++ {
+			fp.joins.add(n.Join.First + i)
+		}
+	}
+}
+
+// reads adds the shared cells evaluating e may read to fp.
+func (iv *intervals) reads(e *ir.Expr, fp *footprint) {
+	if e == nil {
+		return
+	}
+	switch e.Op {
+	case ir.EVar:
+		if e.Var.Shared {
+			fp.rd.add(e.Var.Offset)
+		}
+	case ir.EIndex:
+		if e.Var.Shared {
+			iv.cells(e.Var, e.X, fp.rd)
+		}
+	}
+	iv.reads(e.X, fp)
+	iv.reads(e.Y, fp)
+	iv.reads(e.Z, fp)
+}
+
+// lvalue adds what assigning lv accesses to fp: its index is read, a shared cell is
+// written (and read, for cas).
+func (iv *intervals) lvalue(lv *ir.LValue, fp *footprint, cas bool) {
+	if lv == nil {
+		return
+	}
+	iv.reads(lv.Index, fp)
+	if !lv.Var.Shared {
+		return
+	}
+	if lv.Index == nil {
+		fp.wr.add(lv.Var.Offset)
+		if cas {
+			fp.rd.add(lv.Var.Offset)
+		}
+		return
+	}
+	iv.cells(lv.Var, lv.Index, fp.wr)
+	if cas {
+		iv.cells(lv.Var, lv.Index, fp.rd)
+	}
+}
+
+// cells adds the cells of array v that index may select to set.
+func (iv *intervals) cells(v *ir.Var, index *ir.Expr, set bitSet) {
+	i := iv.eval(index)
+	lo, hi := max(i.lo, 0), min(i.hi, int64(v.Len-1))
+	for c := lo; c <= hi; c++ {
+		set.add(v.Offset + int(c))
+	}
+}
+
+// failingNodes tells, for each node of thread th's template, whether executing it
+// in th may fail: an assertion whose condition is not always true, an index that
+// may be out of bounds, a divisor that may be zero, a shift amount that may be out
+// of range, a lock the thread may already hold, an unlock of a mutex it may not
+// hold. Values are approximated by intervals that know constants, tid and nondet
+// ranges; which mutexes the thread holds is a data-flow analysis over the
+// template's control-flow graph. An unreachable node cannot fail.
+func failingNodes(p *ir.Program, th *ir.Thread, iv *intervals) []bool {
+	held := heldLocks(p, th, iv)
+	tmpl := th.Template
+	out := make([]bool, len(tmpl.Nodes))
+	for i, n := range tmpl.Nodes {
+		h := held[i]
+		if h == nil {
+			continue
+		}
+		switch n.Op {
+		case ir.OpAssign:
+			out[i] = iv.fails(n.X) || iv.lvFails(n.LHS)
+		case ir.OpBranch, ir.OpAssume, ir.OpAwait:
+			out[i] = iv.fails(n.X)
+		case ir.OpAssert:
+			out[i] = iv.fails(n.X) || iv.eval(n.X).lo <= 0
+		case ir.OpCas:
+			out[i] = iv.lvFails(n.LHS) || iv.fails(n.X) || iv.fails(n.Y) || iv.lvFails(n.Result)
+		case ir.OpJoin:
+			if n.JIndex != nil {
+				j := iv.eval(n.JIndex)
+				out[i] = iv.fails(n.JIndex) || j.lo < 0 || j.hi >= int64(n.Join.Instances())
+			}
+		case ir.OpLock, ir.OpUnlock:
+			l, known, bad := iv.lock(n)
+			switch {
+			case bad:
+				out[i] = true
+			case n.Op == ir.OpLock && known:
+				out[i] = h.may.has(l) || h.any.has(mutexNumber(p, n.Mutex))
+			case n.Op == ir.OpLock:
+				out[i] = h.any.has(mutexNumber(p, n.Mutex)) || h.mayAnyOf(n.Mutex)
+			default:
+				out[i] = !known || !h.must.has(l)
+			}
+		}
+	}
+	return out
+}
+
+func mutexNumber(p *ir.Program, m *ir.Mutex) int {
+	for i, o := range p.Mutexes {
+		if o == m {
+			return i
+		}
+	}
+	return -1
+}
+
+// lockFacts is what is known at a node about the mutexes the thread holds: may
+// (lock numbers possibly held), any (mutex declarations of which some element
+// with an unknown index is possibly held), must (lock numbers certainly held).
+type lockFacts struct {
+	may, any, must bitSet
+}
+
+func (h *lockFacts) mayAnyOf(m *ir.Mutex) bool {
+	for i := range m.Count() {
+		if h.may.has(m.Offset + i) {
+			return true
+		}
+	}
+	return false
+}
+
+// heldLocks computes the lock facts before every node reachable from the entry
+// (nil for the others).
+func heldLocks(p *ir.Program, th *ir.Thread, iv *intervals) []*lockFacts {
+	tmpl := th.Template
+	in := make([]*lockFacts, len(tmpl.Nodes))
+	newFacts := func() *lockFacts {
+		return &lockFacts{may: newBitSet(p.NumLocks), any: newBitSet(len(p.Mutexes)), must: newBitSet(p.NumLocks)}
+	}
+	in[tmpl.Entry] = newFacts()
+	work := []int{tmpl.Entry}
+	out := newFacts()
+	for len(work) > 0 {
+		i := work[len(work)-1]
+		work = work[:len(work)-1]
+		n := tmpl.Nodes[i]
+		out.may.copyFrom(in[i].may)
+		out.any.copyFrom(in[i].any)
+		out.must.copyFrom(in[i].must)
+		switch n.Op {
+		case ir.OpLock:
+			if l, known, _ := iv.lock(n); known {
+				out.may.add(l)
+				out.must.add(l)
+			} else {
+				out.any.add(mutexNumber(p, n.Mutex))
+			}
+		case ir.OpUnlock:
+			if l, known, _ := iv.lock(n); known {
+				out.may.remove(l)
+				out.must.remove(l)
+			} else {
+				for c := range n.Mutex.Count() {
+					out.must.remove(n.Mutex.Offset + c)
+				}
+			}
+		}
+		succ := [2]int{n.Next, ir.Exit}
+		if n.Op == ir.OpBranch {
+			succ[1] = n.Else
+		}
+		for _, j := range succ {
+			if j == ir.Exit {
+				continue
+			}
+			if in[j] == nil {
+				in[j] = newFacts()
+				in[j].may.copyFrom(out.may)
+				in[j].any.copyFrom(out.any)
+				in[j].must.copyFrom(out.must)
+				work = append(work, j)
+				continue
+			}
+			if in[j].merge(out) {
+				work = append(work, j)
+			}
+		}
+	}
+	return in
+}
+
+// merge joins o into h (may and any grow, must shrinks) and reports a change.
+func (h *lockFacts) merge(o *lockFacts) bool {
+	changed := false
+	for i := range h.may {
+		if w := h.may[i] | o.may[i]; w != h.may[i] {
+			h.may[i], changed = w, true
+		}
+		if w := h.must[i] & o.must[i]; w != h.must[i] {
+			h.must[i], changed = w, true
+		}
+	}
+	for i := range h.any {
+		if w := h.any[i] | o.any[i]; w != h.any[i] {
+			h.any[i], changed = w, true
+		}
+	}
+	return changed
+}
+
+func (b bitSet) remove(t int) { b[t>>6] &^= 1 << (t & 63) }
+
+// intervals approximates the values of expressions in one thread by intervals: it
+// knows constants, tid and nondet ranges, and nothing about variables.
+type intervals struct {
+	p        *ir.Program
+	tid      int64
+	min, max int64 // the W-bit range
+}
+
+type interval struct{ lo, hi int64 }
+
+func (iv *intervals) top(t ir.Type) interval {
+	if t == ir.Bool {
+		return interval{0, 1}
+	}
+	return interval{iv.min, iv.max}
+}
+
+// fit returns [lo, hi] if it lies in the W-bit range (no wrap-around), else top.
+func (iv *intervals) fit(lo, hi int64) interval {
+	if lo < iv.min || hi > iv.max || lo > hi {
+		return interval{iv.min, iv.max}
+	}
+	return interval{lo, hi}
+}
+
+func (a interval) single() bool { return a.lo == a.hi }
+
+const safeAdd = 1 << 62 // operands below this in magnitude add without overflow
+const safeMul = 1 << 31 // operands below this in magnitude multiply without overflow
+
+func within(a interval, m int64) bool { return a.lo > -m && a.hi < m }
+
+func (iv *intervals) eval(e *ir.Expr) interval {
+	switch e.Op {
+	case ir.EConst:
+		return interval{e.Val, e.Val}
+	case ir.ETid:
+		return interval{iv.tid, iv.tid}
+	case ir.ENondet:
+		if e.Unbounded {
+			return iv.top(e.Type)
+		}
+		return interval{e.Lo, e.Hi}
+	case ir.EVar, ir.EIndex:
+		return iv.top(e.Type)
+	case ir.ENeg:
+		x := iv.eval(e.X)
+		if x.lo == iv.min {
+			return iv.top(e.Type)
+		}
+		return interval{-x.hi, -x.lo}
+	case ir.ENot:
+		x := iv.eval(e.X)
+		return interval{1 - x.hi, 1 - x.lo}
+	case ir.ECompl:
+		x := iv.eval(e.X)
+		return interval{^x.hi, ^x.lo}
+	case ir.ELAnd:
+		x := iv.eval(e.X)
+		if x.hi == 0 {
+			return interval{0, 0}
+		}
+		y := iv.eval(e.Y)
+		if x.lo == 1 || y.hi == 0 {
+			return y
+		}
+		return interval{0, 1}
+	case ir.ELOr:
+		x := iv.eval(e.X)
+		if x.lo == 1 {
+			return interval{1, 1}
+		}
+		y := iv.eval(e.Y)
+		if x.hi == 0 || y.lo == 1 {
+			return y
+		}
+		return interval{0, 1}
+	case ir.ECond:
+		x := iv.eval(e.X)
+		switch {
+		case x.lo == 1:
+			return iv.eval(e.Y)
+		case x.hi == 0:
+			return iv.eval(e.Z)
+		}
+		y, z := iv.eval(e.Y), iv.eval(e.Z)
+		return interval{min(y.lo, z.lo), max(y.hi, z.hi)}
+	}
+	x, y := iv.eval(e.X), iv.eval(e.Y)
+	switch e.Op {
+	case ir.EAdd:
+		if within(x, safeAdd) && within(y, safeAdd) {
+			return iv.fit(x.lo+y.lo, x.hi+y.hi)
+		}
+	case ir.ESub:
+		if within(x, safeAdd) && within(y, safeAdd) {
+			return iv.fit(x.lo-y.hi, x.hi-y.lo)
+		}
+	case ir.EMul:
+		if within(x, safeMul) && within(y, safeMul) {
+			c := [4]int64{x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi}
+			return iv.fit(min(c[0], c[1], c[2], c[3]), max(c[0], c[1], c[2], c[3]))
+		}
+	case ir.EDiv:
+		if x.single() && y.single() && y.lo != 0 && !(x.lo == iv.min && y.lo == -1) {
+			return interval{x.lo / y.lo, x.lo / y.lo}
+		}
+	case ir.ERem:
+		if y.single() && y.lo != 0 && y.lo != iv.min {
+			m := y.lo
+			if m < 0 {
+				m = -m
+			}
+			m--
+			switch {
+			case x.lo >= 0:
+				return interval{0, min(m, x.hi)}
+			case x.hi <= 0:
+				return interval{max(-m, x.lo), 0}
+			}
+			return interval{-m, m}
+		}
+	case ir.EShr:
+		if y.single() && y.lo >= 0 && y.lo < int64(iv.p.Width) {
+			return interval{x.lo >> uint(y.lo), x.hi >> uint(y.lo)}
+		}
+	case ir.EAnd:
+		switch {
+		case x.lo >= 0 && y.lo >= 0:
+			return interval{0, min(x.hi, y.hi)}
+		case x.lo >= 0:
+			return interval{0, x.hi}
+		case y.lo >= 0:
+			return interval{0, y.hi}
+		}
+	case ir.EOr, ir.EXor:
+		if x.lo >= 0 && y.lo >= 0 {
+			return interval{0, 1<<bits.Len64(uint64(max(x.hi, y.hi))) - 1}
+		}
+	case ir.ELt:
+		return compare(x.hi < y.lo, x.lo >= y.hi)
+	case ir.ELe:
+		return compare(x.hi <= y.lo, x.lo > y.hi)
+	case ir.EGt:
+		return compare(x.lo > y.hi, x.hi <= y.lo)
+	case ir.EGe:
+		return compare(x.lo >= y.hi, x.hi < y.lo)
+	case ir.EEq:
+		return compare(x.single() && y.single() && x.lo == y.lo, x.hi < y.lo || y.hi < x.lo)
+	case ir.ENe:
+		return compare(x.hi < y.lo || y.hi < x.lo, x.single() && y.single() && x.lo == y.lo)
+	}
+	return iv.top(e.Type)
+}
+
+// compare is the interval of a comparison that is surely true or surely false.
+func compare(yes, no bool) interval {
+	switch {
+	case yes:
+		return interval{1, 1}
+	case no:
+		return interval{0, 0}
+	}
+	return interval{0, 1}
+}
+
+// fails reports whether evaluating e may fail at run time.
+func (iv *intervals) fails(e *ir.Expr) bool {
+	if e == nil {
+		return false
+	}
+	switch e.Op {
+	case ir.EIndex:
+		if i := iv.eval(e.X); i.lo < 0 || i.hi >= int64(e.Var.Len) {
+			return true
+		}
+	case ir.EDiv, ir.ERem:
+		if y := iv.eval(e.Y); y.lo <= 0 && y.hi >= 0 {
+			return true
+		}
+	case ir.EShl, ir.EShr:
+		if y := iv.eval(e.Y); y.lo < 0 || y.hi >= int64(iv.p.Width) {
+			return true
+		}
+	}
+	return iv.fails(e.X) || iv.fails(e.Y) || iv.fails(e.Z)
+}
+
+func (iv *intervals) lvFails(lv *ir.LValue) bool {
+	if lv == nil || lv.Index == nil {
+		return false
+	}
+	i := iv.eval(lv.Index)
+	return iv.fails(lv.Index) || i.lo < 0 || i.hi >= int64(lv.Var.Len)
+}
+
+// lock resolves the mutex a lock or unlock node names: its lock number when the
+// index is known, and whether computing the index may fail.
+func (iv *intervals) lock(n *ir.Node) (l int, known, bad bool) {
+	if n.MIndex == nil {
+		return n.Mutex.Offset, true, false
+	}
+	i := iv.eval(n.MIndex)
+	bad = iv.fails(n.MIndex) || i.lo < 0 || i.hi >= int64(n.Mutex.Count())
+	if i.single() && !bad {
+		return n.Mutex.Offset + int(i.lo), true, false
+	}
+	return 0, false, bad
+}

@@ -1,0 +1,63 @@
+package explicit
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"kbmc/lang"
+	"kbmc/verify"
+)
+
+// BenchmarkPersistent runs the persistent-set search on benchmark families and
+// reports its counters next to the time:
+//
+//	go test ./explicit -run '^$' -bench Persistent
+func BenchmarkPersistent(b *testing.B) {
+	for _, bc := range []struct {
+		family string
+		n      int64
+		depth  int
+	}{
+		{"readers-writers", 4, 100},
+		{"indexer", 3, 100},
+		{"indexer-small", 4, 100},
+		{"branching", 4, 100},
+		{"philosophers", 4, 100},
+		{"producer-consumer", 3, 100},
+		{"peterson", 2, 30},
+		{"spinlock", 3, 30},
+	} {
+		src, err := os.ReadFile("../bench/programs/" + bc.family + ".kb")
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := lang.Compile(bc.family+".kb", src, lang.Config{Defines: map[string]int64{"N": bc.n}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, algo := range []struct {
+			name string
+			eng  func(Options) verify.Engine
+		}{
+			{"persistent", func(o Options) verify.Engine { return Persistent{Options: o} }},
+			{"persistent-nosleep", func(o Options) verify.Engine { o.NoSleep = true; return Persistent{Options: o} }},
+		} {
+			b.Run(fmt.Sprintf("%s/N=%d/%s", bc.family, bc.n, algo.name), func(b *testing.B) {
+				var o Options
+				o.Depth = bc.depth
+				e := algo.eng(o)
+				var r *verify.Result
+				for b.Loop() {
+					if r, err = e.Check(context.Background(), p); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(r.Stats.States), "states")
+				b.ReportMetric(float64(r.Stats.Transitions), "transitions")
+				b.ReportMetric(float64(r.Stats.Executions), "executions")
+			})
+		}
+	}
+}
