@@ -3,8 +3,8 @@ GO       ?= go
 # Fuzz budgets are execution counts, not durations: Go 1.26's fuzz coordinator can
 # fail a clean duration-bounded run with a bare "context deadline exceeded"
 # (golang/go#75804, fixed in Go 1.27). The counts give about 20 s per target here.
-FUZZ_PARSE   ?= 400000x
-FUZZ_COMPILE ?= 100000x
+FUZZ_PARSE   ?= 800000x
+FUZZ_COMPILE ?= 400000x
 KBMC     := bin/kbmc
 
 .PHONY: all deps build demo test fmt-check vet unit purego fuzz regress bench clean

@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"kbmc/explicit"
 	"kbmc/ir"
 	"kbmc/lang"
 )
@@ -35,8 +36,15 @@ func regressCommand() *cli.Command {
 	}
 }
 
-// defaultEngines are tried on every program whose annotations name no engines.
-var defaultEngines = []string{"explicit/dfs"}
+// defaultEngines are tried on every program whose annotations name no engines:
+// every engine kbmc has.
+func defaultEngines() []string {
+	var names []string
+	for _, a := range explicit.Algorithms() {
+		names = append(names, "explicit/"+a)
+	}
+	return names
+}
 
 // annotations are a test program's //@ lines (DESIGN.md §9).
 type annotations struct {
@@ -246,7 +254,7 @@ func regressFile(ctx context.Context, file string, override []string, timeout ti
 		engines = override
 	}
 	if len(engines) == 0 {
-		engines = defaultEngines
+		engines = defaultEngines()
 	}
 	l := &loaded{path: file, src: src, prog: p}
 	var cases []regressCase
