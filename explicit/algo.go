@@ -9,7 +9,7 @@ import (
 
 // Algorithms lists the --algo names New accepts, the reference DFS first.
 func Algorithms() []string {
-	return []string{"dfs", "persistent"}
+	return []string{"dfs", "lazypor", "persistent"}
 }
 
 // New returns the explicit algorithm called name, configured by opts.
@@ -17,6 +17,11 @@ func New(name string, opts Options) (verify.Engine, error) {
 	switch name {
 	case "dfs":
 		return DFS{Options: opts}, nil
+	case "lazypor":
+		if _, err := NewTCSSolver(opts.TCSSolver); err != nil {
+			return nil, err
+		}
+		return LazyPOR{Options: opts}, nil
 	case "persistent":
 		return Persistent{Options: opts}, nil
 	}
