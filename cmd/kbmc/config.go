@@ -14,6 +14,7 @@ import (
 	"kbmc/ir"
 	"kbmc/lang"
 	"kbmc/lang/syntax"
+	"kbmc/symbolic"
 	"kbmc/verify"
 )
 
@@ -29,7 +30,10 @@ func programFlags() []cli.Flag {
 // engineFlags are the flags that choose and bound an engine.
 func engineFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "engine", Value: "explicit", Usage: "explicit"},
+		&cli.StringFlag{Name: "engine", Value: "explicit", Usage: "explicit or symbolic"},
+		&cli.StringFlag{Name: "solver", Value: "gini", Usage: "symbolic: " + strings.Join(symbolic.Solvers(), " or ")},
+		&cli.StringFlag{Name: "por", Value: "monotonic", Usage: "symbolic: partial-order constraints, " + strings.Join(symbolic.PORs(), ", ")},
+		&cli.BoolFlag{Name: "no-incremental", Usage: "symbolic: solve at the full depth at once"},
 		&cli.StringFlag{Name: "algo", Value: "dfs", Usage: "explicit algorithm: " + strings.Join(explicit.Algorithms(), ", ")},
 		&cli.IntFlag{Name: "depth", Value: verify.DefaultDepth, Usage: "maximum number of steps of an execution"},
 		&cli.BoolFlag{Name: "no-deadlock", Usage: "do not report deadlocks"},
@@ -74,12 +78,16 @@ func parseDefines(list []string) (map[string]int64, error) {
 // engineConfig is everything that picks and bounds an engine.
 type engineConfig struct {
 	Engine, Algo string
+	// Symbolic: solver, POR constraints, and whether to deepen incrementally.
+	Solver, POR   string
+	NoIncremental bool
 	Explicit     explicit.Options
 	Timeout      time.Duration
 }
 
 func readEngineConfig(c *cli.Context) (engineConfig, error) {
-	ec := engineConfig{Engine: c.String("engine"), Algo: c.String("algo"), Timeout: c.Duration("timeout")}
+	ec := engineConfig{Engine: c.String("engine"), Algo: c.String("algo"), Timeout: c.Duration("timeout"),
+		Solver: c.String("solver"), POR: c.String("por"), NoIncremental: c.Bool("no-incremental")}
 	ec.Explicit.Depth = c.Int("depth")
 	ec.Explicit.NoDeadlock = c.Bool("no-deadlock")
 	ec.Explicit.Stateful = c.Bool("stateful")
@@ -106,13 +114,14 @@ func (ec engineConfig) engine() (verify.Engine, error) {
 		}
 		return eng, nil
 	case "symbolic":
-		return nil, usageErr("--engine symbolic: the symbolic engine is not part of this build yet (available: explicit)")
+		eng, err := symbolic.New(ec.Explicit.Options, ec.Solver, ec.POR, ec.NoIncremental)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		return eng, nil
 	}
-	return nil, usageErr("--engine %s: unknown engine (available: explicit)", ec.Engine)
+	return nil, usageErr("--engine %s: unknown engine (available: explicit, symbolic)", ec.Engine)
 }
-
-// name is the engine as regress and xval print it, e.g. "explicit/dfs".
-func (ec engineConfig) name() string { return ec.Engine + "/" + ec.Algo }
 
 // loaded is a compiled program with its source, for error rendering and traces.
 type loaded struct {

@@ -19,6 +19,7 @@ import (
 	"kbmc/explicit"
 	"kbmc/ir"
 	"kbmc/lang"
+	"kbmc/solver/z3"
 )
 
 func regressCommand() *cli.Command {
@@ -37,13 +38,18 @@ func regressCommand() *cli.Command {
 }
 
 // defaultEngines are tried on every program whose annotations name no engines:
-// every engine kbmc has.
+// every explicit algorithm, and the symbolic engine with each solver under
+// monotonic POR (the other reductions are a --engines away, and covered by the
+// symbolic package's own tests).
 func defaultEngines() []string {
 	var names []string
 	for _, a := range explicit.Algorithms() {
 		names = append(names, "explicit/"+a)
 	}
-	return names
+	if z3.Available() {
+		names = append(names, "symbolic/z3")
+	}
+	return append(names, "symbolic/gini")
 }
 
 // annotations are a test program's //@ lines (DESIGN.md §9).
@@ -208,13 +214,21 @@ func collectPrograms(args []string) ([]string, error) {
 	return files, nil
 }
 
-// engineByName configures ec for an engine named like "explicit/dfs".
+// engineByName configures ec for an engine named like "explicit/dfs" or
+// "symbolic/z3/peephole" (symbolic/SOLVER[/POR], POR monotonic by default).
 func engineByName(name string, ec engineConfig) (engineConfig, error) {
 	eng, algo, ok := strings.Cut(name, "/")
 	if !ok {
-		return ec, usageErr("engine %q: want ENGINE/ALGO, e.g. explicit/dfs", name)
+		return ec, usageErr("engine %q: want explicit/ALGO or symbolic/SOLVER[/POR], e.g. explicit/dfs", name)
 	}
 	ec.Engine, ec.Algo = eng, algo
+	if eng == "symbolic" {
+		ec.Algo = ""
+		ec.Solver, ec.POR, _ = strings.Cut(algo, "/")
+		if ec.POR == "" {
+			ec.POR = "monotonic"
+		}
+	}
 	_, err := ec.engine()
 	return ec, err
 }

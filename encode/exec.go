@@ -1,0 +1,690 @@
+package encode
+
+import (
+	"fmt"
+	"slices"
+
+	"kbmc/ir"
+	"kbmc/solver"
+)
+
+// Symbolic execution of one transition (ir/exec.go, Program.Step, term for term).
+//
+// A transition's nodes form a DAG in topological order (Transition.Nodes). Each
+// node is executed once with a guard g (the absolute condition under which control
+// reaches it with no failure so far: it starts as act = "step i is taken by this
+// thread at this location") and a store (the values of the cells the path has
+// written so far). At a join point the incoming stores are merged by choosing on
+// the incoming edges' guards, which are mutually exclusive. Every run-time check
+// splits the guard: g ∧ fail is recorded as a check, execution continues under
+// g ∧ ¬fail, so that — as in ir, where a failed step stops — nothing after a
+// failure draws values, touches locations or fails again.
+
+// Store keys: shared cell c is key c, lock j is key SharedSize+j, and the moving
+// thread's frame cell c is key SharedSize+NumLocks+c.
+type store map[int]val
+
+func (s store) clone() store {
+	n := make(store, len(s))
+	for k, v := range s {
+		n[k] = v
+	}
+	return n
+}
+
+// A check is a run-time check that fails on the executed path when guard holds.
+type check struct {
+	guard *solver.Term
+	kind  ir.ViolationKind
+	pos   ir.Pos
+	msg   string
+}
+
+// A draw is one evaluation of nondet: it happens when guard holds and draws value.
+type draw struct {
+	guard, value *solver.Term
+}
+
+// move is the encoding of one thread's transition from one location at one step.
+type move struct {
+	thread, loc int
+	act         *solver.Term // the step is taken by thread at loc
+	checks      []check      // in evaluation order
+	draws       []draw       // in evaluation order
+	final       store        // the cells the transition may write, their values after it
+	next        val          // the control location after it
+}
+
+// accesses collects the guarded accesses of one step, per location.
+type accesses struct {
+	read, write [][]*solver.Term
+}
+
+func newAccesses(n int) *accesses {
+	return &accesses{read: make([][]*solver.Term, n), write: make([][]*solver.Term, n)}
+}
+
+func (a *accesses) footprint(b *solver.Builder) Footprint {
+	fp := Footprint{Read: make([]*solver.Term, len(a.read)), Write: make([]*solver.Term, len(a.write))}
+	for c := range a.read {
+		fp.Read[c] = b.Or(a.read[c]...)
+		fp.Write[c] = b.Or(a.write[c]...)
+	}
+	return fp
+}
+
+// frame is the symbolic machine of one thread on one path prefix.
+type frame struct {
+	u   *Unrolling
+	b   *solver.Builder
+	th  *ir.Thread
+	pre *state
+	st  store
+	g   *solver.Term
+
+	// Set when executing a step (mv != nil); nil when evaluating a guard for
+	// enabledness, which records no accesses and collects failures in guardFail.
+	mv        *move
+	acc       *accesses
+	as        *[]*solver.Term // assertions (nondet ranges)
+	stepIndex int
+	slot      *int
+	guardFail []*solver.Term
+}
+
+type edge struct {
+	cond *solver.Term
+	st   store
+}
+
+// exec encodes thread th's transition tr at step i from state s, active under act.
+func (u *Unrolling) exec(i int, s *state, th *ir.Thread, tr *ir.Transition, act *solver.Term,
+	acc *accesses, as *[]*solver.Term) (*move, error) {
+	b := u.b
+	tm := th.Template
+	mv := &move{thread: th.ID, loc: tr.Index, act: act}
+	in := make(map[int][]edge)
+	var exits []edge
+	var exitLocs []val
+	slot := 0
+	for idx, n := range tr.Nodes {
+		node := tm.Nodes[n]
+		var f *frame
+		if idx == 0 {
+			f = &frame{g: act, st: store{}}
+		} else {
+			es := in[n]
+			delete(in, n)
+			if len(es) == 0 {
+				continue
+			}
+			g, st := u.join(s, th, es)
+			f = &frame{g: g, st: st}
+		}
+		f.u, f.b, f.th, f.pre = u, b, th, s
+		f.mv, f.acc, f.as, f.stepIndex, f.slot = mv, acc, as, i, &slot
+		if idx > 0 && (node.Op == ir.OpAwait || node.Op == ir.OpAssume || node.Op == ir.OpLock || node.Op == ir.OpJoin) {
+			// Enabledness is decided by the entry node only (Program.Status);
+			// Supported rejects blocking operations elsewhere.
+			return nil, fmt.Errorf("encode: %s: %s inside a transition", node.Pos, node.Op)
+		}
+		var succ []edge
+		var targets []int
+		if node.Op == ir.OpBranch {
+			c := u.toBool(f.eval(node.X))
+			succ = []edge{{b.And(f.g, c), f.st}, {b.And(f.g, b.Not(c)), f.st}}
+			targets = []int{node.Next, node.Else}
+		} else {
+			f.node(node)
+			succ = []edge{{f.g, f.st}}
+			targets = []int{node.Next}
+		}
+		for j, e := range succ {
+			if e.cond.IsFalse() {
+				continue
+			}
+			t := targets[j]
+			if t == ir.Exit || tm.Nodes[t].Cut {
+				exits = append(exits, e)
+				exitLocs = append(exitLocs, u.constVal(uint64(tm.Loc(t)), u.locWidth[th.ID]))
+				if t == ir.Exit {
+					// A terminating step writes the thread's termination status,
+					// which join reads (SYMBOLIC-POR.md, footprints).
+					loc := u.p.ThreadLocation(th.ID)
+					acc.write[loc] = append(acc.write[loc], e.cond)
+				}
+				continue
+			}
+			in[t] = append(in[t], e)
+		}
+	}
+	if len(exits) == 0 {
+		// Every path fails: the location does not matter.
+		mv.final = store{}
+		mv.next = u.constVal(uint64(tr.Index), u.locWidth[th.ID])
+		return mv, nil
+	}
+	var conds []*solver.Term
+	for _, e := range exits {
+		conds = append(conds, e.cond)
+	}
+	_, mv.final = u.join(s, th, exits)
+	mv.next = u.choose(conds, exitLocs)
+	return mv, nil
+}
+
+// join merges the stores of mutually exclusive incoming edges.
+func (u *Unrolling) join(s *state, th *ir.Thread, es []edge) (*solver.Term, store) {
+	conds := make([]*solver.Term, len(es))
+	for j, e := range es {
+		conds[j] = e.cond
+	}
+	g := u.b.Or(conds...)
+	if len(es) == 1 {
+		return g, es[0].st.clone()
+	}
+	st := store{}
+	vs := make([]val, len(es))
+	for _, e := range es {
+		for k := range e.st {
+			if _, done := st[k]; done {
+				continue
+			}
+			base := u.base(s, th, k)
+			for j, e := range es {
+				v, ok := e.st[k]
+				if !ok {
+					v = base
+				}
+				vs[j] = v
+			}
+			st[k] = u.choose(conds, vs)
+		}
+	}
+	return g, st
+}
+
+// base is the value of store key k in the pre-state.
+func (u *Unrolling) base(s *state, th *ir.Thread, k int) val {
+	switch {
+	case k < u.p.SharedSize:
+		return s.shared[k]
+	case k < u.keyLocal0:
+		return s.owner[k-u.p.SharedSize]
+	}
+	return s.local[th.ID][k-u.keyLocal0]
+}
+
+func (f *frame) get(k int) val {
+	if v, ok := f.st[k]; ok {
+		return v
+	}
+	return f.u.base(f.pre, f.th, k)
+}
+
+// check records a run-time check failing when fail holds, and continues on the
+// path where it does not.
+func (f *frame) check(fail *solver.Term, kind ir.ViolationKind, pos ir.Pos, msg string) {
+	b := f.b
+	g := b.And(f.g, fail)
+	if !g.IsFalse() {
+		if f.mv != nil {
+			f.mv.checks = append(f.mv.checks, check{guard: g, kind: kind, pos: pos, msg: msg})
+		} else {
+			f.guardFail = append(f.guardFail, g)
+		}
+	}
+	f.g = b.And(f.g, b.Not(fail))
+}
+
+func (f *frame) access(loc int, write bool, cond *solver.Term) {
+	if f.mv == nil {
+		return
+	}
+	g := f.b.And(f.g, cond)
+	if g.IsFalse() {
+		return
+	}
+	if write {
+		f.acc.write[loc] = append(f.acc.write[loc], g)
+	} else {
+		f.acc.read[loc] = append(f.acc.read[loc], g)
+	}
+}
+
+func (f *frame) int(v int64) val { return f.u.constVal(uint64(v), f.u.w) }
+
+// conv converts a value to the representation of type t.
+func (f *frame) conv(t ir.Type, v val) val {
+	if t == ir.Bool {
+		return termVal(f.u.toBool(v))
+	}
+	return f.u.toInt(v, f.u.w)
+}
+
+// where is the proposition "v is a constant with property p"; sym is the same
+// for a term.
+func (u *Unrolling) where(v val, p func(c int64) bool, sym func(t *solver.Term) *solver.Term) *solver.Term {
+	if v.set == nil {
+		return sym(v.t)
+	}
+	var or []*solver.Term
+	for _, x := range v.set {
+		if p(solver.Signed(x.c, v.w)) {
+			or = append(or, x.g)
+		}
+	}
+	return u.b.Or(or...)
+}
+
+// cells returns, for an index value and an array of n elements, the condition
+// under which the index names each element, and the condition "idx < 0 || idx >=
+// n" on W-bit signed values.
+func (u *Unrolling) cells(idx val, n int) (conds []*solver.Term, oob *solver.Term) {
+	b := u.b
+	idx = u.toInt(idx, u.w)
+	conds = make([]*solver.Term, n)
+	for c := range conds {
+		conds[c] = u.is(idx, uint64(c))
+	}
+	oob = u.where(idx, func(c int64) bool { return c < 0 || c >= int64(n) }, func(t *solver.Term) *solver.Term {
+		neg := b.Slt(t, b.BV(0, u.w))
+		if int64(n) > u.p.MaxInt() {
+			return neg
+		}
+		return b.Or(neg, b.Sge(t, b.BV(uint64(n), u.w)))
+	})
+	return conds, oob
+}
+
+// key is the store key of cell c of variable v (c counts from v's first cell).
+func (f *frame) key(v *ir.Var, c int) int {
+	if v.Shared {
+		return v.Offset + c
+	}
+	return f.u.keyLocal0 + v.Offset + c
+}
+
+// index evaluates an array index and checks its bounds, as machine.cell does, and
+// returns the condition under which it names each element. pos is where ir
+// reports the error: the indexing expression for a read, the index for an
+// assignment's target.
+func (f *frame) index(v *ir.Var, e *ir.Expr, pos ir.Pos) []*solver.Term {
+	conds, oob := f.u.cells(f.eval(e), v.Len)
+	f.check(oob, ir.Bounds, pos, fmt.Sprintf("index out of bounds for %s[%d]", v.Name, v.Len))
+	return conds
+}
+
+// value reads v (conds nil) or the element of v that conds selects.
+func (f *frame) value(v *ir.Var, conds []*solver.Term) val {
+	if conds == nil {
+		return f.get(f.key(v, 0))
+	}
+	vs := make([]val, v.Len)
+	for c := range vs {
+		vs[c] = f.get(f.key(v, c))
+	}
+	return f.u.choose(conds, vs)
+}
+
+// load is value, recording the shared read.
+func (f *frame) load(v *ir.Var, conds []*solver.Term) val {
+	if v.Shared {
+		if conds == nil {
+			f.access(v.Offset, false, f.b.True())
+		}
+		for c, at := range conds {
+			f.access(v.Offset+c, false, at)
+		}
+	}
+	return f.value(v, conds)
+}
+
+// put writes x to v (conds nil) or to the element conds selects, when cond
+// holds, recording shared writes.
+func (f *frame) put(v *ir.Var, conds []*solver.Term, x val, cond *solver.Term) {
+	b, u := f.b, f.u
+	x = f.conv(v.Type, x)
+	if conds == nil {
+		conds = []*solver.Term{b.True()}
+	}
+	for c, at := range conds {
+		at = b.And(cond, at)
+		if at.IsFalse() {
+			continue
+		}
+		k := f.key(v, c)
+		f.st[k] = u.ite(at, x, f.get(k))
+		if v.Shared {
+			f.access(v.Offset+c, true, at)
+		}
+	}
+}
+
+// store is machine.store: the index is evaluated after the value.
+func (f *frame) store(lv *ir.LValue, x val) {
+	var conds []*solver.Term
+	if lv.Index != nil {
+		conds = f.index(lv.Var, lv.Index, lv.Index.Pos)
+	}
+	f.put(lv.Var, conds, x, f.b.True())
+}
+
+// lockCells is machine.lockIndex: for each lock of the mutex declaration, the
+// condition under which the operation names it, bounds-checked.
+func (f *frame) lockCells(n *ir.Node) []*solver.Term {
+	if n.MIndex == nil {
+		return []*solver.Term{f.b.True()}
+	}
+	conds, oob := f.u.cells(f.eval(n.MIndex), n.Mutex.Count())
+	f.check(oob, ir.Bounds, n.MIndex.Pos, fmt.Sprintf("index out of bounds for %s[%d]", n.Mutex.Name, n.Mutex.Len))
+	return conds
+}
+
+// owner is the owner of the lock conds selects.
+func (f *frame) owner(m *ir.Mutex, conds []*solver.Term) val {
+	vs := make([]val, len(conds))
+	for j := range vs {
+		vs[j] = f.get(f.u.p.SharedSize + m.Offset + j)
+	}
+	return f.u.choose(conds, vs)
+}
+
+// setOwner writes the owner of the lock conds selects, recording the lock's
+// location as written (SYMBOLIC-POR.md: lock and unlock write the mutex).
+func (f *frame) setOwner(m *ir.Mutex, conds []*solver.Term, x val) {
+	u, p := f.u, f.u.p
+	for j, at := range conds {
+		if at.IsFalse() {
+			continue
+		}
+		k := p.SharedSize + m.Offset + j
+		f.st[k] = u.ite(at, x, f.get(k))
+		f.access(p.LockLocation(m.Offset+j), true, at)
+	}
+}
+
+// me is the owner value of the moving thread.
+func (f *frame) me() uint64 { return uint64(f.th.ID + 1) }
+
+// joinTargets returns, for each thread join waits for, the condition under which
+// it does (machine.joinRange).
+func (f *frame) joinTargets(n *ir.Node) (threads []int, conds []*solver.Term) {
+	t := n.Join
+	for j := 0; j < t.Instances(); j++ {
+		threads = append(threads, t.First+j)
+	}
+	if n.JIndex == nil {
+		for range threads {
+			conds = append(conds, f.b.True())
+		}
+		return threads, conds
+	}
+	conds, oob := f.u.cells(f.eval(n.JIndex), t.Instances())
+	f.check(oob, ir.Bounds, n.JIndex.Pos, fmt.Sprintf("index out of bounds for thread %s[%d]", t.Name, t.Instances()))
+	return threads, conds
+}
+
+// node executes one non-branch node (machine.exec).
+func (f *frame) node(n *ir.Node) {
+	b, u := f.b, f.u
+	switch n.Op {
+	case ir.OpNop, ir.OpYield:
+	case ir.OpAssign:
+		x := f.eval(n.X)
+		f.store(n.LHS, x)
+	case ir.OpAssert:
+		c := u.toBool(f.eval(n.X))
+		msg := n.Msg
+		if msg == "" {
+			msg = "assertion " + n.Text + " failed"
+		}
+		f.check(b.Not(c), ir.Assertion, n.Pos, msg)
+	case ir.OpAssume, ir.OpAwait:
+		// The condition holds whenever the step is taken (the thread is
+		// enabled); evaluating it records its reads and its run-time errors.
+		f.eval(n.X)
+	case ir.OpLock:
+		conds := f.lockCells(n)
+		own := f.owner(n.Mutex, conds)
+		f.check(u.is(own, f.me()), ir.Relock, n.Pos, "lock of a mutex the thread already holds")
+		// Enabledness guarantees that the lock is free here.
+		f.setOwner(n.Mutex, conds, u.constVal(f.me(), u.ownWidth))
+	case ir.OpUnlock:
+		conds := f.lockCells(n)
+		own := f.owner(n.Mutex, conds)
+		f.check(b.Not(u.is(own, f.me())), ir.BadUnlock, n.Pos, "unlock of a mutex the thread does not hold")
+		f.setOwner(n.Mutex, conds, u.constVal(0, u.ownWidth))
+	case ir.OpJoin:
+		ts, cs := f.joinTargets(n)
+		for j, t := range ts {
+			f.access(u.p.ThreadLocation(t), false, cs[j])
+		}
+	case ir.OpCas:
+		lv := n.LHS
+		var conds []*solver.Term
+		if lv.Index != nil {
+			conds = f.index(lv.Var, lv.Index, lv.Index.Pos)
+		}
+		exp := f.eval(n.X)
+		nv := f.eval(n.Y)
+		v := lv.Var
+		// A failed cas reads the cell, a successful one writes it (machine.exec).
+		ok := f.equal(f.value(v, conds), exp)
+		if v.Shared && conds == nil {
+			f.access(v.Offset, false, b.Not(ok))
+		}
+		if v.Shared {
+			for c, at := range conds {
+				f.access(v.Offset+c, false, b.And(at, b.Not(ok)))
+			}
+		}
+		f.put(v, conds, nv, ok)
+		if n.Result != nil {
+			f.store(n.Result, termVal(ok))
+		}
+	default:
+		panic(fmt.Sprintf("encode: unknown operation %v", n.Op))
+	}
+}
+
+// equal compares two values of one type.
+func (f *frame) equal(x, y val) *solver.Term {
+	if x.isBool() && y.isBool() {
+		return f.b.Iff(x.t, y.t)
+	}
+	return f.u.equal(f.u.toInt(x, f.u.w), f.u.toInt(y, f.u.w))
+}
+
+// eval is machine.eval: the value of e, an int as a W-bit value and a bool as a
+// Bool term. Run-time errors become checks; short-circuit operators evaluate
+// their right operand under the guard that selects it.
+func (f *frame) eval(e *ir.Expr) val {
+	b, u := f.b, f.u
+	w := u.w
+	asInt := func(v val) val { return u.toInt(v, w) }
+	switch e.Op {
+	case ir.EConst:
+		if e.Type == ir.Bool {
+			return termVal(b.Bool(e.Val != 0))
+		}
+		return f.int(e.Val)
+	case ir.EVar:
+		return f.load(e.Var, nil)
+	case ir.EIndex:
+		conds := f.index(e.Var, e.X, e.Pos)
+		return f.load(e.Var, conds)
+	case ir.ETid:
+		return f.int(int64(f.th.Tid))
+	case ir.ENondet:
+		return f.nondet(e)
+	case ir.ENeg:
+		return u.unary(asInt(f.eval(e.X)), b.Neg)
+	case ir.ENot:
+		return termVal(b.Not(u.toBool(f.eval(e.X))))
+	case ir.ECompl:
+		return u.unary(asInt(f.eval(e.X)), b.BVNot)
+	case ir.ELAnd, ir.ELOr:
+		x := u.toBool(f.eval(e.X))
+		g0 := f.g
+		sel := x
+		if e.Op == ir.ELOr {
+			sel = b.Not(x)
+		}
+		f.g = b.And(g0, sel)
+		y := u.toBool(f.eval(e.Y))
+		f.g = b.Or(b.And(g0, b.Not(sel)), f.g)
+		if e.Op == ir.ELAnd {
+			return termVal(b.And(x, y))
+		}
+		return termVal(b.Or(x, y))
+	case ir.ECond:
+		c := u.toBool(f.eval(e.X))
+		g0 := f.g
+		f.g = b.And(g0, c)
+		y := f.eval(e.Y)
+		gy := f.g
+		f.g = b.And(g0, b.Not(c))
+		z := f.eval(e.Z)
+		f.g = b.Or(gy, f.g)
+		if y.isBool() != z.isBool() {
+			y, z = asInt(y), asInt(z)
+		}
+		return u.ite(c, y, z)
+	}
+	x := f.eval(e.X)
+	y := f.eval(e.Y)
+	switch e.Op {
+	case ir.EEq:
+		return termVal(f.equal(x, y))
+	case ir.ENe:
+		return termVal(b.Not(f.equal(x, y)))
+	case ir.EAnd, ir.EOr, ir.EXor:
+		if e.Type == ir.Bool {
+			p, q := u.toBool(x), u.toBool(y)
+			switch e.Op {
+			case ir.EAnd:
+				return termVal(b.And(p, q))
+			case ir.EOr:
+				return termVal(b.Or(p, q))
+			}
+			return termVal(b.Xor(p, q))
+		}
+	}
+	x, y = asInt(x), asInt(y)
+	switch e.Op {
+	case ir.EMul:
+		return u.binary(x, y, b.Mul)
+	case ir.EDiv, ir.ERem:
+		f.check(u.is(y, 0), ir.DivisionByZero, e.Pos, "division by zero")
+		if e.Op == ir.EDiv {
+			return u.binary(x, y, b.SDiv)
+		}
+		return u.binary(x, y, b.SRem)
+	case ir.EAdd:
+		return u.binary(x, y, b.Add)
+	case ir.ESub:
+		return u.binary(x, y, b.Sub)
+	case ir.EShl, ir.EShr:
+		// y < 0 || y >= W, which on a term is y >=u W, since W < 2^W.
+		bad := u.where(y, func(c int64) bool { return c < 0 || c >= int64(w) },
+			func(t *solver.Term) *solver.Term { return b.Uge(t, b.BV(uint64(w), w)) })
+		f.check(bad, ir.Shift, e.Pos, fmt.Sprintf("shift amount outside [0, %d)", w))
+		if e.Op == ir.EShl {
+			return u.binary(x, y, b.Shl)
+		}
+		return u.binary(x, y, b.AShr)
+	case ir.ELt:
+		return u.binary(x, y, b.Slt)
+	case ir.ELe:
+		return u.binary(x, y, b.Sle)
+	case ir.EGt:
+		return u.binary(x, y, b.Sgt)
+	case ir.EGe:
+		return u.binary(x, y, b.Sge)
+	case ir.EAnd:
+		return u.binary(x, y, b.BVAnd)
+	case ir.EOr:
+		return u.binary(x, y, b.BVOr)
+	case ir.EXor:
+		return u.binary(x, y, b.BVXor)
+	}
+	panic(fmt.Sprintf("encode: unknown expression operator %v", e.Op))
+}
+
+// nondet draws a value for this evaluation of e: step i's slot-th draw, in
+// [Lo, Hi] when the draw happens (any W-bit value for nondet()). A small range
+// is drawn as one Boolean per value, exactly one of which holds when the draw
+// happens; a large one as a W-bit variable. Slots are shared by the moves of one
+// step, of which at most one is taken.
+func (f *frame) nondet(e *ir.Expr) val {
+	b, u := f.b, f.u
+	if f.mv == nil {
+		// Guards are evaluated with every draw at its low end (ir's Status);
+		// Supported keeps nondet out of guards, so this is not reached.
+		return f.int(e.Lo)
+	}
+	slot := *f.slot
+	*f.slot++
+	var v val
+	if !e.Unbounded && e.Hi >= e.Lo && uint64(e.Hi-e.Lo) < maxOneHot {
+		var inds []*solver.Term
+		for c := e.Lo; c <= e.Hi; c++ {
+			ind := b.BoolVar(fmt.Sprintf("#nd@%d.%d=%d", f.stepIndex, slot, c))
+			inds = append(inds, ind)
+			v.set = append(v.set, gconst{uint64(c) & solver.Mask(u.w), ind})
+		}
+		v.w = u.w
+		slices.SortFunc(v.set, func(x, y gconst) int { return cmpU(x.c, y.c) })
+		*f.as = append(*f.as, b.Implies(f.g, b.Or(inds...)))
+		for j := range inds {
+			for k := j + 1; k < len(inds); k++ {
+				*f.as = append(*f.as, b.Not(b.And(inds[j], inds[k])))
+			}
+		}
+		u.vars += len(inds)
+	} else {
+		t := b.BVVar(fmt.Sprintf("#nd@%d.%d", f.stepIndex, slot), u.w)
+		u.vars++
+		if !e.Unbounded {
+			*f.as = append(*f.as, b.Implies(f.g, b.And(b.Sle(b.BV(uint64(e.Lo), u.w), t), b.Sle(t, b.BV(uint64(e.Hi), u.w)))))
+		}
+		v = termVal(t)
+	}
+	f.mv.draws = append(f.mv.draws, draw{guard: f.g, value: u.term(v)})
+	return v
+}
+
+// guard evaluates the entry node of tr for enabledness in s (Program.Status):
+// en says the thread may take the step, assume that it sits on a false assume.
+// A guard whose evaluation fails counts as enabled.
+func (u *Unrolling) guard(s *state, th *ir.Thread, tr *ir.Transition) (en, assume *solver.Term) {
+	b := u.b
+	n := tr.EntryNode()
+	f := &frame{u: u, b: b, th: th, pre: s, st: store{}, g: b.True()}
+	switch n.Op {
+	case ir.OpAwait, ir.OpAssume:
+		c := u.toBool(f.eval(n.X))
+		failed := b.Or(f.guardFail...)
+		en = b.Or(c, failed)
+		assume = b.False()
+		if n.Op == ir.OpAssume {
+			assume = b.Not(en)
+		}
+		return en, assume
+	case ir.OpLock:
+		conds := f.lockCells(n)
+		own := f.owner(n.Mutex, conds)
+		free := b.Or(u.is(own, 0), u.is(own, f.me()))
+		return b.Or(free, b.Or(f.guardFail...)), b.False()
+	case ir.OpJoin:
+		ts, cs := f.joinTargets(n)
+		var all []*solver.Term
+		for j, t := range ts {
+			done := u.is(s.loc[t], uint64(u.p.Threads[t].Template.Terminated()))
+			all = append(all, b.Implies(cs[j], done))
+		}
+		return b.Or(b.And(all...), b.Or(f.guardFail...)), b.False()
+	}
+	return b.True(), b.False()
+}

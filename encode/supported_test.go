@@ -1,0 +1,44 @@
+package encode
+
+import (
+	"errors"
+	"testing"
+
+	"kbmc/ir"
+	"kbmc/verify"
+)
+
+// TestSupported checks that the constructs the encoding cannot express are
+// rejected at their position. lang never produces them, so the programs are
+// edited after lowering.
+func TestSupported(t *testing.T) {
+	nondetGuard := func(p *ir.Program) {
+		n := p.Templates[0].Transitions[0].EntryNode()
+		n.X = &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: n.X.X,
+			Y: &ir.Expr{Op: ir.ENondet, Type: ir.Int, Lo: 0, Hi: 1, Pos: ir.Pos{Line: 9, Col: 9}}}
+	}
+	lockIndex := func(p *ir.Program) {
+		n := p.Templates[0].Transitions[0].EntryNode()
+		n.MIndex = &ir.Expr{Op: ir.ENondet, Type: ir.Int, Lo: 0, Hi: 1, Pos: ir.Pos{Line: 9, Col: 9}}
+	}
+	tests := []struct {
+		src  string
+		edit func(*ir.Program)
+	}{
+		{"shared int x; thread a { await(x == 0); }", nondetGuard},
+		{"shared int x; thread a { assume(x == 0); }", nondetGuard},
+		{"mutex m[2]; thread a { lock(m[0]); }", lockIndex},
+	}
+	for _, tt := range tests {
+		p := compile(t, tt.src)
+		if err := Supported(p); err != nil {
+			t.Fatalf("%s: %v", tt.src, err)
+		}
+		tt.edit(p)
+		err := Supported(p)
+		var ue *verify.UnsupportedError
+		if !errors.As(err, &ue) || ue.Pos != (ir.Pos{Line: 9, Col: 9}) {
+			t.Errorf("%s: %v", tt.src, err)
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package encode
+
+import (
+	"errors"
+	"fmt"
+
+	"kbmc/ir"
+	"kbmc/solver"
+)
+
+// A Model gives the values of terms after a satisfiable check; every
+// solver.Backend is one.
+type Model interface {
+	BoolValue(t *solver.Term) (bool, error)
+	BVValue(t *solver.Term) (uint64, error)
+}
+
+// Moves reads the execution of the first k steps from a model: the thread of
+// each step taken and the nondeterministic values it drew, in draw order. It
+// stops at the first halted step, and after a failed step, whose violation it
+// returns (nil if no step failed). A step that fails always ends the execution,
+// whatever Options.Kinds says.
+func (u *Unrolling) Moves(m Model, k int) ([]ir.Move, *ir.Violation, error) {
+	u.checkDepth(k)
+	var moves []ir.Move
+	for i := 0; i < k; i++ {
+		st := u.steps[i]
+		h, err := m.BoolValue(st.halt)
+		if err != nil {
+			return nil, nil, fmt.Errorf("encode: model: %w", err)
+		}
+		if h {
+			break
+		}
+		var mv *move
+		for _, c := range st.moves {
+			on, err := m.BoolValue(c.act)
+			if err != nil {
+				return nil, nil, fmt.Errorf("encode: model: %w", err)
+			}
+			if on {
+				mv = c
+				break
+			}
+		}
+		if mv == nil {
+			return nil, nil, fmt.Errorf("encode: model: step %d is taken by no thread", i+1)
+		}
+		out := ir.Move{Thread: mv.thread}
+		for _, d := range mv.draws {
+			on, err := m.BoolValue(d.guard)
+			if err != nil {
+				return nil, nil, fmt.Errorf("encode: model: %w", err)
+			}
+			if !on {
+				continue
+			}
+			v, err := m.BVValue(d.value)
+			if err != nil {
+				return nil, nil, fmt.Errorf("encode: model: %w", err)
+			}
+			out.Choices = append(out.Choices, solver.Signed(v, u.w))
+		}
+		moves = append(moves, out)
+		for _, c := range mv.checks {
+			on, err := m.BoolValue(c.guard)
+			if err != nil {
+				return nil, nil, fmt.Errorf("encode: model: %w", err)
+			}
+			if on {
+				return moves, &ir.Violation{Kind: c.kind, Msg: c.msg, Pos: c.pos, Thread: mv.thread}, nil
+			}
+		}
+	}
+	return moves, nil, nil
+}
+
+// ErrNoViolation is returned by Counterexample for a model without a violation.
+var ErrNoViolation = errors.New("encode: the model has no violation")
+
+// Counterexample reads the violating execution from a model of Bad(k): the
+// schedule, and the violation of its last step, or a deadlock in its final state.
+func (u *Unrolling) Counterexample(m Model, k int) ([]ir.Move, *ir.Violation, error) {
+	moves, v, err := u.Moves(m, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	if v != nil {
+		if !u.wanted(v.Kind) {
+			return moves, v, fmt.Errorf("%w: the execution fails with %s", ErrNoViolation, v.Kind)
+		}
+		return moves, v, nil
+	}
+	if u.wanted(ir.Deadlock) {
+		dl, err := m.BoolValue(u.status[k].deadlock)
+		if err != nil {
+			return nil, nil, fmt.Errorf("encode: model: %w", err)
+		}
+		if dl {
+			return moves, &ir.Violation{Kind: ir.Deadlock, Msg: "deadlock", Thread: -1}, nil
+		}
+	}
+	return moves, nil, ErrNoViolation
+}

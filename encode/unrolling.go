@@ -1,0 +1,536 @@
+package encode
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"kbmc/ir"
+	"kbmc/solver"
+)
+
+// Options configure an Unrolling.
+type Options struct {
+	// Reduction adds partial-order constraints to every step (SYMBOLIC-POR.md);
+	// nil adds none. A Reduction serves one Unrolling.
+	Reduction Reduction
+	// NoDeadlock leaves deadlocks out of Bad (--no-deadlock).
+	NoDeadlock bool
+	// Kinds, when not empty, restricts Bad to violations of these kinds. A
+	// step failing with another kind still ends its execution. Differential
+	// tests use it to ask for the violation another engine reported.
+	Kinds []ir.ViolationKind
+}
+
+// A state is one state copy s_i of the unrolling (see value.go for the values).
+type state struct {
+	shared []val   // per shared cell: W bits, a Bool for bool variables
+	owner  []val   // per lock: the owner's thread number + 1, 0 when free
+	loc    []val   // per thread: its control location (Template.Terminated() when done)
+	local  [][]val // per thread, per frame cell
+}
+
+func newState(p *ir.Program) *state {
+	return &state{
+		shared: make([]val, p.SharedSize),
+		owner:  make([]val, p.NumLocks),
+		loc:    make([]val, len(p.Threads)),
+		local:  make([][]val, len(p.Threads)),
+	}
+}
+
+// status is what the scheduler and the properties need to know about one state.
+type status struct {
+	enabled    []*solver.Term // per thread: it may take a step (ir.Program.Status == Enabled)
+	terminated []*solver.Term // per thread: at Template.Terminated()
+	assume     []*solver.Term // per thread: sitting on a false assume (BlockedAssume)
+	deadlock   *solver.Term   // ir.Program.Deadlock: nobody enabled, someone waiting, no false assume
+	anyEnabled *solver.Term
+	allDone    *solver.Term
+}
+
+// A Footprint is the set of locations a step touches, as one read and one write
+// proposition per location of ir's location space (shared cells, locks, thread
+// termination; ir.Program.NumLocations). A location accessed through a symbolic
+// index gets the access guarded by the index's equality with it.
+type Footprint struct {
+	Read, Write []*solver.Term
+}
+
+// step is the encoding of step i, from s_i to s_{i+1}.
+type step struct {
+	halt  *solver.Term // h_i: no thread moves, s_{i+1} = s_i
+	sel   *solver.Term // sel_i: the moving thread
+	fail  *solver.Term // the step is taken and fails with a violation
+	bad   *solver.Term // the step fails with a violation of Options.Kinds
+	moves []*move      // one per (thread, location) the step may execute
+	fp    Footprint
+}
+
+// Unrolling is the k-step BMC encoding of one program on one solver backend.
+// Steps are added with Extend; each is asserted once.
+type Unrolling struct {
+	p    *ir.Program
+	b    *solver.Builder
+	be   solver.Backend
+	opts Options
+
+	w         int // Program.Width
+	selWidth  int
+	ownWidth  int
+	locWidth  []int // per thread
+	numLocs   int   // ir location space
+	keyLocal0 int   // store key of frame cell 0 (see exec.go)
+
+	states  []*state
+	status  []*status
+	steps   []*step
+	failed  []*solver.Term // failed[k]: some step < k failed
+	badFail []*solver.Term // badFail[k]: some step < k failed with a violation of Options.Kinds
+	reach   [][][]bool     // reach[i][t][l]: thread t may be at location l in s_i
+	lits    map[string]*solver.Term
+	vars    int // variables the encoding created
+	slots   int // nondet slots of the step being encoded
+}
+
+// New returns the unrolling of p with no steps (only s_0), asserting on be the
+// terms it builds with b. It returns a *verify.UnsupportedError for a construct
+// the encoding cannot express.
+func New(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) (*Unrolling, error) {
+	if err := Supported(p); err != nil {
+		return nil, err
+	}
+	u := &Unrolling{
+		p: p, b: b, be: be, opts: opts,
+		w:         p.Width,
+		selWidth:  widthFor(len(p.Threads) - 1),
+		ownWidth:  widthFor(len(p.Threads)),
+		numLocs:   p.NumLocations(),
+		keyLocal0: p.SharedSize + p.NumLocks,
+		lits:      make(map[string]*solver.Term),
+	}
+	s := newState(p)
+	init := p.Initial()
+	for _, v := range p.Shared {
+		for c := v.Offset; c < v.Offset+v.Cells(); c++ {
+			s.shared[c] = u.value(v.Type, init[c])
+		}
+	}
+	for j := range s.owner {
+		s.owner[j] = u.constVal(0, u.ownWidth)
+	}
+	reach := make([][]bool, len(p.Threads))
+	for t, th := range p.Threads {
+		tm := th.Template
+		u.locWidth = append(u.locWidth, widthFor(tm.Terminated()))
+		entry := tm.Loc(tm.Entry)
+		s.loc[t] = u.constVal(uint64(entry), u.locWidth[t])
+		s.local[t] = make([]val, tm.FrameSize)
+		for _, v := range tm.Locals {
+			for c := v.Offset; c < v.Offset+v.Cells(); c++ {
+				s.local[t][c] = u.value(v.Type, 0)
+			}
+		}
+		reach[t] = make([]bool, tm.Terminated()+1)
+		reach[t][entry] = true
+	}
+	u.states = []*state{s}
+	u.reach = [][][]bool{reach}
+	u.failed = []*solver.Term{b.False()}
+	u.badFail = []*solver.Term{b.False()}
+	u.status = []*status{u.statusOf(s, reach)}
+	return u, nil
+}
+
+// widthFor is the number of bits that hold the values 0..max (at least 1).
+func widthFor(max int) int {
+	if max < 1 {
+		return 1
+	}
+	return bits.Len(uint(max))
+}
+
+// value is the constant of type t.
+func (u *Unrolling) value(t ir.Type, v int64) val {
+	if t == ir.Bool {
+		return termVal(u.b.Bool(v != 0))
+	}
+	return u.constVal(uint64(v), u.w)
+}
+
+// Program returns the program the unrolling encodes.
+func (u *Unrolling) Program() *ir.Program { return u.p }
+
+// Builder returns the term builder.
+func (u *Unrolling) Builder() *solver.Builder { return u.b }
+
+// Depth returns the number of steps encoded so far.
+func (u *Unrolling) Depth() int { return len(u.steps) }
+
+// Halt returns the halt flag h_i of step i: the execution has ended before it.
+func (u *Unrolling) Halt(i int) *solver.Term { return u.steps[i].halt }
+
+// Sel returns the scheduler variable sel_i of step i: the thread number that moves.
+func (u *Unrolling) Sel(i int) *solver.Term { return u.steps[i].sel }
+
+// Selects returns the proposition "step i is taken by thread t".
+func (u *Unrolling) Selects(i, t int) *solver.Term {
+	st := u.steps[i]
+	return u.b.And(u.b.Not(st.halt), u.b.Eq(st.sel, u.b.BV(uint64(t), u.selWidth)))
+}
+
+// Value returns the term of shared cell c (an ir location below SharedSize) in s_i.
+func (u *Unrolling) Value(i, c int) *solver.Term { return u.term(u.states[i].shared[c]) }
+
+// Footprint returns the footprint of step i (empty when it is halted).
+func (u *Unrolling) Footprint(i int) Footprint { return u.steps[i].fp }
+
+// Threads returns the number of threads.
+func (u *Unrolling) Threads() int { return len(u.p.Threads) }
+
+// Variables returns the number of solver variables the encoding has created.
+func (u *Unrolling) Variables() int { return u.vars }
+
+// Conflict is conflict(F, G) of SYMBOLIC-POR.md: some location that both touch,
+// at least one of them writing.
+func (u *Unrolling) Conflict(f, g Footprint) *solver.Term {
+	b := u.b
+	var or []*solver.Term
+	for c := range f.Read {
+		fw, gw := f.Write[c], g.Write[c]
+		if fw.IsFalse() && gw.IsFalse() {
+			continue
+		}
+		or = append(or, b.And(fw, b.Or(g.Read[c], gw)), b.And(f.Read[c], gw))
+	}
+	return b.Or(or...)
+}
+
+// freshVal is fresh for a value: a set gets one variable per constant.
+func (u *Unrolling) freshVal(name string, v val, as *[]*solver.Term) val {
+	if v.set == nil {
+		return termVal(u.fresh(name, v.t, as))
+	}
+	out := val{w: v.w, set: make([]gconst, len(v.set))}
+	for j, x := range v.set {
+		out.set[j] = gconst{x.c, u.fresh(fmt.Sprintf("%s=%d", name, x.c), x.g, as)}
+	}
+	return out
+}
+
+// Variable names: a program's names are identifiers, which cannot contain '#',
+// so the encoding's own variables (#h@i, #sel@i, #nd@i.s, #dc@…, literals) start
+// with it; a local's name carries its frame cell, since sibling blocks may
+// declare two locals of one name.
+
+// fresh returns a new variable of t's sort constrained to equal t, or t itself
+// when it is a constant or a variable: the state copies are solver variables, but
+// a value no step can have changed stays the same term, so constants fold.
+func (u *Unrolling) fresh(name string, t *solver.Term, as *[]*solver.Term) *solver.Term {
+	if t.IsConst() || t.Op() == solver.OpVar {
+		return t
+	}
+	var v *solver.Term
+	if t.IsBool() {
+		v = u.b.BoolVar(name)
+	} else {
+		v = u.b.BVVar(name, t.Width())
+	}
+	u.vars++
+	*as = append(*as, u.b.Eq(v, t))
+	return v
+}
+
+func (u *Unrolling) assert(as []*solver.Term) error {
+	for _, t := range as {
+		if t.IsTrue() {
+			continue
+		}
+		if err := u.be.Assert(t); err != nil {
+			return fmt.Errorf("encode: %w", err)
+		}
+	}
+	return nil
+}
+
+// ExtendTo adds steps until Depth() is k.
+func (u *Unrolling) ExtendTo(k int) error {
+	for len(u.steps) < k {
+		if err := u.Extend(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Extend encodes and asserts one more step: from s_k to s_{k+1}, where k = Depth().
+func (u *Unrolling) Extend() error {
+	b, p := u.b, u.p
+	i := len(u.steps)
+	s, st, reach := u.states[i], u.status[i], u.reach[i]
+	var as []*solver.Term
+
+	h := b.BoolVar(fmt.Sprintf("#h@%d", i))
+	sel := b.BVVar(fmt.Sprintf("#sel@%d", i), u.selWidth)
+	u.vars += 2
+	// The halt flag is absorbing, and a failed step ends the execution
+	// (SYMBOLIC-POR.md, "The base encoding"). A halted step selects thread 0, so
+	// that a halted suffix has one model and schedules can be enumerated.
+	if i > 0 {
+		prev := u.steps[i-1]
+		as = append(as, b.Implies(prev.halt, h), b.Implies(prev.fail, h))
+	}
+	as = append(as, b.Implies(h, b.Eq(sel, b.BV(0, u.selWidth))))
+	if n := len(p.Threads); n < 1<<u.selWidth {
+		as = append(as, b.Ult(sel, b.BV(uint64(n), u.selWidth)))
+	}
+	stp := &step{halt: h, sel: sel}
+	u.steps = append(u.steps, stp)
+	// Never select a disabled thread.
+	for t := range p.Threads {
+		as = append(as, b.Implies(u.Selects(i, t), st.enabled[t]))
+	}
+
+	// The chosen thread's transition, for every location it may be at.
+	acc := newAccesses(u.numLocs)
+	u.slots = 0
+	next := make([][]bool, len(p.Threads))
+	for t, th := range p.Threads {
+		tm := th.Template
+		next[t] = append([]bool(nil), reach[t]...)
+		selT := u.Selects(i, t)
+		for l := 0; l < tm.Terminated(); l++ {
+			if !reach[t][l] {
+				continue
+			}
+			act := b.And(selT, u.is(s.loc[t], uint64(l)))
+			if act.IsFalse() {
+				continue
+			}
+			mv, err := u.exec(i, s, th, tm.Transitions[l], act, acc, &as)
+			if err != nil {
+				return err
+			}
+			stp.moves = append(stp.moves, mv)
+			for _, succ := range tm.Transitions[l].Succ {
+				next[t][succ] = true
+			}
+		}
+	}
+
+	// Failure of the step: exactly one check can hold on the executed path.
+	var fails, bads []*solver.Term
+	for _, mv := range stp.moves {
+		for _, c := range mv.checks {
+			fails = append(fails, c.guard)
+			if u.wanted(c.kind) {
+				bads = append(bads, c.guard)
+			}
+		}
+	}
+	stp.fail = b.Or(fails...)
+	stp.bad = b.Or(bads...)
+	u.failed = append(u.failed, b.Or(u.failed[i], stp.fail))
+	u.badFail = append(u.badFail, b.Or(u.badFail[i], stp.bad))
+	stp.fp = acc.footprint(b)
+
+	// s_{i+1}: each cell is the value the active move leaves, else unchanged
+	// (the frame condition; a halted step changes nothing).
+	ns := newState(p)
+	for c := range ns.shared {
+		ns.shared[c] = u.freshVal(fmt.Sprintf("%s@%d", u.keyName(c), i+1), u.merged(stp.moves, -1, c, s.shared[c]), &as)
+	}
+	for j := range ns.owner {
+		k := p.SharedSize + j
+		ns.owner[j] = u.freshVal(fmt.Sprintf("%s@%d", u.keyName(k), i+1), u.merged(stp.moves, -1, k, s.owner[j]), &as)
+	}
+	for t, th := range p.Threads {
+		var conds []*solver.Term
+		var vs []val
+		for _, mv := range stp.moves {
+			if mv.thread == t {
+				conds = append(conds, mv.act)
+				vs = append(vs, mv.next)
+			}
+		}
+		loc := s.loc[t]
+		if len(conds) > 0 {
+			loc = u.choose(append(conds, b.Not(b.Or(conds...))), append(vs, loc))
+		}
+		ns.loc[t] = u.freshVal(fmt.Sprintf("pc:%s@%d", th.Name, i+1), loc, &as)
+		ns.local[t] = make([]val, len(s.local[t]))
+		for c := range ns.local[t] {
+			k := u.keyLocal0 + c
+			ns.local[t][c] = u.freshVal(fmt.Sprintf("%s.%s#%d@%d", th.Name, localName(th.Template, c), c, i+1),
+				u.merged(stp.moves, t, k, s.local[t][c]), &as)
+		}
+	}
+
+	if r := u.opts.Reduction; r != nil {
+		as = append(as, r.Constrain(u, i)...)
+	}
+	if err := u.assert(as); err != nil {
+		return err
+	}
+	u.states = append(u.states, ns)
+	u.reach = append(u.reach, next)
+	u.status = append(u.status, u.statusOf(ns, next))
+	return nil
+}
+
+// merged is the value of store key k after the step: the active move's value, or
+// old. thread restricts the moves to one thread's (for its locals), -1 for all.
+func (u *Unrolling) merged(moves []*move, thread, k int, old val) val {
+	var conds []*solver.Term
+	var vs []val
+	for _, mv := range moves {
+		if thread >= 0 && mv.thread != thread {
+			continue
+		}
+		if nv, ok := mv.final[k]; ok {
+			conds = append(conds, mv.act)
+			vs = append(vs, nv)
+		}
+	}
+	if len(conds) == 0 {
+		return old
+	}
+	return u.choose(append(conds, u.b.Not(u.b.Or(conds...))), append(vs, old))
+}
+
+// keyName names a shared cell or lock key, for variable names.
+func (u *Unrolling) keyName(k int) string {
+	if k < u.p.SharedSize {
+		return u.p.LocationName(k)
+	}
+	return "lock:" + u.p.LocationName(k)
+}
+
+func localName(tm *ir.Template, c int) string {
+	for _, v := range tm.Locals {
+		if c >= v.Offset && c < v.Offset+v.Cells() {
+			if v.Len == 0 {
+				return v.Name
+			}
+			return fmt.Sprintf("%s[%d]", v.Name, c-v.Offset)
+		}
+	}
+	return fmt.Sprintf("local%d", c)
+}
+
+// statusOf computes enabledness, termination and deadlock of a state, following
+// ir.Program.Status and ir.Program.Deadlock (DESIGN.md §3 "Blocking", §4).
+func (u *Unrolling) statusOf(s *state, reach [][]bool) *status {
+	b, p := u.b, u.p
+	st := &status{}
+	for t, th := range p.Threads {
+		tm := th.Template
+		var en, ab []*solver.Term
+		for l := 0; l < tm.Terminated(); l++ {
+			if !reach[t][l] {
+				continue
+			}
+			at := u.is(s.loc[t], uint64(l))
+			e, a := u.guard(s, th, tm.Transitions[l])
+			en = append(en, b.And(at, e))
+			ab = append(ab, b.And(at, a))
+		}
+		st.enabled = append(st.enabled, b.Or(en...))
+		st.assume = append(st.assume, b.Or(ab...))
+		st.terminated = append(st.terminated, u.is(s.loc[t], uint64(tm.Terminated())))
+	}
+	var notEn, notAssume, notDone []*solver.Term
+	for t := range p.Threads {
+		notEn = append(notEn, b.Not(st.enabled[t]))
+		notAssume = append(notAssume, b.Not(st.assume[t]))
+		notDone = append(notDone, b.Not(st.terminated[t]))
+	}
+	st.anyEnabled = b.Or(st.enabled...)
+	st.allDone = b.And(st.terminated...)
+	st.deadlock = b.And(b.And(notEn...), b.And(notAssume...), b.Or(notDone...))
+	return st
+}
+
+// literal returns the assumption literal called name, asserting lit → def the
+// first time.
+func (u *Unrolling) literal(name string, def func() *solver.Term) (*solver.Term, error) {
+	if l, ok := u.lits[name]; ok {
+		return l, nil
+	}
+	l := u.b.BoolVar(name)
+	u.vars++
+	if err := u.assert([]*solver.Term{u.b.Implies(l, def())}); err != nil {
+		return nil, err
+	}
+	u.lits[name] = l
+	return l, nil
+}
+
+func (u *Unrolling) checkDepth(k int) {
+	if k < 0 || k > len(u.steps) {
+		panic(fmt.Sprintf("encode: depth %d outside 0..%d", k, len(u.steps)))
+	}
+}
+
+// wanted reports whether Bad looks for violations of kind k.
+func (u *Unrolling) wanted(k ir.ViolationKind) bool {
+	if k == ir.Deadlock && u.opts.NoDeadlock {
+		return false
+	}
+	return len(u.opts.Kinds) == 0 || slices.Contains(u.opts.Kinds, k)
+}
+
+// violation is "a violation within k steps": a step below k fails, or s_k is a
+// deadlock (a deadlocked state has no enabled thread, so the execution halts
+// there and s_k equals it; see docs/symbolic.md). A deadlock counts only in an
+// execution in which no step failed: after a failed step the state is not one
+// the program reaches.
+func (u *Unrolling) violation(k int) *solver.Term {
+	if !u.wanted(ir.Deadlock) {
+		return u.badFail[k]
+	}
+	b := u.b
+	return b.Or(u.badFail[k], b.And(b.Not(u.failed[k]), u.status[k].deadlock))
+}
+
+// Bad returns an assumption literal that holds only in executions with a
+// violation within k steps (k ≤ Depth()).
+func (u *Unrolling) Bad(k int) (*solver.Term, error) {
+	u.checkDepth(k)
+	return u.literal(fmt.Sprintf("#bad@%d", k), func() *solver.Term { return u.violation(k) })
+}
+
+// AssertSafe records that Bad(k) was found unsatisfiable: no violation within k
+// steps. The assertion is implied by the encoding; it spares the solver relearning it.
+func (u *Unrolling) AssertSafe(k int) error {
+	u.checkDepth(k)
+	return u.assert([]*solver.Term{u.b.Not(u.violation(k))})
+}
+
+// taken is "the first k steps are taken and none failed": h_{k-1} is false
+// (halting is absorbing) and so is failed[k].
+func (u *Unrolling) taken(k int) *solver.Term {
+	if k == 0 {
+		return u.b.True()
+	}
+	return u.b.And(u.b.Not(u.steps[k-1].halt), u.b.Not(u.failed[k]))
+}
+
+// Live returns an assumption literal for the completeness query of DESIGN.md §4:
+// the first k steps are taken and some thread is still enabled in s_k. When it is
+// unsatisfiable (and Bad(k) is) every execution ends within k steps.
+func (u *Unrolling) Live(k int) (*solver.Term, error) {
+	u.checkDepth(k)
+	return u.literal(fmt.Sprintf("#live@%d", k), func() *solver.Term {
+		return u.b.And(u.taken(k), u.status[k].anyEnabled)
+	})
+}
+
+// Complete returns an assumption literal for "the first k steps are taken and
+// every thread has terminated in s_k": complete executions of length k.
+func (u *Unrolling) Complete(k int) (*solver.Term, error) {
+	u.checkDepth(k)
+	return u.literal(fmt.Sprintf("#complete@%d", k), func() *solver.Term {
+		return u.b.And(u.taken(k), u.status[k].allDone)
+	})
+}

@@ -1,0 +1,268 @@
+package symbolic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"kbmc/encode"
+	"kbmc/ir"
+	"kbmc/solver"
+	"kbmc/verify"
+)
+
+// Solvers lists the names Engine.Solver accepts, the default first.
+func Solvers() []string { return []string{"gini", "z3"} }
+
+// PORs lists the names Engine.POR accepts, the default first.
+func PORs() []string { return []string{"none", "peephole", "monotonic"} }
+
+// Engine is the symbolic engine. The zero value checks with gini, no
+// partial-order reduction, incremental deepening to verify.DefaultDepth.
+type Engine struct {
+	verify.Options
+	Solver        string // "gini" (default) or "z3"
+	POR           string // "none" (default), "peephole" or "monotonic"
+	NoIncremental bool   // check depth K only, instead of 1, 2, …, K
+
+	// Set by tests only. corrupt rewrites a counterexample before it is
+	// validated, to show that one that does not replay is an internal error;
+	// kinds restricts the search to violations of these kinds, to check that a
+	// violation the reference engine reported is found too.
+	corrupt func([]ir.Move) []ir.Move
+	kinds   []ir.ViolationKind
+}
+
+var _ verify.Engine = Engine{}
+
+// New returns the engine for the given solver and reduction names, checking them.
+func New(opts verify.Options, solverName, por string, noIncremental bool) (Engine, error) {
+	e := Engine{Options: opts, Solver: solverName, POR: por, NoIncremental: noIncremental}
+	if _, err := e.solverName(); err != nil {
+		return Engine{}, err
+	}
+	if _, err := encode.NewReduction(e.porName()); err != nil {
+		return Engine{}, err
+	}
+	return e, nil
+}
+
+// solverName is the backend's name, the default filled in.
+func (e Engine) solverName() (string, error) {
+	switch e.Solver {
+	case "", "gini":
+		return "gini", nil
+	case "z3":
+		return "z3", nil
+	}
+	return "", fmt.Errorf("unknown solver %q (gini, z3)", e.Solver)
+}
+
+// porName is the reduction's name, the default filled in.
+func (e Engine) porName() string {
+	if e.POR == "" {
+		return "none"
+	}
+	return e.POR
+}
+
+// newBackend constructs the backend called name for formulas of b.
+func newBackend(name string, b *solver.Builder) (solver.Backend, error) {
+	switch name {
+	case "gini":
+		return newGini(b)
+	case "z3":
+		return newZ3(b)
+	}
+	return nil, fmt.Errorf("unknown solver %q", name)
+}
+
+// statKeys are the statistics the engine reports, in output order (DESIGN.md §7).
+var statKeys = []string{"depth", "solver_calls", "variables", "clauses", "conflicts", "encode_ms", "solve_ms", "time_ms"}
+
+// Check implements verify.Engine.
+func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
+	start := time.Now()
+	solverName, err := e.solverName()
+	if err != nil {
+		return nil, err
+	}
+	red, err := encode.NewReduction(e.porName())
+	if err != nil {
+		return nil, err
+	}
+	// Before a backend is built: an unsupported program is an input error.
+	if err := encode.Supported(p); err != nil {
+		return nil, err
+	}
+	k := e.Depth
+	if k <= 0 {
+		k = verify.DefaultDepth
+	}
+	b := solver.NewBuilder()
+	be, err := newBackend(solverName, b)
+	if err != nil {
+		return nil, fmt.Errorf("symbolic: %w", err)
+	}
+	defer be.Close()
+	r := &run{e: e, p: p, be: be, ctx: ctx, start: start, res: &verify.Result{
+		Engine: "symbolic", Solver: solverName, POR: e.porName(),
+		Bound: verify.Bound{Depth: k, Preemptions: -1, Fair: -1},
+	}}
+	t0 := time.Now()
+	r.u, err = encode.New(p, b, be, encode.Options{Reduction: red, NoDeadlock: e.NoDeadlock, Kinds: e.kinds})
+	r.stats.EncodeTime += time.Since(t0)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.deepen(k); err != nil {
+		return nil, err
+	}
+	return r.finish()
+}
+
+// run is one Check: the unrolling, the backend and the result being built.
+type run struct {
+	e     Engine
+	p     *ir.Program
+	u     *encode.Unrolling
+	be    solver.Backend
+	ctx   context.Context
+	start time.Time
+	stats verify.Stats
+	res   *verify.Result
+}
+
+// deepen runs the depths 1..K (or only K), stopping at the first violation, when
+// the completeness query shows that every execution has ended, or when the
+// context ends.
+func (r *run) deepen(bound int) error {
+	first := 1
+	if r.e.NoIncremental {
+		first = bound
+	}
+	for k := first; k <= bound; k++ {
+		if r.ctx.Err() != nil {
+			r.unknown(k - 1)
+			return nil
+		}
+		t0 := time.Now()
+		err := r.u.ExtendTo(k)
+		var bad *solver.Term
+		if err == nil {
+			bad, err = r.u.Bad(k)
+		}
+		r.stats.EncodeTime += time.Since(t0)
+		if err != nil {
+			return fmt.Errorf("symbolic: depth %d: %w", k, err)
+		}
+		st, err := r.check(bad)
+		if err != nil {
+			return fmt.Errorf("symbolic: depth %d: %w", k, err)
+		}
+		switch st {
+		case solver.Unknown:
+			r.unknown(k - 1)
+			return nil
+		case solver.Sat:
+			r.stats.Depth = int64(k)
+			return r.counterexample(k)
+		}
+		if err := r.u.AssertSafe(k); err != nil {
+			return fmt.Errorf("symbolic: depth %d: %w", k, err)
+		}
+		// Completeness (DESIGN.md §4): can an execution take k steps and still
+		// have an enabled thread? If not, every execution ends within k steps.
+		live, err := r.u.Live(k)
+		if err != nil {
+			return fmt.Errorf("symbolic: depth %d: %w", k, err)
+		}
+		st, err = r.check(live)
+		if err != nil {
+			return fmt.Errorf("symbolic: depth %d: %w", k, err)
+		}
+		switch st {
+		case solver.Unknown:
+			r.unknown(k)
+			return nil
+		case solver.Unsat:
+			r.stats.Depth = int64(k)
+			r.res.Verdict = verify.Safe
+			return nil
+		}
+		r.stats.Depth = int64(k)
+		if r.e.Progress != nil {
+			r.fillStats()
+			r.e.Progress(&r.stats)
+		}
+	}
+	r.res.Verdict = verify.BoundedSafe
+	r.res.Note = fmt.Sprintf("some execution is longer than the depth bound %d", bound)
+	return nil
+}
+
+func (r *run) check(assumption *solver.Term) (solver.Status, error) {
+	r.stats.SolverCalls++
+	t0 := time.Now()
+	st, err := r.be.Check(r.ctx, assumption)
+	r.stats.SolveTime += time.Since(t0)
+	return st, err
+}
+
+// unknown records that the context ended after depth done was decided.
+func (r *run) unknown(done int) {
+	if r.e.NoIncremental {
+		done = 0 // only depth K is checked
+	}
+	r.stats.Depth = int64(max(done, 0))
+	r.res.Verdict = verify.Unknown
+	r.res.Note = fmt.Sprintf("stopped after depth %d: %v", max(done, 0), context.Cause(r.ctx))
+}
+
+// counterexample reads the violating execution of a model of Bad(k) and
+// validates it by concrete replay.
+func (r *run) counterexample(k int) error {
+	moves, v, err := r.u.Counterexample(r.be, k)
+	if err != nil {
+		return fmt.Errorf("symbolic: depth %d: %w", k, err)
+	}
+	r.res.Verdict = verify.Unsafe
+	r.res.Trace = moves
+	r.res.Violation = v
+	return r.validate()
+}
+
+// validate replays an unsafe result through ir (verify.Validate), which also
+// replaces the violation by the replayed one. A trace that does not replay is an
+// internal error wrapping verify.ErrReplay, never a result.
+func (r *run) validate() error {
+	if r.e.corrupt != nil {
+		r.res.Trace = r.e.corrupt(r.res.Trace)
+	}
+	if _, err := verify.Validate(r.p, r.res); err != nil {
+		if !errors.Is(err, verify.ErrReplay) {
+			err = fmt.Errorf("%w: %v", verify.ErrReplay, err)
+		}
+		return fmt.Errorf("symbolic %s/%s: internal error: %w", r.res.Solver, r.res.POR, err)
+	}
+	return nil
+}
+
+func (r *run) fillStats() {
+	bs := r.be.Stats()
+	r.stats.Variables = bs.Vars
+	if r.stats.Variables == 0 {
+		r.stats.Variables = int64(r.u.Variables())
+	}
+	r.stats.Clauses = bs.Clauses
+	r.stats.Conflicts = bs.Conflicts
+	r.stats.Time = time.Since(r.start)
+}
+
+func (r *run) finish() (*verify.Result, error) {
+	r.fillStats()
+	r.res.Stats = r.stats
+	r.res.StatKeys = append([]string(nil), statKeys...)
+	return r.res, nil
+}

@@ -1,0 +1,193 @@
+package symbolic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"kbmc/explicit"
+	"kbmc/ir"
+	"kbmc/lang"
+	"kbmc/solver"
+	"kbmc/verify"
+)
+
+// args are a testdata program's annotations (DESIGN.md §9) that matter here.
+type args struct {
+	expect     string // safe, unsafe, bounded-safe, error
+	violation  string
+	depth      int
+	noDeadlock bool
+	cfg        lang.Config
+}
+
+func parseArgs(src string) (args, error) {
+	var a args
+	for _, line := range strings.Split(src, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "//@")
+		if !ok {
+			continue
+		}
+		key, val, _ := strings.Cut(rest, ":")
+		val = strings.TrimSpace(val)
+		switch strings.TrimSpace(key) {
+		case "expect":
+			a.expect = val
+		case "violation":
+			a.violation = val
+		case "args":
+			fs := strings.Fields(val)
+			for i := 0; i < len(fs); i++ {
+				next := func() (string, error) {
+					if i+1 >= len(fs) {
+						return "", fmt.Errorf("%s needs a value", fs[i])
+					}
+					i++
+					return fs[i], nil
+				}
+				switch f := fs[i]; {
+				case f == "--depth" || f == "--width":
+					v, err := next()
+					if err != nil {
+						return a, err
+					}
+					n, err := strconv.Atoi(v)
+					if err != nil {
+						return a, fmt.Errorf("bad %s %q", f, v)
+					}
+					if f == "--depth" {
+						a.depth = n
+					} else {
+						a.cfg.Width = n
+					}
+				case f == "-D" || strings.HasPrefix(f, "-D"):
+					def := strings.TrimPrefix(f, "-D")
+					if def == "" {
+						v, err := next()
+						if err != nil {
+							return a, err
+						}
+						def = v
+					}
+					name, val, ok := strings.Cut(def, "=")
+					n, err := strconv.ParseInt(val, 0, 64)
+					if !ok || err != nil {
+						return a, fmt.Errorf("bad -D %q", def)
+					}
+					if a.cfg.Defines == nil {
+						a.cfg.Defines = map[string]int64{}
+					}
+					a.cfg.Defines[name] = n
+				case f == "--no-deadlock":
+					a.noDeadlock = true
+				case f == "--no-fold":
+					a.cfg.NoFold = true
+				default:
+					return a, fmt.Errorf("unknown argument %q", f)
+				}
+			}
+		}
+	}
+	return a, nil
+}
+
+// outcome is what differential tests compare: the verdict and the violation kind.
+type outcome struct {
+	verdict verify.Verdict
+	kind    ir.ViolationKind
+}
+
+func (o outcome) String() string {
+	if o.verdict == verify.Unsafe {
+		return fmt.Sprintf("%s (%s)", o.verdict, o.kind)
+	}
+	return o.verdict.String()
+}
+
+func outcomeOf(r *verify.Result) outcome {
+	o := outcome{verdict: r.Verdict}
+	if r.Violation != nil {
+		o.kind = r.Violation.Kind
+	}
+	return o
+}
+
+// combo is one solver × reduction combination.
+type combo struct{ solver, por string }
+
+func (c combo) String() string { return c.solver + "/" + c.por }
+
+// combos are the combinations the differential tests run: every reduction on
+// every solver this build has.
+func combos(t testing.TB) []combo {
+	var cs []combo
+	for _, s := range Solvers() {
+		if err := solverAvailable(s); err != nil {
+			t.Logf("solver %s is not available in this build: %v", s, err)
+			continue
+		}
+		for _, p := range PORs() {
+			cs = append(cs, combo{s, p})
+		}
+	}
+	return cs
+}
+
+// dfs runs the reference oracle.
+func dfs(ctx context.Context, p *ir.Program, opts verify.Options) (*verify.Result, error) {
+	return explicit.DFS{Options: explicit.Options{Options: opts}}.Check(ctx, p)
+}
+
+// symbolicRun runs the engine with a generous time limit; a time-out is a
+// test failure, never a silent pass. kinds restricts the violations looked for.
+func symbolicRun(p *ir.Program, opts verify.Options, c combo, limit time.Duration, kinds ...ir.ViolationKind) (*verify.Result, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	r, err := Engine{Options: opts, Solver: c.solver, POR: c.por, kinds: kinds}.Check(ctx, p)
+	if err == nil && r.Verdict == verify.Unknown {
+		return r, fmt.Errorf("no verdict within %v: %s", limit, r.Note)
+	}
+	return r, err
+}
+
+func isUnsupported(err error) bool {
+	var ue *verify.UnsupportedError
+	return errors.As(err, &ue)
+}
+
+// agree compares a symbolic result with the reference DFS's. Both must have the
+// same verdict. An engine reports the first violation its search reaches
+// (DESIGN.md §4), so when several kinds are reachable the two may differ: the
+// symbolic one has been replayed, and the engine is asked again for the kind DFS
+// reported, which it must find.
+func agree(p *ir.Program, opts verify.Options, c combo, ref, got *verify.Result, limit time.Duration) error {
+	want, have := outcomeOf(ref), outcomeOf(got)
+	if want.verdict != have.verdict {
+		return fmt.Errorf("symbolic says %s, dfs says %s", have, want)
+	}
+	if want == have {
+		return nil
+	}
+	again, err := symbolicRun(p, opts, c, limit, want.kind)
+	if err != nil {
+		return fmt.Errorf("symbolic says %s, dfs says %s; looking for %s: %v", have, want, want.kind, err)
+	}
+	if outcomeOf(again) != want {
+		return fmt.Errorf("symbolic says %s, dfs says %s; looking for %s only it says %s", have, want, want.kind, outcomeOf(again))
+	}
+	return nil
+}
+
+// solverAvailable reports why a solver cannot be constructed in this build (Z3
+// without cgo).
+func solverAvailable(name string) error {
+	be, err := newBackend(name, solver.NewBuilder())
+	if err != nil {
+		return err
+	}
+	return be.Close()
+}

@@ -1,0 +1,86 @@
+package symbolic
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"kbmc/lang"
+	"kbmc/verify"
+)
+
+var heavy = flag.Bool("symbolic.heavy", false, "TestTestdata: also run the combinations listed in tooBig")
+
+// tooBig lists the testdata programs and reductions that take the symbolic
+// engine longer than the default test run can afford, and why. They run with
+// -symbolic.heavy.
+var tooBig = map[string]map[string]string{
+	"thesis-indexer.kb": {
+		"none": "two indexers of 10 steps each have C(20,10) = 184,756 interleavings; without a reduction " +
+			"refuting the 20 depths takes 80 s (z3) to 2 min (gini) on an idle machine, several times " +
+			"that under load (peephole and monotonic take 2-6 s)",
+	},
+}
+
+// TestTestdata runs every testdata program that is not expected to be rejected on
+// every solver × reduction combination and compares verdict and violation kind
+// with the reference DFS (DESIGN.md §9).
+func TestTestdata(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "*.kb"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no testdata programs: %v", err)
+	}
+	cs := combos(t)
+	limit := 2 * time.Minute
+	if *heavy {
+		limit = 90 * time.Minute
+	}
+	programs, runs := 0, 0
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := parseArgs(string(src))
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if a.expect == "error" {
+			continue
+		}
+		programs++
+		name := filepath.Base(file)
+		t.Run(name, func(t *testing.T) {
+			p, err := lang.Compile(name, src, a.cfg)
+			if err != nil {
+				t.Fatalf("compile: %v", err)
+			}
+			opts := verify.Options{Depth: a.depth, NoDeadlock: a.noDeadlock}
+			ref, err := dfs(context.Background(), p, opts)
+			if err != nil {
+				t.Fatalf("dfs: %v", err)
+			}
+			for _, c := range cs {
+				t.Run(c.String(), func(t *testing.T) {
+					if why, ok := tooBig[name][c.por]; ok && !*heavy {
+						t.Skipf("too big for the default run (-symbolic.heavy runs it): %s", why)
+					}
+					runs++
+					r, err := symbolicRun(p, opts, c, limit)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := agree(p, opts, c, ref, r, limit); err != nil {
+						t.Fatal(err)
+					}
+					t.Logf("%s at depth %d: %d variables, %d clauses, %d solver calls, %v", outcomeOf(r), r.Stats.Depth,
+						r.Stats.Variables, r.Stats.Clauses, r.Stats.SolverCalls, r.Stats.Time.Round(time.Millisecond))
+				})
+			}
+		})
+	}
+	t.Logf("%d programs × %d combinations: %d runs", programs, len(cs), runs)
+}
