@@ -81,8 +81,8 @@ type engineConfig struct {
 	// Symbolic: solver, POR constraints, and whether to deepen incrementally.
 	Solver, POR   string
 	NoIncremental bool
-	Explicit     explicit.Options
-	Timeout      time.Duration
+	Explicit      explicit.Options
+	Timeout       time.Duration
 }
 
 func readEngineConfig(c *cli.Context) (engineConfig, error) {
