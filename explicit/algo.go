@@ -9,7 +9,7 @@ import (
 
 // Algorithms lists the --algo names New accepts, the reference DFS first.
 func Algorithms() []string {
-	return []string{"dfs", "lazypor", "persistent"}
+	return []string{"dfs", "dpor", "lazypor", "persistent", "bpor-preempt", "bpor-fair"}
 }
 
 // New returns the explicit algorithm called name, configured by opts.
@@ -17,6 +17,12 @@ func New(name string, opts Options) (verify.Engine, error) {
 	switch name {
 	case "dfs":
 		return DFS{Options: opts}, nil
+	case "dpor":
+		return DPOR{Options: opts}, nil
+	case "bpor-preempt":
+		return BPORPreempt{Options: opts}, nil
+	case "bpor-fair":
+		return BPORFair{Options: opts}, nil
 	case "lazypor":
 		if _, err := NewTCSSolver(opts.TCSSolver); err != nil {
 			return nil, err

@@ -39,6 +39,9 @@ func engineFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-deadlock", Usage: "do not report deadlocks"},
 		&cli.BoolFlag{Name: "stateful", Usage: "dfs: keep a visited set"},
 		&cli.BoolFlag{Name: "no-sleep", Usage: "dpor, persistent: no sleep sets"},
+		&cli.IntFlag{Name: "preemptions", Value: 2, Usage: "bpor-preempt: preemption bound (negative: none)"},
+		&cli.IntFlag{Name: "fair", Value: 2, Usage: "bpor-fair: fair bound (negative: none)"},
+		&cli.IntFlag{Name: "max-steps", Usage: "bpor-fair: report a possible livelock past this many steps (0: off)"},
 		&cli.StringFlag{Name: "tcs-solver", Value: "topo", Usage: "lazypor: trace constraint system solver (topo)"},
 		&cli.Int64Flag{Name: "max-nondet", Value: explicit.DefaultMaxNondet, Usage: "largest nondet(lo, hi) range explored"},
 		&cli.DurationFlag{Name: "timeout", Usage: "give up after this long (verdict unknown), e.g. 30s"},
@@ -93,6 +96,9 @@ func readEngineConfig(c *cli.Context) (engineConfig, error) {
 	ec.Explicit.Stateful = c.Bool("stateful")
 	ec.Explicit.NoSleep = c.Bool("no-sleep")
 	ec.Explicit.TCSSolver = c.String("tcs-solver")
+	ec.Explicit.Preemptions = c.Int("preemptions")
+	ec.Explicit.Fair = c.Int("fair")
+	ec.Explicit.MaxSteps = c.Int("max-steps")
 	ec.Explicit.MaxNondet = c.Int64("max-nondet")
 	if ec.Explicit.Depth < 0 {
 		return ec, usageErr("--depth %d: must not be negative", ec.Explicit.Depth)

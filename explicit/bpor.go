@@ -1,0 +1,366 @@
+package explicit
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"kbmc/ir"
+	"kbmc/verify"
+)
+
+// BPORPreempt is the preemption-bounded search of Coons, Musuvathi and McKinley's
+// Bounded Partial-Order Reduction (papers/bpor-bounded-por-proofs.txt): Algorithm 1
+// with the Initialize and Backtrack of Algorithm 2. It explores every execution with
+// at most Preemptions preemptions (Def. 1.5: a step by another thread while the
+// previous step's thread is still enabled), up to partial-order equivalence; a
+// negative bound means no bound. The verdict is bounded-safe when the bound kept the
+// search from some step.
+//
+// Like DPOR, a path cut by the depth bound backtracks on every enabled thread along
+// it (the proofs assume an acyclic state space searched to the end).
+type BPORPreempt struct {
+	Options
+}
+
+// Check runs the search.
+func (b BPORPreempt) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
+	return checkBPOR(ctx, p, b.Options, false)
+}
+
+// BPORFair is the fair-bounded search of the same paper: Algorithm 1 with the
+// Initialize and Backtrack of Algorithm 3. The fair bound Fair limits how many more
+// yields (`yield;` steps) a scheduled thread may have made than an enabled thread
+// (Def. 1.9), so spin loops that yield cannot starve the thread they wait for. A
+// release operation — one that may enable another thread: unlock, a write to a
+// variable some await, assume, lock index or join index reads, or the last step of
+// a thread somebody joins — backtracks on every enabled thread. If MaxSteps > 0 and
+// an execution within the fair bound runs past MaxSteps steps, the search stops and
+// reports a possible livelock with verdict unknown (Algorithm 3, line 3). A
+// negative bound means no bound.
+type BPORFair struct {
+	Options
+}
+
+// Check runs the search.
+func (b BPORFair) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
+	return checkBPOR(ctx, p, b.Options, true)
+}
+
+func checkBPOR(ctx context.Context, p *ir.Program, opts Options, fair bool) (*verify.Result, error) {
+	x, err := newExecutor(ctx, p, opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &bporSearch{porStack: newPORStack(x, false), fair: fair, found: newThreadSet(len(p.Threads))}
+	bound, name := opts.Preemptions, "bpor-preempt"
+	if fair {
+		bound, name = opts.Fair, "bpor-fair"
+		s.release = releases(p)
+		s.yields = make([]int, len(p.Threads))
+		s.maxSteps = opts.MaxSteps
+	}
+	s.bound = bound
+	if bound < 0 {
+		s.bound = math.MaxInt
+	}
+	copy(s.frame(0).state, p.Initial())
+	s.explore(0)
+	r, err := x.result(name)
+	if err != nil {
+		return nil, err
+	}
+	if fair {
+		r.Bound.Fair = bound
+	} else {
+		r.Bound.Preemptions = bound
+	}
+	if s.livelock && r.Verdict != verify.Unsafe {
+		within := "a fair execution"
+		if bound >= 0 {
+			within = fmt.Sprintf("an execution within fair bound %d", bound)
+		}
+		r.Verdict = verify.Unknown
+		r.Note = fmt.Sprintf("livelock: %s runs past %d steps (--max-steps)", within, s.maxSteps)
+	}
+	return r, nil
+}
+
+type bporSearch struct {
+	*porStack
+	fair     bool
+	bound    int // c
+	found    threadSet
+	release  [][]bool // fair: per thread, per control location: may its transition release?
+	yields   []int    // fair: per thread, yields on the current path
+	maxSteps int
+	livelock bool
+}
+
+func (s *bporSearch) stopped() bool { return s.livelock || s.x.done() }
+
+// explore is Algorithm 1's Explore(S) for the execution on the stack, |S| = d.
+func (s *bporSearch) explore(d int) {
+	x := s.x
+	f := s.frame(d)
+	f.backtrack.clear()
+	f.done.clear()
+	f.wide = false
+	s.observe(d)
+	if d > 0 {
+		s.races(d)
+	}
+	if f.enabled.empty() {
+		x.terminal(f.state, s.moves[:d])
+		return
+	}
+	if d == x.opts.Depth {
+		x.bounded("depth bound reached")
+		s.widen(d)
+		return
+	}
+	if s.fair && s.maxSteps > 0 && d > s.maxSteps {
+		x.stats.Executions++
+		s.livelock = true
+		return
+	}
+	s.initialize(d)
+	// Lines 10-13; backtrack(s) grows while the loop runs.
+	for !s.stopped() {
+		u := firstOf(f.backtrack, f.enabled, f.done, nil)
+		if u < 0 {
+			break
+		}
+		f.done.add(u)
+		c := s.costOf(d, u)
+		if c > s.bound {
+			s.pruned()
+			continue
+		}
+		s.frame(d + 1).cost = c
+		s.run(d, u)
+	}
+}
+
+// races is lines 3-7 of Algorithm 1: for every thread u and every other thread v,
+// the latest step of v dependent with u's next transition gets a backtracking point
+// for u. As in DPOR, only the threads observe recomputed can have a new one.
+func (s *bporSearch) races(d int) {
+	f := s.frames[d]
+	n := len(s.p.Threads)
+	for u := 0; u < n; u++ {
+		if !f.fresh.has(u) || len(f.fp[u]) == 0 {
+			continue
+		}
+		s.found.clear()
+		left := n - 1
+		for i := d - 1; i >= 0 && left > 0; i-- {
+			st := &s.trace.steps[i]
+			v := st.thread
+			if v == u || s.found.has(v) || !conflict(st.acc, f.fp[u]) {
+				continue
+			}
+			s.found.add(v)
+			left--
+			s.backtrack(i, u)
+		}
+	}
+}
+
+// backtrack is Backtrack(S, i, u) of Algorithm 2 (preemption bound) or 3 (fair
+// bound), for the state before step i.
+func (s *bporSearch) backtrack(i, u int) {
+	if s.fair {
+		// Algorithm 3 tests u's next transition there; Def. 1.12 tests step i. Both
+		// are release tests, and testing both is the conservative reading.
+		s.addPoint(i, u, s.releases(i, u) || s.releases(i, s.trace.steps[i].thread))
+		return
+	}
+	s.addPoint(i, u, false)
+	if i > 0 {
+		// j: the latest context switch before i, where the thread that ran step
+		// i-1 was scheduled.
+		s.addPoint(s.trace.steps[i-1].run, u, false)
+	}
+}
+
+// addPoint is AddBacktrackPoint: u if it is enabled before step i (and, for the
+// fair bound, not a release), else every enabled thread.
+func (s *bporSearch) addPoint(i, u int, all bool) {
+	f := s.frames[i]
+	if !all && f.enabled.has(u) {
+		f.backtrack.add(u)
+	} else {
+		f.backtrack.or(f.enabled)
+	}
+}
+
+// releases reports whether thread u's next transition in the state at depth i may
+// release (Def. 1.10).
+func (s *bporSearch) releases(i, u int) bool {
+	tab := s.release[u]
+	l := s.p.Location(s.frames[i].state, u)
+	return l < len(tab) && tab[l]
+}
+
+// initialize is Initialize(S): the zero-cost choice. For the preemption bound the
+// thread that took the last step if it can go on (Algorithm 2), else the first
+// enabled thread; for the fair bound an enabled thread with the fewest yields,
+// through Backtrack (Algorithm 3).
+func (s *bporSearch) initialize(d int) {
+	f := s.frames[d]
+	if !s.fair {
+		if d > 0 {
+			if l := s.moves[d-1].Thread; f.enabled.has(l) {
+				f.backtrack.add(l)
+				return
+			}
+		}
+		f.backtrack.add(firstOf(f.enabled, nil, nil, nil))
+		return
+	}
+	best := -1
+	for t := range s.p.Threads {
+		if f.enabled.has(t) && (best < 0 || s.yields[t] < s.yields[best]) {
+			best = t
+		}
+	}
+	s.addPoint(d, best, s.releases(d, best))
+}
+
+// costOf is Bv(S.next(s, u)): Pb (Def. 1.5) or Fb (Def. 1.9).
+func (s *bporSearch) costOf(d, u int) int {
+	f := s.frames[d]
+	c := f.cost
+	if !s.fair {
+		if d > 0 {
+			if l := s.moves[d-1].Thread; l != u && f.enabled.has(l) {
+				c++
+			}
+		}
+		return c
+	}
+	for t := range s.p.Threads {
+		if f.enabled.has(t) && s.yields[u]-s.yields[t] > c {
+			c = s.yields[u] - s.yields[t]
+		}
+	}
+	return c
+}
+
+// pruned records that the reduction bound kept the search from a step: the verdict
+// can no longer be safe.
+func (s *bporSearch) pruned() {
+	x := s.x
+	if !x.cut {
+		note := "preemption bound reached"
+		if s.fair {
+			note = "fair bound reached"
+		}
+		x.cut, x.cutNote = true, note
+	}
+}
+
+// run explores thread u's step from depth d, once per combination of its
+// nondeterministic values.
+func (s *bporSearch) run(d, u int) {
+	x := s.x
+	f := s.frames[d]
+	c := s.frame(d + 1)
+	yield := s.fair && s.p.Transition(f.state, u).EntryNode().Op == ir.OpYield
+	if yield {
+		s.yields[u]++
+	}
+	fixed := f.fixed[:0]
+	for {
+		copy(c.state, f.state)
+		f.ch.Reset(fixed)
+		x.step(c.state, u, &f.ch, &s.ev)
+		mv := &s.moves[d]
+		mv.Thread = u
+		mv.Choices = values(mv.Choices, f.ch.Made)
+		if s.ev.Violation != nil {
+			x.stats.Executions++
+			x.failed(s.ev.Violation, s.moves[:d+1])
+			break
+		}
+		s.trace.push(u, s.ev.Accesses)
+		s.explore(d + 1)
+		s.trace.pop()
+		if s.stopped() {
+			break
+		}
+		var more bool
+		if fixed, more = f.ch.Next(fixed); !more {
+			break
+		}
+	}
+	f.fixed = fixed
+	if yield {
+		s.yields[u]--
+	}
+}
+
+// releases computes, per thread and control location, whether the transition there
+// may enable another thread (a release operation for the fair bound, Def. 1.10):
+// it unlocks, writes a shared variable that an await or assume condition, a lock
+// index or a join index reads, or may end a thread that some join waits for.
+// Anything else can only disable other threads, which the fair-bound proofs allow.
+func releases(p *ir.Program) [][]bool {
+	guards := map[*ir.Var]bool{}
+	joined := map[*ir.Template]bool{}
+	var reads func(e *ir.Expr)
+	reads = func(e *ir.Expr) {
+		if e == nil {
+			return
+		}
+		if (e.Op == ir.EVar || e.Op == ir.EIndex) && e.Var.Shared {
+			guards[e.Var] = true
+		}
+		reads(e.X)
+		reads(e.Y)
+		reads(e.Z)
+	}
+	for _, t := range p.Templates {
+		for _, n := range t.Nodes {
+			switch n.Op {
+			case ir.OpAwait, ir.OpAssume:
+				reads(n.X)
+			case ir.OpLock, ir.OpUnlock:
+				reads(n.MIndex)
+			case ir.OpJoin:
+				reads(n.JIndex)
+				joined[n.Join] = true
+			}
+		}
+	}
+	byTemplate := map[*ir.Template][]bool{}
+	for _, t := range p.Templates {
+		tab := make([]bool, len(t.Transitions))
+		for i, tr := range t.Transitions {
+			for _, n := range tr.Nodes {
+				if t.Nodes[n].Op == ir.OpUnlock {
+					tab[i] = true
+				}
+			}
+			for _, v := range tr.Writes {
+				if guards[v] {
+					tab[i] = true
+				}
+			}
+			if joined[t] {
+				for _, l := range tr.Succ {
+					if l == t.Terminated() {
+						tab[i] = true
+					}
+				}
+			}
+		}
+		byTemplate[t] = tab
+	}
+	out := make([][]bool, len(p.Threads))
+	for i, th := range p.Threads {
+		out[i] = byTemplate[th.Template]
+	}
+	return out
+}
