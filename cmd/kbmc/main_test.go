@@ -167,7 +167,7 @@ func TestRegressReportsFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	code, out, _ := kbmc(t, "regress", "--table", dir)
+	code, out, _ := kbmc(t, "regress", "--engines", "explicit/dfs", "--table", dir)
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
