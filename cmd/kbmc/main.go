@@ -74,6 +74,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		OnUsageError:              onUsage,
 		Commands: []*cli.Command{
 			checkCommand(),
+			xvalCommand(),
 			runCommand(),
 			irCommand(),
 			regressCommand(),
@@ -81,7 +82,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() > 0 {
-				return usageErr("unknown command %q (commands: check, run, ir, regress, bench)", c.Args().First())
+				return usageErr("unknown command %q (commands: check, xval, run, ir, regress, bench)", c.Args().First())
 			}
 			return cli.ShowAppHelp(c)
 		},

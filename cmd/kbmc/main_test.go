@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"kbmc/verify"
 )
 
 func kbmc(t *testing.T, args ...string) (int, string, string) {
@@ -200,5 +202,36 @@ func TestBenchWritesReports(t *testing.T) {
 	png, _ := os.ReadFile(pngPath)
 	if !bytes.HasPrefix(png, []byte("\x89PNG")) {
 		t.Error("plot is not a PNG")
+	}
+}
+
+func TestXval(t *testing.T) {
+	unsafe := writeProgram(t, racy)
+	code, out, errs := kbmc(t, "xval", "--engines", "explicit/dfs,explicit/dpor,explicit/lazypor,symbolic/gini/peephole", unsafe)
+	if code != 0 || strings.Count(out, "unsafe (assertion)") != 4 {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+	bad := writeProgram(t, "thread a { x = 1; }\n")
+	if code, _, _ := kbmc(t, "xval", "--engines", "explicit/dfs", bad); code != 2 {
+		t.Errorf("xval of a bad file: exit %d, want 2", code)
+	}
+}
+
+func TestXvalDisagreement(t *testing.T) {
+	cell := func(v verify.Verdict) xvalCell { return xvalCell{verdict: v.String(), res: &verify.Result{Verdict: v}} }
+	tests := []struct {
+		a, b     xvalCell
+		disagree bool
+	}{
+		{cell(verify.Safe), cell(verify.Safe), false},
+		{cell(verify.Safe), cell(verify.BoundedSafe), true},
+		{cell(verify.Unsafe), cell(verify.BoundedSafe), true},
+		{cell(verify.Unsafe), cell(verify.Unknown), false},
+		{cell(verify.Safe), xvalCell{verdict: "error"}, false},
+	}
+	for _, tc := range tests {
+		if got := disagree(tc.a, tc.b) != ""; got != tc.disagree {
+			t.Errorf("disagree(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.disagree)
+		}
 	}
 }
