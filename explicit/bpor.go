@@ -36,7 +36,7 @@ func (b BPORPreempt) Check(ctx context.Context, p *ir.Program) (*verify.Result, 
 // variable some await, assume, lock index or join index reads, or the last step of
 // a thread somebody joins — backtracks on every enabled thread. If MaxSteps > 0 and
 // an execution within the fair bound runs past MaxSteps steps, the search stops and
-// reports a possible livelock with verdict unknown (Algorithm 3, line 3). A
+// reports a possible livelock with verdict unknown (Algorithm 3, lines 2-3). A
 // negative bound means no bound.
 type BPORFair struct {
 	Options

@@ -13,7 +13,7 @@ type Options struct {
 	Stateful  bool  // dfs: keep a visited set
 	MaxNondet int64 // largest nondet range explored (values); 0 means DefaultMaxNondet
 
-	NoSleep     bool   // dpor, persistent: no sleep sets (dpor: the thesis's baseline DPOR)
+	NoSleep     bool   // dpor, persistent: no sleep sets (dpor keeps source-DPOR race reversal, so counts differ from the thesis baseline)
 	Preemptions int    // bpor-preempt: preemption bound c
 	Fair        int    // bpor-fair: fair bound c
 	MaxSteps    int    // bpor-fair: livelock report past this many steps
