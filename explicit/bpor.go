@@ -102,21 +102,8 @@ func (s *bporSearch) stopped() bool { return s.livelock || s.x.done() }
 // explore is Algorithm 1's Explore(S) for the execution on the stack, |S| = d.
 func (s *bporSearch) explore(d int) {
 	x := s.x
-	f := s.frame(d)
-	f.backtrack.clear()
-	f.done.clear()
-	f.wide = false
-	s.observe(d)
-	if d > 0 {
-		s.races(d)
-	}
-	if f.enabled.empty() {
-		x.terminal(f.state, s.moves[:d])
-		return
-	}
-	if d == x.opts.Depth {
-		x.bounded("depth bound reached")
-		s.widen(d)
+	f, more := s.enter(d, s.races)
+	if !more {
 		return
 	}
 	if s.fair && s.maxSteps > 0 && d > s.maxSteps {

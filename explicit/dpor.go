@@ -69,21 +69,8 @@ type dporSearch struct {
 // explore is FG05's Explore(S) for the execution on the stack, |S| = d.
 func (s *dporSearch) explore(d int) {
 	x := s.x
-	f := s.frame(d)
-	f.backtrack.clear()
-	f.done.clear()
-	f.wide = false
-	s.observe(d)
-	if d > 0 {
-		s.races(d)
-	}
-	if f.enabled.empty() {
-		x.terminal(f.state, s.moves[:d])
-		return
-	}
-	if d == x.opts.Depth {
-		x.bounded("depth bound reached")
-		s.widen(d)
+	f, more := s.enter(d, s.races)
+	if !more {
 		return
 	}
 	first := firstOf(f.enabled, nil, f.sleep, nil)
@@ -257,6 +244,33 @@ func newPORStack(x *executor, clocks bool) *porStack {
 		scratch: make(ir.State, p.StateSize),
 		seen:    make([]uint8, p.NumLocations()),
 	}
+}
+
+// enter starts the exploration of the state at depth d, the part of Explore(S) that
+// DPOR and BPOR share: it resets the frame's sets, observes every thread, lets
+// races add backtracking points for the races of the step that led here, and ends
+// an execution that is terminal or cut by the depth bound. It reports whether the
+// state has successors to explore.
+func (s *porStack) enter(d int, races func(d int)) (*porFrame, bool) {
+	x := s.x
+	f := s.frame(d)
+	f.backtrack.clear()
+	f.done.clear()
+	f.wide = false
+	s.observe(d)
+	if d > 0 {
+		races(d)
+	}
+	if f.enabled.empty() {
+		x.terminal(f.state, s.moves[:d])
+		return f, false
+	}
+	if d == x.opts.Depth {
+		x.bounded("depth bound reached")
+		s.widen(d)
+		return f, false
+	}
+	return f, true
 }
 
 // frame returns frames[d], allocating it (and moves[d-1]) the first time the
