@@ -22,9 +22,11 @@ type Row struct {
 	Executions int64
 	Trans      int64
 	States     int64
+	Depth      int64 // symbolic: the depth reached (where it completed, or the bound)
 	Variables  int64
 	Clauses    int64
-	Conflicts  int64
+	Conflicts  int64         // -1 when the solver does not report it (gini)
+	SolveTime  time.Duration // symbolic: time inside the solver
 	Time       time.Duration
 	PeakHeap   uint64 // bytes, sampled
 	Note       string
@@ -102,8 +104,8 @@ func runOne(ctx context.Context, cfg Config, f Family, src []byte, engName strin
 	}
 	s := res.Stats
 	row.Executions, row.Trans, row.States = s.Executions, s.Transitions, s.States
-	row.Variables, row.Clauses, row.Conflicts = s.Variables, s.Clauses, s.Conflicts
-	row.Time = s.Time
+	row.Depth, row.Variables, row.Clauses, row.Conflicts = s.Depth, s.Variables, s.Clauses, s.Conflicts
+	row.SolveTime, row.Time = s.SolveTime, s.Time
 	return row
 }
 

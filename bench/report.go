@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -17,7 +18,7 @@ import (
 )
 
 var header = []string{"family", "n", "engine", "verdict", "executions", "transitions", "states",
-	"variables", "clauses", "conflicts", "time_ms", "peak_heap_mb", "note"}
+	"depth", "variables", "clauses", "conflicts", "solve_ms", "time_ms", "peak_heap_mb", "note"}
 
 func (r Row) fields() []string {
 	count := func(n int64, applies bool) string {
@@ -26,11 +27,16 @@ func (r Row) fields() []string {
 		}
 		return strconv.FormatInt(n, 10)
 	}
+	ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 3, 64) }
 	symbolic := strings.HasPrefix(r.Engine, "symbolic")
+	solveMS := ""
+	if symbolic {
+		solveMS = ms(r.SolveTime)
+	}
 	return []string{r.Family, strconv.Itoa(r.N), r.Engine, r.Verdict,
 		count(r.Executions, !symbolic), count(r.Trans, !symbolic), count(r.States, !symbolic),
-		count(r.Variables, symbolic), count(r.Clauses, symbolic), count(r.Conflicts, symbolic),
-		strconv.FormatFloat(float64(r.Time.Microseconds())/1000, 'f', 3, 64),
+		count(r.Depth, symbolic), count(r.Variables, symbolic), count(r.Clauses, symbolic),
+		count(r.Conflicts, symbolic && r.Conflicts >= 0), solveMS, ms(r.Time),
 		strconv.FormatFloat(float64(r.PeakHeap)/(1<<20), 'f', 1, 64), r.Note}
 }
 

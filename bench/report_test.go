@@ -1,0 +1,38 @@
+package bench
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRowFields checks that each engine kind fills only the columns it has a
+// counter for, and that gini's missing conflict count is an empty cell, not -1.
+func TestRowFields(t *testing.T) {
+	tests := []struct {
+		row  Row
+		want string
+	}{
+		{Row{Family: "f", N: 2, Engine: "explicit/dfs", Verdict: "safe", Executions: 4, Trans: 9, Time: 1500 * time.Microsecond},
+			"f,2,explicit/dfs,safe,4,9,0,,,,,,1.500,0.0,"},
+		{Row{Family: "f", N: 1, Engine: "symbolic/z3/monotonic", Verdict: "safe", Depth: 7, Variables: 10, Clauses: 20, Conflicts: 3,
+			SolveTime: 2 * time.Millisecond, Time: 3 * time.Millisecond},
+			"f,1,symbolic/z3/monotonic,safe,,,,7,10,20,3,2.000,3.000,0.0,"},
+		{Row{Family: "f", N: 1, Engine: "symbolic/gini/none", Verdict: "unknown", Depth: 5, Conflicts: -1, Note: "stopped"},
+			"f,1,symbolic/gini/none,unknown,,,,5,0,0,,0.000,0.000,0.0,stopped"},
+	}
+	for _, tc := range tests {
+		var buf bytes.Buffer
+		if err := WriteCSV(&buf, []Row{tc.row}); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+		if len(lines) != 2 || lines[1] != tc.want {
+			t.Errorf("%s: CSV\n%s\nwant row %s", tc.row.Engine, buf.String(), tc.want)
+		}
+		if got, want := strings.Count(lines[0], ","), strings.Count(tc.want, ","); got != want {
+			t.Errorf("%s: header has %d commas, row %d", tc.row.Engine, got, want)
+		}
+	}
+}
