@@ -4,16 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"kbmc/encode"
 	"kbmc/ir"
 	"kbmc/solver"
+	"kbmc/solver/solvers"
 	"kbmc/verify"
 )
 
 // Solvers lists the names Engine.Solver accepts, the default first.
-func Solvers() []string { return []string{"gini", "z3"} }
+func Solvers() []string { return solvers.Names() }
 
 // PORs lists the names Engine.POR accepts, the default first.
 func PORs() []string { return []string{"none", "peephole", "monotonic"} }
@@ -50,13 +53,14 @@ func New(opts verify.Options, solverName, por string, noIncremental bool) (Engin
 
 // solverName is the backend's name, the default filled in.
 func (e Engine) solverName() (string, error) {
-	switch e.Solver {
-	case "", "gini":
-		return "gini", nil
-	case "z3":
-		return "z3", nil
+	names := solvers.Names()
+	switch {
+	case e.Solver == "":
+		return names[0], nil
+	case slices.Contains(names, e.Solver):
+		return e.Solver, nil
 	}
-	return "", fmt.Errorf("unknown solver %q (gini, z3)", e.Solver)
+	return "", fmt.Errorf("unknown solver %q (%s)", e.Solver, strings.Join(names, ", "))
 }
 
 // porName is the reduction's name, the default filled in.
@@ -69,13 +73,7 @@ func (e Engine) porName() string {
 
 // newBackend constructs the backend called name for formulas of b.
 func newBackend(name string, b *solver.Builder) (solver.Backend, error) {
-	switch name {
-	case "gini":
-		return newGini(b)
-	case "z3":
-		return newZ3(b)
-	}
-	return nil, fmt.Errorf("unknown solver %q", name)
+	return solvers.New(name, b)
 }
 
 // statKeys are the statistics the engine reports, in output order (DESIGN.md §7).

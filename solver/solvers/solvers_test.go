@@ -1,0 +1,42 @@
+package solvers
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"kbmc/solver"
+	"kbmc/solver/z3"
+)
+
+func TestNew(t *testing.T) {
+	for _, name := range Names() {
+		t.Run(name, func(t *testing.T) {
+			b := solver.NewBuilder()
+			be, err := New(name, b)
+			if name == "z3" && !z3.Available() {
+				if err == nil {
+					t.Fatal("z3 is not compiled in, but New succeeds")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer be.Close()
+			x := b.BVVar("x", 8)
+			if err := be.Assert(b.Eq(b.Add(x, b.BV(1, 8)), b.BV(0, 8))); err != nil {
+				t.Fatal(err)
+			}
+			if st, err := be.Check(context.Background()); err != nil || st != solver.Sat {
+				t.Fatalf("Check = %v, %v", st, err)
+			}
+			if v, err := be.BVValue(x); err != nil || v != 255 {
+				t.Errorf("x = %d, %v; want 255", v, err)
+			}
+		})
+	}
+	if _, err := New("minisat", solver.NewBuilder()); err == nil || !strings.Contains(err.Error(), "gini, z3") {
+		t.Errorf("New(minisat) = %v, want an error listing the solvers", err)
+	}
+}
