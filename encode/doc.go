@@ -12,6 +12,10 @@
 // incremental deepening run. Counterexample reads a schedule, the drawn
 // nondeterministic values and the violation back from a model.
 //
+// TraceOrder encodes a LazyPOR trace constraint system (thesis Def. 11) the same
+// way, as propositions over event positions, for explicit's solver-backed
+// trace-constraint solvers (--tcs-solver gini|z3).
+//
 // The encoding matches ir's concrete semantics operator by operator (ir/exec.go);
 // docs/symbolic.md states every constraint. The package does not choose depths,
 // run solvers or validate traces: that is the driver, package symbolic.

@@ -2,6 +2,7 @@ package explicit
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"kbmc/verify"
@@ -24,8 +25,12 @@ func New(name string, opts Options) (verify.Engine, error) {
 	case "bpor-fair":
 		return BPORFair{Options: opts}, nil
 	case "lazypor":
-		if _, err := NewTCSSolver(opts.TCSSolver); err != nil {
+		s, err := NewTCSSolver(opts.TCSSolver)
+		if err != nil {
 			return nil, err
+		}
+		if c, ok := s.(io.Closer); ok {
+			c.Close()
 		}
 		return LazyPOR{Options: opts}, nil
 	case "persistent":

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -444,8 +445,14 @@ func variantsOf(algo string) []variant {
 		vs := []variant{{name: "topo", algo: algo, set: func(o *Options) { o.TCSSolver = "topo" }}}
 		for _, solver := range []string{"gini", "z3"} {
 			vs = append(vs, variant{name: solver, algo: algo, every: 10,
-				set:       func(o *Options) { o.TCSSolver = solver },
-				available: func() error { _, err := NewTCSSolver(solver); return err }})
+				set: func(o *Options) { o.TCSSolver = solver },
+				available: func() error {
+					s, err := NewTCSSolver(solver)
+					if c, ok := s.(io.Closer); ok {
+						c.Close()
+					}
+					return err
+				}})
 		}
 		return vs
 	case "bpor-preempt":

@@ -3,6 +3,7 @@ package explicit
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 
 	"kbmc/ir"
@@ -64,7 +65,10 @@ func (a LazyPOR) Check(ctx context.Context, p *ir.Program) (*verify.Result, erro
 	if solver == nil {
 		var err error
 		if solver, err = NewTCSSolver(a.TCSSolver); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("lazypor: %w", err)
+		}
+		if c, ok := solver.(io.Closer); ok {
+			defer c.Close()
 		}
 	}
 	x, err := newExecutor(ctx, p, a.Options)
@@ -669,6 +673,9 @@ func (s *lazySearch) solve(t *lazyTCS) ([]int, bool) {
 	x := s.x
 	order, ok, err := s.solver.Solve(x.ctx, &t.TCS)
 	switch {
+	case err != nil && x.ctx.Err() != nil:
+		x.stopped = true // the time limit, not the solver: the verdict is unknown
+		return nil, false
 	case err != nil:
 		s.err = fmt.Errorf("lazypor: trace constraint solver: %w", err)
 		return nil, false

@@ -3,6 +3,7 @@ package explicit
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"testing"
 
@@ -28,9 +29,13 @@ func lazyBenchProgram(b *testing.B, family string, n int) *ir.Program {
 // benchLazyPOR runs LazyPOR on a family and reports executions and executions per
 // second.
 func benchLazyPOR(b *testing.B, family string, n, depth int) {
-	p := lazyBenchProgram(b, family, n)
 	var o Options
 	o.Depth = depth
+	benchLazyPOROptions(b, family, n, o)
+}
+
+func benchLazyPOROptions(b *testing.B, family string, n int, o Options) {
+	p := lazyBenchProgram(b, family, n)
 	var r *verify.Result
 	b.ReportAllocs()
 	for b.Loop() {
@@ -83,5 +88,30 @@ func BenchmarkLazyPORBranching(b *testing.B) {
 func BenchmarkLazyPORPhilosophers(b *testing.B) {
 	for _, n := range []int{3, 4} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) { benchLazyPOR(b, "philosophers-fixed", n, verify.DefaultDepth) })
+	}
+}
+
+// BenchmarkLazyPORTCSSolvers compares the trace constraint solvers: topo (Listing
+// 5.1) against gini and z3 deciding each system (the executions are the same).
+func BenchmarkLazyPORTCSSolvers(b *testing.B) {
+	for _, tcs := range TCSSolvers() {
+		for _, fam := range []struct {
+			name  string
+			n     int
+			depth int
+		}{{"readers-writers", 8, verify.DefaultDepth}, {"indexer-small", 5, 40}} {
+			b.Run(fmt.Sprintf("%s/%s/N=%d", tcs, fam.name, fam.n), func(b *testing.B) {
+				var o Options
+				o.Depth, o.TCSSolver = fam.depth, tcs
+				s, err := NewTCSSolver(tcs)
+				if err != nil {
+					b.Skip(err) // z3 in a build without it
+				}
+				if c, ok := s.(io.Closer); ok {
+					c.Close()
+				}
+				benchLazyPOROptions(b, fam.name, fam.n, o)
+			})
+		}
 	}
 }

@@ -3,6 +3,10 @@ package explicit
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
+
+	"kbmc/solver/solvers"
 )
 
 // Trace constraint systems (LazyPOR thesis, Metzler 2014, §2.5.1).
@@ -55,6 +59,12 @@ func (c *TCS) Constraint(i int) (before, after int) {
 	}
 	return int(d.A), int(d.B)
 }
+
+// NumEvents, Thread and NumConstraints, with Constraint, make a TCS an
+// encode.TraceSystem.
+func (c *TCS) NumEvents() int      { return len(c.Events) }
+func (c *TCS) Thread(e int) int    { return c.Events[e].Thread }
+func (c *TCS) NumConstraints() int { return len(c.Deps) }
 
 // Satisfies reports whether order, a permutation of the events, is a solution of the
 // variation: every event after its program-order predecessor and every constraint
@@ -110,17 +120,20 @@ type TCSSolver interface {
 	Solve(ctx context.Context, c *TCS) (order []int, ok bool, err error)
 }
 
+// TCSSolvers lists the names NewTCSSolver accepts, the default first.
+func TCSSolvers() []string { return append([]string{"topo"}, solvers.Names()...) }
+
 // NewTCSSolver returns the solver called name: "topo" (or "") is the linear-extension
-// solver of thesis Listing 5.1. The SMT and SAT solvers ("z3", "gini") solve through
-// package solver and are not part of this build.
+// solver of thesis Listing 5.1; "z3" and "gini" decide the system with that backend
+// (BackendTCSSolver). A solver that holds resources is an io.Closer.
 func NewTCSSolver(name string) (TCSSolver, error) {
-	switch name {
-	case "", "topo":
+	switch {
+	case name == "" || name == "topo":
 		return new(TopoSolver), nil
-	case "z3", "gini":
-		return nil, fmt.Errorf("lazypor: the %s trace-constraint solver is not available; use topo", name)
+	case slices.Contains(solvers.Names(), name):
+		return NewBackendTCSSolver(name)
 	}
-	return nil, fmt.Errorf("lazypor: unknown trace-constraint solver %q (available: topo)", name)
+	return nil, fmt.Errorf("unknown trace-constraint solver %q (available: %s)", name, strings.Join(TCSSolvers(), ", "))
 }
 
 // TopoSolver is the linear-extension solver of thesis Listing 5.1: it visits the

@@ -2,9 +2,16 @@ package explicit
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"slices"
+	"strings"
 	"testing"
 
+	"kbmc/internal/progen"
+	"kbmc/ir"
+	"kbmc/lang"
+	"kbmc/solver/z3"
 	"kbmc/verify"
 )
 
@@ -205,15 +212,23 @@ func boolsKey(v []bool) []byte {
 }
 
 func TestNewTCSSolver(t *testing.T) {
-	for _, name := range []string{"", "topo"} {
-		if s, err := NewTCSSolver(name); err != nil || s == nil {
+	for _, name := range []string{"", "topo", "gini", "z3"} {
+		s, err := NewTCSSolver(name)
+		if name == "z3" && !z3.Available() {
+			if err == nil {
+				t.Errorf("NewTCSSolver(z3) succeeds in a build without z3")
+			}
+			continue
+		}
+		if err != nil || s == nil {
 			t.Errorf("NewTCSSolver(%q) = %v, %v", name, s, err)
 		}
-	}
-	for _, name := range []string{"z3", "gini", "minisat"} {
-		if _, err := NewTCSSolver(name); err == nil {
-			t.Errorf("NewTCSSolver(%q) succeeds", name)
+		if c, ok := s.(io.Closer); ok {
+			c.Close()
 		}
+	}
+	if _, err := NewTCSSolver("minisat"); err == nil || !strings.Contains(err.Error(), "topo, gini, z3") {
+		t.Errorf("NewTCSSolver(minisat) = %v, want an error listing the solvers", err)
 	}
 }
 
@@ -262,32 +277,66 @@ func (l *lateSolver) Solve(_ context.Context, c *TCS) ([]int, bool, error) {
 }
 
 // TestLazyPORSolverIndependent checks that the executions do not depend on which
-// solution the solver returns, so that the SMT and SAT solvers give the same
-// statistics as topo.
+// solver solves the trace constraint systems, nor on which solution it returns:
+// lateSolver (another linear extension than topo's) and the gini and z3 solvers
+// give exactly topo's statistics, on the LazyPOR test programs and on generated
+// ones.
 func TestLazyPORSolverIndependent(t *testing.T) {
+	type program struct {
+		name  string
+		p     *ir.Program
+		depth int
+	}
+	var progs []program
 	for _, tc := range lazyPrograms {
-		p := lazyCompile(t, tc.name, tc.src, lazyTestConfig(tc.name, false))
-		var o Options
-		o.Depth = tc.depth
-		if o.Depth == 0 {
-			o.Depth = verify.DefaultDepth
-		}
-		topo, err := LazyPOR{Options: o}.Check(context.Background(), p)
+		progs = append(progs, program{tc.name, lazyCompile(t, tc.name, tc.src, lazyTestConfig(tc.name, false)), tc.depth})
+	}
+	for seed := range uint64(200) {
+		cfg, depth := lazyGenConfig(seed)
+		name := fmt.Sprintf("seed%d.kb", seed)
+		p, err := lang.Compile(name, []byte(progen.Generate(seed, cfg)), lang.Config{Width: cfg.Width, NoFold: cfg.NoFold})
 		if err != nil {
 			t.Fatal(err)
 		}
-		late := &lateSolver{}
-		other, err := LazyPOR{Options: o, Solver: late}.Check(context.Background(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, b := topo.Stats, other.Stats
-		if topo.Verdict != other.Verdict || a.Executions != b.Executions || a.Transitions != b.Transitions ||
-			a.TCSBuilt != b.TCSBuilt || a.TCSSolved != b.TCSSolved || a.TCSUnsat != b.TCSUnsat {
-			t.Errorf("%s: topo %s %+v, another solver %s %+v", tc.name, topo.Verdict, a, other.Verdict, b)
-		}
-		if int64(late.calls) != b.TCSSolved {
-			t.Errorf("%s: %d solver calls, %d systems solved", tc.name, late.calls, b.TCSSolved)
-		}
+		progs = append(progs, program{name, p, depth})
+	}
+	solvers := map[string]func(t *testing.T) TCSSolver{
+		"late": func(*testing.T) TCSSolver { return &lateSolver{} },
+		"gini": func(t *testing.T) TCSSolver { return backendTCSSolver(t, "gini") },
+		"z3":   func(t *testing.T) TCSSolver { return backendTCSSolver(t, "z3") },
+	}
+	for _, name := range []string{"late", "gini", "z3"} {
+		t.Run(name, func(t *testing.T) {
+			solver := solvers[name](t)
+			var systems int64
+			for _, tc := range progs {
+				var o Options
+				o.Depth = tc.depth
+				if o.Depth == 0 {
+					o.Depth = verify.DefaultDepth
+				}
+				topo, err := LazyPOR{Options: o}.Check(context.Background(), tc.p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				other, err := LazyPOR{Options: o, Solver: solver}.Check(context.Background(), tc.p)
+				if err != nil {
+					t.Fatalf("%s: %v", tc.name, err)
+				}
+				a, b := topo.Stats, other.Stats
+				if topo.Verdict != other.Verdict || a.Executions != b.Executions || a.Transitions != b.Transitions ||
+					a.TCSBuilt != b.TCSBuilt || a.TCSSolved != b.TCSSolved || a.TCSUnsat != b.TCSUnsat {
+					t.Errorf("%s: topo %s %+v, %s %s %+v", tc.name, topo.Verdict, a, name, other.Verdict, b)
+				}
+				systems += b.TCSSolved
+			}
+			if late, ok := solver.(*lateSolver); ok && int64(late.calls) != systems {
+				t.Errorf("%d solver calls, %d systems solved", late.calls, systems)
+			}
+			if systems < 1000 {
+				t.Errorf("only %d systems solved: the programs hardly exercise the solver", systems)
+			}
+			t.Logf("%d programs, %d systems solved", len(progs), systems)
+		})
 	}
 }

@@ -42,7 +42,7 @@ func engineFlags() []cli.Flag {
 		&cli.IntFlag{Name: "preemptions", Value: 2, Usage: "bpor-preempt: preemption bound (negative: none)"},
 		&cli.IntFlag{Name: "fair", Value: 2, Usage: "bpor-fair: fair bound (negative: none)"},
 		&cli.IntFlag{Name: "max-steps", Usage: "bpor-fair: report a possible livelock past this many steps (0: off)"},
-		&cli.StringFlag{Name: "tcs-solver", Value: "topo", Usage: "lazypor: trace constraint system solver (topo)"},
+		&cli.StringFlag{Name: "tcs-solver", Value: "topo", Usage: "lazypor: trace constraint system solver (" + strings.Join(explicit.TCSSolvers(), ", ") + ")"},
 		&cli.Int64Flag{Name: "max-nondet", Value: explicit.DefaultMaxNondet, Usage: "largest nondet(lo, hi) range explored"},
 		&cli.DurationFlag{Name: "timeout", Usage: "give up after this long (verdict unknown), e.g. 30s"},
 	}
