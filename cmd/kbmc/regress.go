@@ -222,9 +222,12 @@ func collectPrograms(args []string) ([]string, error) {
 func engineByName(name string, ec engineConfig) (engineConfig, error) {
 	eng, algo, ok := strings.Cut(name, "/")
 	if !ok {
-		return ec, usageErr("engine %q: want explicit/ALGO or symbolic/SOLVER[/POR], e.g. explicit/dfs", name)
+		return ec, usageErr("engine %q: want explicit/ALGO, explicit/lazypor/TCS-SOLVER or symbolic/SOLVER[/POR], e.g. explicit/dfs", name)
 	}
 	ec.Engine, ec.Algo = eng, algo
+	if a, tcs, ok := strings.Cut(algo, "/"); eng == "explicit" && ok && a == "lazypor" {
+		ec.Algo, ec.Explicit.TCSSolver = a, tcs
+	}
 	if eng == "symbolic" {
 		ec.Algo = ""
 		ec.Solver, ec.POR, _ = strings.Cut(algo, "/")

@@ -1,0 +1,39 @@
+package main
+
+import "testing"
+
+func TestEngineByName(t *testing.T) {
+	tests := []struct {
+		name              string
+		engine, algo, tcs string
+		solver, por       string
+		wantErr           bool
+	}{
+		{name: "explicit/dfs", engine: "explicit", algo: "dfs"},
+		{name: "explicit/lazypor", engine: "explicit", algo: "lazypor"},
+		{name: "explicit/lazypor/gini", engine: "explicit", algo: "lazypor", tcs: "gini"},
+		{name: "explicit/lazypor/topo", engine: "explicit", algo: "lazypor", tcs: "topo"},
+		{name: "symbolic/gini", engine: "symbolic", solver: "gini", por: "monotonic"},
+		{name: "symbolic/gini/none", engine: "symbolic", solver: "gini", por: "none"},
+		{name: "dfs", wantErr: true},
+		{name: "explicit/lazypor/minisat", wantErr: true},
+		{name: "explicit/dpor/gini", wantErr: true},
+		{name: "symbolic/gini/bogus", wantErr: true},
+	}
+	for _, tc := range tests {
+		ec, err := engineByName(tc.name, engineConfig{})
+		if tc.wantErr {
+			if err == nil {
+				t.Errorf("%s: accepted", tc.name)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if ec.Engine != tc.engine || ec.Algo != tc.algo || ec.Explicit.TCSSolver != tc.tcs || ec.Solver != tc.solver || ec.POR != tc.por {
+			t.Errorf("%s: got %+v", tc.name, ec)
+		}
+	}
+}
