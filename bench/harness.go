@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -64,8 +65,12 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 				row := runOne(ctx, cfg, f, src, eng, n)
 				rows = append(rows, row)
 				if cfg.Log != nil {
-					fmt.Fprintf(cfg.Log, "%-18s N=%-3d %-22s %-12s exec=%-9d time=%v %s\n", row.Family, n, eng,
-						row.Verdict, row.Executions, row.Time.Round(time.Microsecond), row.Note)
+					count := fmt.Sprintf("exec=%d", row.Executions)
+					if strings.HasPrefix(eng, "symbolic") {
+						count = fmt.Sprintf("depth=%d solve=%v", row.Depth, row.SolveTime.Round(time.Microsecond))
+					}
+					fmt.Fprintf(cfg.Log, "%-18s N=%-3d %-22s %-12s %-28s time=%v %s\n", row.Family, n, eng,
+						row.Verdict, count, row.Time.Round(time.Microsecond), row.Note)
 				}
 				if row.Verdict == verify.Unknown.String() || row.Verdict == "error" {
 					break
