@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"kbmc/ir"
@@ -144,4 +145,11 @@ func simulate(p *ir.Program, steps int) {
 			return
 		}
 	}
+}
+
+// testdataFiles returns the .kb programs of the repository's testdata directory,
+// the fuzz corpus's seeds.
+func testdataFiles(t testing.TB) []string {
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "*.kb"))
+	return files
 }

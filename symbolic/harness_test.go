@@ -4,96 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"kbmc/explicit"
 	"kbmc/ir"
-	"kbmc/lang"
 	"kbmc/solver"
 	"kbmc/verify"
 )
-
-// args are a testdata program's annotations (DESIGN.md §9) that matter here.
-type args struct {
-	expect     string // safe, unsafe, bounded-safe, error
-	violation  string
-	depth      int
-	noDeadlock bool
-	cfg        lang.Config
-}
-
-func parseArgs(src string) (args, error) {
-	var a args
-	for _, line := range strings.Split(src, "\n") {
-		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "//@")
-		if !ok {
-			continue
-		}
-		key, val, _ := strings.Cut(rest, ":")
-		val = strings.TrimSpace(val)
-		switch strings.TrimSpace(key) {
-		case "expect":
-			a.expect = val
-		case "violation":
-			a.violation = val
-		case "args":
-			fs := strings.Fields(val)
-			for i := 0; i < len(fs); i++ {
-				next := func() (string, error) {
-					if i+1 >= len(fs) {
-						return "", fmt.Errorf("%s needs a value", fs[i])
-					}
-					i++
-					return fs[i], nil
-				}
-				switch f := fs[i]; {
-				case f == "--depth" || f == "--width":
-					v, err := next()
-					if err != nil {
-						return a, err
-					}
-					n, err := strconv.Atoi(v)
-					if err != nil {
-						return a, fmt.Errorf("bad %s %q", f, v)
-					}
-					if f == "--depth" {
-						a.depth = n
-					} else {
-						a.cfg.Width = n
-					}
-				case f == "-D" || strings.HasPrefix(f, "-D"):
-					def := strings.TrimPrefix(f, "-D")
-					if def == "" {
-						v, err := next()
-						if err != nil {
-							return a, err
-						}
-						def = v
-					}
-					name, val, ok := strings.Cut(def, "=")
-					n, err := strconv.ParseInt(val, 0, 64)
-					if !ok || err != nil {
-						return a, fmt.Errorf("bad -D %q", def)
-					}
-					if a.cfg.Defines == nil {
-						a.cfg.Defines = map[string]int64{}
-					}
-					a.cfg.Defines[name] = n
-				case f == "--no-deadlock":
-					a.noDeadlock = true
-				case f == "--no-fold":
-					a.cfg.NoFold = true
-				default:
-					return a, fmt.Errorf("unknown argument %q", f)
-				}
-			}
-		}
-	}
-	return a, nil
-}
 
 // outcome is what differential tests compare: the verdict and the violation kind.
 type outcome struct {

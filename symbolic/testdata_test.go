@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"kbmc/internal/annotation"
 	"kbmc/lang"
 	"kbmc/verify"
 )
@@ -44,21 +45,25 @@ func TestTestdata(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := parseArgs(string(src))
+		a, err := annotation.Parse(src)
 		if err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
-		if a.expect == "error" {
+		if a.Expect == "error" {
 			continue
+		}
+		flags, err := annotation.ParseArgs(a.Args)
+		if err != nil {
+			t.Fatalf("%s: //@ args: %v", file, err)
 		}
 		programs++
 		name := filepath.Base(file)
 		t.Run(name, func(t *testing.T) {
-			p, err := lang.Compile(name, src, a.cfg)
+			p, err := lang.Compile(name, src, flags.Config)
 			if err != nil {
 				t.Fatalf("compile: %v", err)
 			}
-			opts := verify.Options{Depth: a.depth, NoDeadlock: a.noDeadlock}
+			opts := verify.Options{Depth: flags.Depth, NoDeadlock: flags.NoDeadlock}
 			ref, err := dfs(context.Background(), p, opts)
 			if err != nil {
 				t.Fatalf("dfs: %v", err)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,7 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"kbmc/explicit"
-	"kbmc/ir"
+	"kbmc/internal/annotation"
 	"kbmc/lang"
 	"kbmc/solver/z3"
 )
@@ -53,65 +51,6 @@ func defaultEngines() []string {
 		names = append(names, "symbolic/z3")
 	}
 	return append(names, "symbolic/gini")
-}
-
-// annotations are a test program's //@ lines (DESIGN.md §9).
-type annotations struct {
-	Expect    string
-	Violation string
-	Error     string
-	Args      []string
-	Engines   []string
-}
-
-func parseAnnotations(src []byte) (annotations, error) {
-	var a annotations
-	sc := bufio.NewScanner(bytes.NewReader(src))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		rest, ok := strings.CutPrefix(line, "//@")
-		if !ok {
-			continue
-		}
-		key, val, ok := strings.Cut(rest, ":")
-		if !ok {
-			return a, fmt.Errorf("annotation %q: want //@ key: value", line)
-		}
-		val = strings.TrimSpace(val)
-		switch strings.TrimSpace(key) {
-		case "expect":
-			a.Expect = val
-		case "violation":
-			a.Violation = val
-		case "error":
-			a.Error = val
-		case "args":
-			a.Args = strings.Fields(val)
-		case "engines":
-			a.Engines = splitList(val)
-		default:
-			return a, fmt.Errorf("unknown annotation %q", strings.TrimSpace(key))
-		}
-	}
-	switch a.Expect {
-	case "error":
-		if a.Error == "" {
-			return a, errors.New("//@ expect: error needs //@ error: TEXT")
-		}
-	case "unsafe":
-		if _, ok := ir.ParseViolationKind(a.Violation); !ok {
-			return a, fmt.Errorf("//@ expect: unsafe needs a //@ violation: KIND, got %q", a.Violation)
-		}
-	case "safe", "bounded-safe":
-		if a.Violation != "" {
-			return a, fmt.Errorf("//@ violation given for expect: %s", a.Expect)
-		}
-	case "":
-		return a, errors.New("no //@ expect: annotation")
-	default:
-		return a, fmt.Errorf("//@ expect: %s: want safe, unsafe, bounded-safe or error", a.Expect)
-	}
-	return a, nil
 }
 
 func splitList(s string) []string {
@@ -247,7 +186,7 @@ func regressFile(ctx context.Context, file string, override []string, timeout ti
 	if err != nil {
 		return fail("-", "%v", err)
 	}
-	ann, err := parseAnnotations(src)
+	ann, err := annotation.Parse(src)
 	if err != nil {
 		return fail("-", "%v", err)
 	}
