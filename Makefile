@@ -35,11 +35,13 @@ unit:
 	$(GO) test -count=1 ./...
 
 # Everything must also build without cgo (gini only; asking for Z3 says why not),
-# and the solver tests must pass there too (the z3 ones report themselves skipped).
+# and the solver tests must pass there too (the z3 ones report themselves skipped),
+# as must LazyPOR's trace-constraint solvers (--tcs-solver z3 must say why not).
 purego:
 	CGO_ENABLED=0 $(GO) build ./...
 	CGO_ENABLED=0 $(GO) vet ./...
 	CGO_ENABLED=0 $(GO) test -count=1 ./solver/...
+	CGO_ENABLED=0 $(GO) test -count=1 -run 'TCSSolver|SolverIndependent' ./explicit/
 
 fuzz:
 	$(GO) test ./lang/syntax -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZ_PARSE)
