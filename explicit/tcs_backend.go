@@ -59,12 +59,7 @@ func (s *BackendTCSSolver) Close() error { return s.backend.Close() }
 // prefix of c, and ok reports whether that prefix is the whole system.
 func (s *BackendTCSSolver) Solve(ctx context.Context, c *TCS) (order []int, ok bool, err error) {
 	s.enc.Encode(s.b, c)
-	clear(s.index)
-	for i, t := range s.enc.Constraints {
-		if _, dup := s.index[t]; !dup {
-			s.index[t] = i
-		}
-	}
+	indexed := false // s.index is built only when a core must be read
 	k := len(s.enc.Constraints)
 	for {
 		s.assume = append(append(s.assume[:0], s.enc.ProgramOrder...), s.enc.Constraints[:k]...)
@@ -83,6 +78,15 @@ func (s *BackendTCSSolver) Solve(ctx context.Context, c *TCS) (order []int, ok b
 		core, err := s.backend.FailedAssumptions()
 		if err != nil {
 			return nil, false, err
+		}
+		if !indexed {
+			clear(s.index)
+			for i, t := range s.enc.Constraints {
+				if _, dup := s.index[t]; !dup {
+					s.index[t] = i
+				}
+			}
+			indexed = true
 		}
 		latest := -1
 		for _, t := range core {
