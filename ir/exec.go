@@ -158,7 +158,7 @@ func (p *Program) Status(s State, t int) Status {
 	n := tr.EntryNode()
 	switch n.Op {
 	case OpAwait, OpAssume:
-		m := machine{p: p, s: s, th: p.Threads[t], frame: p.Threads[t].Base + 1}
+		m := p.newMachine(s, t, nil, nil)
 		if m.eval(n.X) != 0 || m.failed {
 			return Enabled
 		}
@@ -167,7 +167,7 @@ func (p *Program) Status(s State, t int) Status {
 		}
 		return Blocked
 	case OpLock:
-		m := machine{p: p, s: s, th: p.Threads[t], frame: p.Threads[t].Base + 1}
+		m := p.newMachine(s, t, nil, nil)
 		i := m.lockIndex(n)
 		if m.failed {
 			return Enabled
@@ -176,7 +176,7 @@ func (p *Program) Status(s State, t int) Status {
 			return Blocked
 		}
 	case OpJoin:
-		m := machine{p: p, s: s, th: p.Threads[t], frame: p.Threads[t].Base + 1}
+		m := p.newMachine(s, t, nil, nil)
 		lo, hi := m.joinRange(n)
 		if m.failed {
 			return Enabled
@@ -238,7 +238,7 @@ func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 	ev.Accesses = ev.Accesses[:0]
 	ev.LocalWrites = ev.LocalWrites[:0]
 	ev.Violation = nil
-	m := machine{p: p, s: s, th: th, ch: ch, ev: ev, frame: th.Base + 1}
+	m := p.newMachine(s, t, ch, ev)
 	n := tmpl.Transitions[from].Entry
 	for {
 		node := tmpl.Nodes[n]
@@ -278,6 +278,13 @@ type machine struct {
 	ev     *Event
 	failed bool
 	viol   Violation
+}
+
+// newMachine returns a machine running thread t on s: its locals are the thread's
+// frame. Draws come from ch and accesses go to ev; either may be nil (guards).
+func (p *Program) newMachine(s State, t int, ch *Choices, ev *Event) machine {
+	th := p.Threads[t]
+	return machine{p: p, s: s, th: th, frame: th.Base + 1, ch: ch, ev: ev}
 }
 
 func (m *machine) fail(kind ViolationKind, pos Pos, format string, args ...any) {

@@ -279,3 +279,43 @@ func TestGuardsReadLocals(t *testing.T) {
 		t.Errorf("lock(ms[l]) with l == 1 took lock %v", s[p.MutexBase:p.MutexBase+2])
 	}
 }
+
+// TestStepStatusDoNotAllocate: Status, Enabled and Step are the inner loop of every
+// explicit search; with a reused Event and Choices (or none) they must not allocate.
+func TestStepStatusDoNotAllocate(t *testing.T) {
+	src := "shared int x;\nmutex ms[2];\nshared int a[2];\n" +
+		"thread w[2] { int l = nondet(0, 1); await(x >= 0); lock(ms[l]); a[l] += tid; unlock(ms[l]); }\n" +
+		"thread main { join(w); assume(x == 0); }\n"
+	p := compile(t, src, 32)
+	s0 := p.Initial()
+	s := s0.Clone()
+	var ch ir.Choices
+	ev := ir.Event{TraceLocals: true}
+	for _, choices := range []*ir.Choices{&ch, nil} {
+		run := func() {
+			copy(s, s0)
+			for moved := true; moved; {
+				moved = false
+				for th := range p.Threads {
+					if p.Status(s, th) != ir.Enabled || p.Done(s, th) {
+						continue
+					}
+					ch.Reset(nil)
+					p.Step(s, th, choices, &ev)
+					if ev.Violation != nil {
+						t.Fatalf("violation %s", ev.Violation.Msg)
+					}
+					moved = true
+					break
+				}
+			}
+			if !p.Done(s, len(p.Threads)-1) {
+				t.Fatal("main did not terminate")
+			}
+		}
+		run() // grow the Event's and Choices' buffers
+		if n := testing.AllocsPerRun(20, run); n != 0 {
+			t.Errorf("Choices %v: Status/Step allocate %v times per run, want 0", choices != nil, n)
+		}
+	}
+}

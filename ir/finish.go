@@ -212,12 +212,32 @@ func sortedVars(m map[*Var]bool) []*Var {
 // state, can block, or yields). A transition that is not visible is a thread-local step.
 func (tr *Transition) Visible() bool {
 	n := tr.EntryNode()
+	return n.Atomic || n.Visible() || len(tr.Reads) > 0 || len(tr.Writes) > 0
+}
+
+// Visible reports whether the operation is visible on its own (DESIGN.md §3): it can
+// block, yields, is a cas, or reads or writes shared state.
+func (n *Node) Visible() bool {
 	switch n.Op {
 	case OpAssume, OpAwait, OpLock, OpUnlock, OpJoin, OpYield, OpCas:
 		return true
 	}
-	if n.Atomic {
+	return n.X.ReadsShared() || n.Y.ReadsShared() || n.MIndex.ReadsShared() || n.JIndex.ReadsShared() ||
+		n.LHS.touchesShared() || n.Result.touchesShared()
+}
+
+// ReadsShared reports whether evaluating e reads a shared variable; e may be nil.
+func (e *Expr) ReadsShared() bool {
+	if e == nil {
+		return false
+	}
+	if (e.Op == EVar || e.Op == EIndex) && e.Var.Shared {
 		return true
 	}
-	return len(tr.Reads) > 0 || len(tr.Writes) > 0
+	return e.X.ReadsShared() || e.Y.ReadsShared() || e.Z.ReadsShared()
+}
+
+// touchesShared reports whether storing to lv writes or reads shared state; lv may be nil.
+func (lv *LValue) touchesShared() bool {
+	return lv != nil && (lv.Var.Shared || lv.Index.ReadsShared())
 }

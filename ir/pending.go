@@ -15,7 +15,7 @@ func (p *Program) Pending(s State, t int, scratch State, buf []Access) []Access 
 	}
 	n := tr.EntryNode()
 	ev := Event{Accesses: buf[:0]}
-	m := machine{p: p, s: s, th: p.Threads[t], frame: p.Threads[t].Base + 1, ev: &ev}
+	m := p.newMachine(s, t, nil, &ev)
 	switch n.Op {
 	case OpAwait, OpAssume:
 		m.eval(n.X)

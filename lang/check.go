@@ -178,12 +178,17 @@ func (c *checker) resolveConst(o *constObj) {
 // constInt checks that x is an integer constant expression and returns its value.
 // what names the place for messages ("array size", "value of constant N").
 func (c *checker) constInt(b *body, x syntax.Expr, what string) (int64, bool) {
+	return c.constOfType(b, x, intType, what)
+}
+
+// constOfType checks that x is a constant of type t and returns its value.
+func (c *checker) constOfType(b *body, x syntax.Expr, t typ, what string) (int64, bool) {
 	op := c.expr(b, x)
 	switch {
 	case op.typ == invalid:
 		return 0, false
-	case op.typ != intType:
-		c.errorf(x.Pos(), "cannot use %s as int value in %s", describe(x, op.typ), what)
+	case op.typ != t:
+		c.errorf(x.Pos(), "cannot use %s as %s value in %s", describe(x, op.typ), t, what)
 		return 0, false
 	case op.constErr != "":
 		c.errorf(x.Pos(), "%s %s is not a constant: %s", what, exprString(x), op.constErr)
@@ -220,7 +225,7 @@ func (c *checker) checkShared() {
 			n, ok := c.size(nil, d.Size, "array size", MaxArraySize)
 			if !ok {
 				v.size = -1
-				c.exprsOnly(d.Init)
+				c.exprsOnly(nil, d.Init)
 				continue
 			}
 			v.size = n
@@ -236,15 +241,20 @@ func (c *checker) checkShared() {
 	}
 }
 
-// exprsOnly checks the expressions of an initialiser whose variable is broken,
-// for their own errors.
-func (c *checker) exprsOnly(x syntax.Expr) {
+// exprs checks each expression of list for its own errors.
+func (c *checker) exprs(b *body, list []syntax.Expr) {
+	for _, x := range list {
+		c.expr(b, x)
+	}
+}
+
+// exprsOnly checks the expressions of an initialiser that cannot be used, for
+// their own errors.
+func (c *checker) exprsOnly(b *body, x syntax.Expr) {
 	if l, ok := x.(*syntax.InitList); ok {
-		for _, e := range l.Elems {
-			c.expr(nil, e)
-		}
+		c.exprs(b, l.Elems)
 	} else if x != nil {
-		c.expr(nil, x)
+		c.expr(b, x)
 	}
 }
 
@@ -256,47 +266,28 @@ func (c *checker) sharedInit(v *varObj) []int64 {
 	switch {
 	case v.size == 0 && isList:
 		c.errorf(d.Init.Pos(), "cannot initialise scalar %s with a list", v.id.Name)
-		c.exprsOnly(d.Init)
+		c.exprsOnly(nil, d.Init)
 		return nil
 	case v.size > 0 && !isList:
 		c.errorf(d.Init.Pos(), "cannot initialise array %s with a single value (use a list {…})", v.id.Name)
 		c.expr(nil, d.Init)
 		return nil
 	case v.size == 0:
-		if x, ok := c.constOfType(d.Init, v.typ, what); ok {
+		if x, ok := c.constOfType(nil, d.Init, v.typ, what); ok {
 			return []int64{x}
 		}
 		return nil
 	}
 	if len(list.Elems) > v.size {
 		c.errorf(list.Elems[v.size].Pos(), "too many initialisers for %s[%d]: %d", v.id.Name, v.size, len(list.Elems))
-		c.exprsOnly(list)
+		c.exprsOnly(nil, list)
 		return nil
 	}
 	init := make([]int64, v.size)
 	for i, e := range list.Elems {
-		init[i], _ = c.constOfType(e, v.typ, what)
+		init[i], _ = c.constOfType(nil, e, v.typ, what)
 	}
 	return init
-}
-
-// constOfType checks that x is a constant of type t.
-func (c *checker) constOfType(x syntax.Expr, t typ, what string) (int64, bool) {
-	op := c.expr(nil, x)
-	switch {
-	case op.typ == invalid:
-		return 0, false
-	case op.typ != t:
-		c.errorf(x.Pos(), "cannot use %s as %s value in %s", describe(x, op.typ), t, what)
-		return 0, false
-	case op.constErr != "":
-		c.errorf(x.Pos(), "%s %s is not a constant: %s", what, exprString(x), op.constErr)
-		return 0, false
-	case !op.isConst:
-		c.errorf(x.Pos(), "%s %s is not a constant", what, exprString(x))
-		return 0, false
-	}
-	return op.val, true
 }
 
 func (c *checker) checkMutexes() {

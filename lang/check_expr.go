@@ -57,9 +57,7 @@ func (c *checker) expr1(b *body, x syntax.Expr, m exprMode) operand {
 	case *syntax.CasExpr:
 		if len(e.Args) != 3 {
 			c.errorf(e.Pos(), "wrong number of arguments to cas: have %d, want 3 (cas(target, expected, new))", len(e.Args))
-			for _, a := range e.Args {
-				c.expr(b, a)
-			}
+			c.exprs(b, e.Args)
 			return bad
 		}
 		t := c.lvalue(b, e.Args[0])
@@ -97,9 +95,7 @@ func (c *checker) expr1(b *body, x syntax.Expr, m exprMode) operand {
 		return r
 	case *syntax.InitList:
 		c.errorf(e.Pos(), "initialiser list not allowed here")
-		for _, el := range e.Elems {
-			c.expr(b, el)
-		}
+		c.exprs(b, e.Elems)
 		return bad
 	}
 	c.errorf(x.Pos(), "unexpected %s", exprString(x))
@@ -181,9 +177,7 @@ func (c *checker) call(b *body, e *syntax.CallExpr, m exprMode) operand {
 		if o != nil {
 			c.errorf(e.Fun.Pos(), "cannot call %s: %s is a %s, not a function", e.Fun.Name, e.Fun.Name, kindOf(o))
 		}
-		for _, a := range e.Args {
-			c.expr(b, a)
-		}
+		c.exprs(b, e.Args)
 		return operand{}
 	}
 	c.funcOf[e] = f
@@ -225,9 +219,7 @@ func (c *checker) nondet(b *body, e *syntax.NondetExpr) operand {
 		}
 	default:
 		c.errorf(e.Pos(), "wrong number of arguments to nondet: have %d, want 0 or 2 (nondet() or nondet(lo, hi))", len(e.Args))
-		for _, a := range e.Args {
-			c.expr(b, a)
-		}
+		c.exprs(b, e.Args)
 	}
 	return operand{typ: intType}
 }

@@ -126,13 +126,7 @@ func (c *checker) loopInAtomic(b *body, pos syntax.Pos) {
 // forClause checks the init or step of a for loop.
 func (c *checker) forClause(b *body, s syntax.Stmt, what string) {
 	switch s.(type) {
-	case *syntax.VarDecl:
-		if what != "init" {
-			c.errorf(s.Pos(), "for step must be an assignment, += or -=, ++ or --")
-			return
-		}
-	case *syntax.AssignStmt, *syntax.IncDecStmt:
-	case *syntax.ExprStmt:
+	case *syntax.VarDecl, *syntax.ExprStmt:
 		if what != "init" {
 			c.errorf(s.Pos(), "for step must be an assignment, += or -=, ++ or --")
 			return
@@ -183,9 +177,7 @@ func (c *checker) localInit(b *body, v *varObj, init syntax.Expr) {
 	switch {
 	case v.size == 0 && isList:
 		c.errorf(init.Pos(), "cannot initialise scalar %s with a list", v.id.Name)
-		for _, e := range list.Elems {
-			c.expr(b, e)
-		}
+		c.exprs(b, list.Elems)
 	case v.size != 0 && !isList:
 		if v.size > 0 {
 			c.errorf(init.Pos(), "cannot initialise array %s with a single value (use a list {…})", v.id.Name)

@@ -55,16 +55,10 @@ func (a arith) binary(op syntax.Token, x, y int64) (int64, error) {
 		if y == 0 {
 			return 0, fmt.Errorf("division by zero")
 		}
-		if y == -1 { // INT_MIN / -1 wraps to INT_MIN; INT_MIN % -1 is 0
-			if op == syntax.QUO {
-				return a.wrap(-x), nil
-			}
-			return 0, nil
-		}
 		if op == syntax.QUO {
-			return x / y, nil
+			return a.wrap(x / y), nil // INT_MIN / -1 wraps to INT_MIN, as at run time
 		}
-		return x % y, nil
+		return x % y, nil // INT_MIN % -1 is 0, as Go defines it
 	case syntax.SHL, syntax.SHR:
 		if y < 0 || y >= int64(a.width) {
 			return 0, fmt.Errorf("shift count %d out of range [0, %d)", y, a.width)

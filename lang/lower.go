@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"slices"
 
 	"kbmc/ir"
 	"kbmc/lang/syntax"
@@ -220,38 +221,9 @@ func (b *builder) end(start int) {
 	if start >= len(b.t.Nodes) || b.atomic {
 		return
 	}
-	if b.l.noFold || visible(b.t.Nodes[start:]) {
+	if b.l.noFold || slices.ContainsFunc(b.t.Nodes[start:], (*ir.Node).Visible) {
 		b.t.Nodes[start].Cut = true
 	}
-}
-
-// visible reports whether any of the nodes does a visible operation.
-func visible(nodes []*ir.Node) bool {
-	for _, n := range nodes {
-		switch n.Op {
-		case ir.OpCas, ir.OpLock, ir.OpUnlock, ir.OpAwait, ir.OpAssume, ir.OpJoin, ir.OpYield:
-			return true
-		}
-		if readsShared(n.X) || readsShared(n.Y) || readsShared(n.MIndex) || readsShared(n.JIndex) ||
-			lvalueShared(n.LHS) || lvalueShared(n.Result) {
-			return true
-		}
-	}
-	return false
-}
-
-func readsShared(e *ir.Expr) bool {
-	if e == nil {
-		return false
-	}
-	if (e.Op == ir.EVar || e.Op == ir.EIndex) && e.Var.Shared {
-		return true
-	}
-	return readsShared(e.X) || readsShared(e.Y) || readsShared(e.Z)
-}
-
-func lvalueShared(lv *ir.LValue) bool {
-	return lv != nil && (lv.Var.Shared || readsShared(lv.Index))
 }
 
 // newVar adds a local variable to the template, with a name unique within it.

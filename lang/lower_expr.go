@@ -271,29 +271,30 @@ func (b *builder) cas(e *syntax.CasExpr, value bool) *ir.Expr {
 	return b.varExpr(r, irPos(e.Pos()))
 }
 
+// branch emits "if c { then() } else { els() }" at the current point.
+func (b *builder) branch(c *ir.Expr, then, els func()) {
+	br := b.emit(&ir.Node{Op: ir.OpBranch, X: c})
+	b.open = []*int{&br.Next}
+	then()
+	thenOpen := b.open
+	b.open = []*int{&br.Else}
+	els()
+	b.open = join(b.open, thenOpen)
+}
+
 // shortCircuit lowers x && y or x || y whose y needs operations of its own: the
 // operations run only when y is evaluated.
 func (b *builder) shortCircuit(e *syntax.BinaryExpr) *ir.Expr {
 	x := b.expr(e.X)
 	t := b.temp(boolType, "cond")
 	lv := &ir.LValue{Var: t, Pos: irPos(e.OpPos)}
-	br := b.emit(&ir.Node{Op: ir.OpBranch, X: x})
 	evalY := func() { b.emitAssign(lv, b.expr(e.Y)) }
 	short := func() { b.emitAssign(lv, b.constant(boolType, b2i(e.Op == syntax.LOR), e.OpPos)) }
-	b.open = []*int{&br.Next}
 	if e.Op == syntax.LAND {
-		evalY()
+		b.branch(x, evalY, short)
 	} else {
-		short()
+		b.branch(x, short, evalY)
 	}
-	then := b.open
-	b.open = []*int{&br.Else}
-	if e.Op == syntax.LAND {
-		short()
-	} else {
-		evalY()
-	}
-	b.open = join(b.open, then)
 	return b.varExpr(t, irPos(e.OpPos))
 }
 
@@ -302,13 +303,9 @@ func (b *builder) condSteps(e *syntax.CondExpr, t typ) *ir.Expr {
 	c := b.expr(e.Cond)
 	r := b.temp(t, "cond")
 	lv := &ir.LValue{Var: r, Pos: irPos(e.Question)}
-	br := b.emit(&ir.Node{Op: ir.OpBranch, X: c})
-	b.open = []*int{&br.Next}
-	b.emitAssign(lv, b.expr(e.X))
-	then := b.open
-	b.open = []*int{&br.Else}
-	b.emitAssign(lv, b.expr(e.Y))
-	b.open = join(b.open, then)
+	b.branch(c,
+		func() { b.emitAssign(lv, b.expr(e.X)) },
+		func() { b.emitAssign(lv, b.expr(e.Y)) })
 	return b.varExpr(r, irPos(e.Question))
 }
 

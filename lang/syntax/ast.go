@@ -1,6 +1,10 @@
 package syntax
 
-import "strings"
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
 
 // A Node is any node of the syntax tree. Pos is its first character; End is the
 // position just after its last character (a statement's End excludes its ";").
@@ -598,7 +602,7 @@ func (f *File) Text(from, to Pos) string {
 			continue
 		}
 		i++
-		if ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v' {
+		if isSpace(rune(ch)) {
 			space = true
 			continue
 		}
@@ -625,17 +629,9 @@ func tight(prev, next byte) bool {
 
 // commentAt returns the comment that starts at offset off, if any.
 func (f *File) commentAt(off int) (Span, bool) {
-	lo, hi := 0, len(f.Comments)
-	for lo < hi {
-		m := (lo + hi) / 2
-		switch c := f.Comments[m]; {
-		case c.From == off:
-			return c, true
-		case c.From < off:
-			lo = m + 1
-		default:
-			hi = m
-		}
+	i, ok := slices.BinarySearchFunc(f.Comments, off, func(c Span, off int) int { return cmp.Compare(c.From, off) })
+	if !ok {
+		return Span{}, false
 	}
-	return Span{}, false
+	return f.Comments[i], true
 }

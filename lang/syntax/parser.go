@@ -273,11 +273,9 @@ func (p *parser) parseVarDecl(shared Pos) *VarDecl {
 	if p.unsynced {
 		return nil
 	}
-	if p.tok == LBRACK {
-		var ok bool
-		if d.Lbrack, d.Size, d.Rbrack, ok = p.parseSize(); !ok {
-			return nil
-		}
+	var ok bool
+	if d.Lbrack, d.Size, d.Rbrack, ok = p.parseSize(); !ok {
+		return nil
 	}
 	if p.tok == ASSIGN {
 		p.next()
@@ -293,8 +291,11 @@ func (p *parser) parseVarDecl(shared Pos) *VarDecl {
 	return d
 }
 
-// parseSize parses "[expr]".
+// parseSize parses an optional "[expr]"; without one it returns a nil size.
 func (p *parser) parseSize() (lbrack Pos, size Expr, rbrack Pos, ok bool) {
+	if p.tok != LBRACK {
+		return lbrack, nil, rbrack, true
+	}
 	lbrack = p.pos
 	p.next()
 	size = p.parseExpr()
@@ -312,15 +313,8 @@ func (p *parser) parseInitList() Expr {
 	}
 	defer p.leave()
 	p.next()
-	for p.tok != RBRACE {
-		l.Elems = append(l.Elems, p.parseExpr())
-		if p.unsynced {
-			return &BadExpr{From: l.Lbrace, To: p.pos}
-		}
-		if p.tok != COMMA {
-			break
-		}
-		p.next()
+	if !p.parseList(RBRACE, func() { l.Elems = append(l.Elems, p.parseExpr()) }) {
+		return &BadExpr{From: l.Lbrace, To: p.pos}
 	}
 	var ok bool
 	if l.Rbrace, ok = p.expect(RBRACE); !ok {
@@ -336,11 +330,9 @@ func (p *parser) parseMutexDecl() Decl {
 	if p.unsynced {
 		return nil
 	}
-	if p.tok == LBRACK {
-		var ok bool
-		if d.Lbrack, d.Size, d.Rbrack, ok = p.parseSize(); !ok {
-			return nil
-		}
+	var ok bool
+	if d.Lbrack, d.Size, d.Rbrack, ok = p.parseSize(); !ok {
+		return nil
 	}
 	p.expectSemi()
 	return d
@@ -356,20 +348,17 @@ func (p *parser) parseFuncDecl() Decl {
 	if _, ok := p.expect(LPAREN); !ok {
 		return nil
 	}
-	for p.tok != RPAREN {
+	param := func() {
 		t := p.parseType()
 		if t == nil {
-			return nil
+			return
 		}
-		name := p.parseIdent()
-		if p.unsynced {
-			return nil
+		if name := p.parseIdent(); !p.unsynced {
+			d.Params = append(d.Params, &Param{Type: t, Name: name})
 		}
-		d.Params = append(d.Params, &Param{Type: t, Name: name})
-		if p.tok != COMMA {
-			break
-		}
-		p.next()
+	}
+	if !p.parseList(RPAREN, param) {
+		return nil
 	}
 	if _, ok := p.expect(RPAREN); !ok {
 		return nil
@@ -390,11 +379,9 @@ func (p *parser) parseThreadDecl() Decl {
 	if p.unsynced {
 		return nil
 	}
-	if p.tok == LBRACK {
-		var ok bool
-		if d.Lbrack, d.Count, d.Rbrack, ok = p.parseSize(); !ok {
-			return nil
-		}
+	var ok bool
+	if d.Lbrack, d.Count, d.Rbrack, ok = p.parseSize(); !ok {
+		return nil
 	}
 	if d.Body = p.parseBody(); d.Body == nil {
 		return nil
@@ -901,16 +888,26 @@ func (p *parser) parseArgs() (lparen Pos, args []Expr, rparen Pos, ok bool) {
 		return lparen, nil, rparen, false
 	}
 	defer p.leave()
-	for p.tok != RPAREN {
-		args = append(args, p.parseExpr())
+	if !p.parseList(RPAREN, func() { args = append(args, p.parseExpr()) }) {
+		return lparen, args, rparen, false
+	}
+	rparen, ok = p.expect(RPAREN)
+	return
+}
+
+// parseList parses the elements of a comma-separated list, possibly empty, up to
+// the token closing (which it leaves to the caller). elem parses one element; a
+// syntax error in it ends the list, and parseList reports false.
+func (p *parser) parseList(closing Token, elem func()) bool {
+	for p.tok != closing {
+		elem()
 		if p.unsynced {
-			return lparen, args, rparen, false
+			return false
 		}
 		if p.tok != COMMA {
 			break
 		}
 		p.next()
 	}
-	rparen, ok = p.expect(RPAREN)
-	return
+	return true
 }

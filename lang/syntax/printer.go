@@ -74,11 +74,7 @@ func (p *printer) decl(d Decl) {
 	case *MutexDecl:
 		p.WriteString("mutex ")
 		p.WriteString(d.Name.Name)
-		if d.Size != nil {
-			p.WriteByte('[')
-			p.expr(d.Size)
-			p.WriteByte(']')
-		}
+		p.size(d.Size)
 		p.WriteByte(';')
 	case *FuncDecl:
 		p.WriteString("func ")
@@ -100,11 +96,7 @@ func (p *printer) decl(d Decl) {
 	case *ThreadDecl:
 		p.WriteString("thread ")
 		p.WriteString(d.Name.Name)
-		if d.Count != nil {
-			p.WriteByte('[')
-			p.expr(d.Count)
-			p.WriteByte(']')
-		}
+		p.size(d.Count)
 		p.WriteByte(' ')
 		p.block(d.Body)
 	}
@@ -117,14 +109,19 @@ func (p *printer) varDecl(d *VarDecl) {
 	p.WriteString(d.Type.Kind.String())
 	p.WriteByte(' ')
 	p.WriteString(d.Name.Name)
-	if d.Size != nil {
-		p.WriteByte('[')
-		p.expr(d.Size)
-		p.WriteByte(']')
-	}
+	p.size(d.Size)
 	if d.Init != nil {
 		p.WriteString(" = ")
 		p.expr(d.Init)
+	}
+}
+
+// size prints the "[n]" of an array, mutex array or thread declaration, if any.
+func (p *printer) size(n Expr) {
+	if n != nil {
+		p.WriteByte('[')
+		p.expr(n)
+		p.WriteByte(']')
 	}
 }
 

@@ -80,6 +80,9 @@ func (s *Scanner) peek() byte {
 func isLetter(c rune) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' }
 func isDigit(c rune) bool  { return '0' <= c && c <= '9' }
 func isHex(c rune) bool    { return isDigit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+func isSpace(c rune) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
 
 // Scan returns the next token: its position, kind and literal text (the name of
 // an identifier, the digits of an integer, the quoted text of a string).
@@ -197,7 +200,7 @@ func (s *Scanner) choose(tok0 Token, ch1 rune, tok1 Token, ch2 rune, tok2 Token)
 }
 
 func (s *Scanner) skipSpace() {
-	for s.ch == ' ' || s.ch == '\t' || s.ch == '\n' || s.ch == '\r' || s.ch == '\f' || s.ch == '\v' {
+	for isSpace(s.ch) {
 		s.next()
 	}
 }

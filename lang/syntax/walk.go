@@ -6,11 +6,9 @@ func Inspect(n Node, f func(Node) bool) {
 	if n == nil || !f(n) {
 		return
 	}
-	insp := func(c Node) {
-		if c != nil {
-			Inspect(c, f)
-		}
-	}
+	// insp skips a child held as a nil interface (an absent Expr or Stmt) through
+	// Inspect's own check; children of pointer type are tested where they may be nil.
+	insp := func(c Node) { Inspect(c, f) }
 	switch n := n.(type) {
 	case *File:
 		for _, d := range n.Decls {
@@ -54,12 +52,8 @@ func Inspect(n Node, f func(Node) bool) {
 	case *VarDecl:
 		insp(n.Type)
 		insp(n.Name)
-		if n.Size != nil {
-			insp(n.Size)
-		}
-		if n.Init != nil {
-			insp(n.Init)
-		}
+		insp(n.Size)
+		insp(n.Init)
 	case *AssignStmt:
 		insp(n.LHS)
 		insp(n.RHS)
@@ -70,27 +64,17 @@ func Inspect(n Node, f func(Node) bool) {
 	case *IfStmt:
 		insp(n.Cond)
 		insp(n.Then)
-		if n.Else != nil {
-			insp(n.Else)
-		}
+		insp(n.Else)
 	case *WhileStmt:
 		insp(n.Cond)
 		insp(n.Body)
 	case *ForStmt:
-		if n.Init != nil {
-			insp(n.Init)
-		}
-		if n.Cond != nil {
-			insp(n.Cond)
-		}
-		if n.Post != nil {
-			insp(n.Post)
-		}
+		insp(n.Init)
+		insp(n.Cond)
+		insp(n.Post)
 		insp(n.Body)
 	case *ReturnStmt:
-		if n.Result != nil {
-			insp(n.Result)
-		}
+		insp(n.Result)
 	case *AssertStmt:
 		insp(n.Cond)
 		if n.Msg != nil {
@@ -109,9 +93,7 @@ func Inspect(n Node, f func(Node) bool) {
 		insp(n.Value)
 	case *MutexDecl:
 		insp(n.Name)
-		if n.Size != nil {
-			insp(n.Size)
-		}
+		insp(n.Size)
 	case *Param:
 		insp(n.Type)
 		insp(n.Name)
@@ -126,9 +108,7 @@ func Inspect(n Node, f func(Node) bool) {
 		insp(n.Body)
 	case *ThreadDecl:
 		insp(n.Name)
-		if n.Count != nil {
-			insp(n.Count)
-		}
+		insp(n.Count)
 		insp(n.Body)
 	}
 }
