@@ -52,7 +52,7 @@ func checkBPOR(ctx context.Context, p *ir.Program, opts Options, fair bool) (*ve
 	if err != nil {
 		return nil, err
 	}
-	s := &bporSearch{porStack: newPORStack(x, false), fair: fair, found: newThreadSet(len(p.Threads))}
+	s := &bporSearch{porStack: newPORStack(x, false), fair: fair, found: newBitSet(len(p.Threads))}
 	bound, name := opts.Preemptions, "bpor-preempt"
 	if fair {
 		bound, name = opts.Fair, "bpor-fair"
@@ -90,7 +90,7 @@ type bporSearch struct {
 	*porStack
 	fair     bool
 	bound    int // c
-	found    threadSet
+	found    bitSet
 	release  [][]bool // fair: per thread, per control location: may its transition release?
 	yields   []int    // fair: per thread, yields on the current path
 	maxSteps int
@@ -238,13 +238,10 @@ func (s *bporSearch) costOf(d, u int) int {
 // pruned records that the reduction bound kept the search from a step: the verdict
 // can no longer be safe.
 func (s *bporSearch) pruned() {
-	x := s.x
-	if !x.cut {
-		note := "preemption bound reached"
-		if s.fair {
-			note = "fair bound reached"
-		}
-		x.cut, x.cutNote = true, note
+	if s.fair {
+		s.x.cutOff("fair bound reached")
+	} else {
+		s.x.cutOff("preemption bound reached")
 	}
 }
 
@@ -261,14 +258,7 @@ func (s *bporSearch) run(d, u int) {
 	fixed := f.fixed[:0]
 	for {
 		copy(c.state, f.state)
-		f.ch.Reset(fixed)
-		x.step(c.state, u, &f.ch, &s.ev)
-		mv := &s.moves[d]
-		mv.Thread = u
-		mv.Choices = values(mv.Choices, f.ch.Made)
-		if s.ev.Violation != nil {
-			x.stats.Executions++
-			x.failed(s.ev.Violation, s.moves[:d+1])
+		if !x.move(c.state, u, &f.ch, fixed, &s.ev, s.moves[:d+1]) {
 			break
 		}
 		s.trace.push(u, s.ev.Accesses)

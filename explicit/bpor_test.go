@@ -22,7 +22,7 @@ type boundedOracle struct {
 	noDeadlock bool
 
 	kinds    map[ir.ViolationKind]bool
-	terms    *porTerminals
+	terms    *terminalSet
 	depthCut bool
 	boundCut bool
 	yields   []int
@@ -38,7 +38,7 @@ func newBoundedOracle(t testing.TB, p *ir.Program, depth int, fair bool, bound i
 		}
 	}()
 	o := &boundedOracle{p: p, depth: depth, fair: fair, bound: bound, noDeadlock: noDeadlock,
-		kinds: map[ir.ViolationKind]bool{}, terms: newPORTerminals(), yields: make([]int, len(p.Threads))}
+		kinds: map[ir.ViolationKind]bool{}, terms: newTerminalSet(), yields: make([]int, len(p.Threads))}
 	o.explore(p.Initial(), -1, 0)
 	return o
 }
@@ -141,12 +141,27 @@ func compareBounded(t *testing.T, name string, e verify.Engine, mk func(Options)
 	all := opts
 	all.NoDeadlock = true
 	o = newBoundedOracle(t, p, depth, fair, bound, true)
-	gotOpts, gotSet := withPORTerminals(all)
+	gotOpts, gotSet := withTerminals(all)
 	if r := porCheck(t, mk(gotOpts), p); r.Verdict == verify.Unsafe {
 		t.Errorf("%s with no-deadlock: %s", name, r.Verdict)
 	}
-	if d := diffPORTerminals(p, o.terms, gotSet); d != "" {
-		t.Errorf("%s: terminal states differ from the oracle's:%s", name, d)
+	if d := o.terms.diff(p, gotSet, "the oracle", name); d != "" {
+		t.Errorf("%s: %s", name, d)
+	}
+}
+
+// compareBoundedUpTo runs compareBounded for both bounded searches with every bound
+// from 0 to max.
+func compareBoundedUpTo(t *testing.T, p *ir.Program, opts Options, max int) {
+	t.Helper()
+	for c := 0; c <= max; c++ {
+		opts := opts
+		opts.Preemptions = c
+		mk := func(o Options) verify.Engine { o.Preemptions = c; return BPORPreempt{Options: o} }
+		compareBounded(t, "bpor-preempt", BPORPreempt{Options: opts}, mk, p, opts, false, c)
+		opts.Fair = c
+		mk = func(o Options) verify.Engine { o.Fair = c; return BPORFair{Options: o} }
+		compareBounded(t, "bpor-fair", BPORFair{Options: opts}, mk, p, opts, true, c)
 	}
 }
 
@@ -158,48 +173,21 @@ var bporEngines = []porEngine{
 // Without a bound, both BPOR searches are complete: DFS's verdicts and terminal
 // states.
 func TestBPORUnboundedMatchesDFS(t *testing.T) {
-	for _, pp := range porPrograms {
-		for _, noFold := range []bool{false, true} {
-			name := pp.name
-			if noFold {
-				name += "/no-fold"
-			}
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				p := porCompile(t, pp.name, pp.src, lang.Config{NoFold: noFold})
-				var opts Options
-				opts.Depth = pp.depth
-				for _, e := range bporEngines {
-					comparePOR(t, e, p, opts)
-				}
-			})
+	eachPORProgram(t, func(t *testing.T, pp porProgram, p *ir.Program, _ bool) {
+		var opts Options
+		opts.Depth = pp.depth
+		for _, e := range bporEngines {
+			comparePOR(t, e, p, opts)
 		}
-	}
+	})
 }
 
 func TestBPORBoundedMatchesOracle(t *testing.T) {
-	for _, pp := range porPrograms {
-		for _, noFold := range []bool{false, true} {
-			name := pp.name
-			if noFold {
-				name += "/no-fold"
-			}
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				p := porCompile(t, pp.name, pp.src, lang.Config{NoFold: noFold})
-				for c := 0; c <= 2; c++ {
-					var opts Options
-					opts.Depth = pp.depth
-					opts.Preemptions = c
-					mk := func(o Options) verify.Engine { o.Preemptions = c; return BPORPreempt{Options: o} }
-					compareBounded(t, "bpor-preempt", BPORPreempt{Options: opts}, mk, p, opts, false, c)
-					opts.Fair = c
-					mk = func(o Options) verify.Engine { o.Fair = c; return BPORFair{Options: o} }
-					compareBounded(t, "bpor-fair", BPORFair{Options: opts}, mk, p, opts, true, c)
-				}
-			})
-		}
-	}
+	eachPORProgram(t, func(t *testing.T, pp porProgram, p *ir.Program, _ bool) {
+		var opts Options
+		opts.Depth = pp.depth
+		compareBoundedUpTo(t, p, opts, 2)
+	})
 }
 
 func TestBPORTestdata(t *testing.T) {
@@ -209,15 +197,7 @@ func TestBPORTestdata(t *testing.T) {
 			for _, e := range bporEngines {
 				comparePOR(t, e, td.prog, td.opts)
 			}
-			for c := 0; c <= 1; c++ {
-				opts := td.opts
-				opts.Preemptions = c
-				mk := func(o Options) verify.Engine { o.Preemptions = c; return BPORPreempt{Options: o} }
-				compareBounded(t, "bpor-preempt", BPORPreempt{Options: opts}, mk, td.prog, opts, false, c)
-				opts.Fair = c
-				mk = func(o Options) verify.Engine { o.Fair = c; return BPORFair{Options: o} }
-				compareBounded(t, "bpor-fair", BPORFair{Options: opts}, mk, td.prog, opts, true, c)
-			}
+			compareBoundedUpTo(t, td.prog, td.opts, 1)
 		})
 	}
 }

@@ -188,7 +188,7 @@ func coversAny(c vclock, first []int) bool {
 // initialsAfter adds to set the threads of the initial steps of notdep(i) (first
 // from notAfter(i)): those no other step of notdep(i) happens before. Each thread
 // has at most one, its first step there.
-func (h *hbTrace) initialsAfter(first []int, set threadSet) {
+func (h *hbTrace) initialsAfter(first []int, set bitSet) {
 	for u, j := range first {
 		if j < 0 {
 			continue

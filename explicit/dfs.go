@@ -105,14 +105,7 @@ func (s *dfsSearch) successors(depth int) int {
 		for {
 			next := s.states[depth+1]
 			copy(next, cur)
-			ch.Reset(fixed)
-			x.step(next, t, ch, &s.ev)
-			mv := &s.moves[depth]
-			mv.Thread = t
-			mv.Choices = values(mv.Choices, ch.Made)
-			if s.ev.Violation != nil {
-				x.stats.Executions++
-				x.failed(s.ev.Violation, s.moves[:depth+1])
+			if !x.move(next, t, ch, fixed, &s.ev, s.moves[:depth+1]) {
 				return height
 			}
 			height = max(height, 1+s.explore(depth+1))

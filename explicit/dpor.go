@@ -2,7 +2,6 @@ package explicit
 
 import (
 	"context"
-	"math/bits"
 
 	"kbmc/ir"
 	"kbmc/verify"
@@ -45,7 +44,7 @@ func (a DPOR) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) 
 	}
 	n := len(p.Threads)
 	s := &dporSearch{porStack: newPORStack(x, true), sleep: !a.NoSleep,
-		next: make(vclock, n), first: make([]int, n), initials: newThreadSet(n)}
+		next: make(vclock, n), first: make([]int, n), initials: newBitSet(n)}
 	copy(s.frame(0).state, p.Initial())
 	s.explore(0)
 	var keys []string
@@ -61,9 +60,9 @@ type dporSearch struct {
 
 	// Scratch for races.
 	raceBuf  []int
-	next     vclock    // clock of the next transition of the thread being checked
-	first    []int     // per thread, its first step in notdep(i)
-	initials threadSet // initial steps of the race's reversal
+	next     vclock // clock of the next transition of the thread being checked
+	first    []int  // per thread, its first step in notdep(i)
+	initials bitSet // initial steps of the race's reversal
 }
 
 // explore is FG05's Explore(S) for the execution on the stack, |S| = d.
@@ -163,14 +162,7 @@ func (s *dporSearch) run(d, t int) {
 	fixed := f.fixed[:0]
 	for {
 		copy(c.state, f.state)
-		f.ch.Reset(fixed)
-		x.step(c.state, t, &f.ch, &s.ev)
-		mv := &s.moves[d]
-		mv.Thread = t
-		mv.Choices = values(mv.Choices, f.ch.Made)
-		if s.ev.Violation != nil {
-			x.stats.Executions++
-			x.failed(s.ev.Violation, s.moves[:d+1])
+		if !x.move(c.state, t, &f.ch, fixed, &s.ev, s.moves[:d+1]) {
 			break
 		}
 		c.sleep.clear()
@@ -224,11 +216,11 @@ type porFrame struct {
 	fp  [][]ir.Access
 	own [][]ir.Access
 
-	enabled   threadSet
-	fresh     threadSet // threads whose fp was recomputed here
-	backtrack threadSet
-	done      threadSet
-	sleep     threadSet
+	enabled   bitSet
+	fresh     bitSet // threads whose fp was recomputed here
+	backtrack bitSet
+	done      bitSet
+	sleep     bitSet
 	wide      bool // backtrack holds every enabled thread because of a depth cut below
 	cost      int  // BPOR: Pb or Fb of the path's steps up to here
 
@@ -285,11 +277,11 @@ func (s *porStack) frame(d int) *porFrame {
 		status:    make([]ir.Status, n),
 		fp:        make([][]ir.Access, n),
 		own:       make([][]ir.Access, n),
-		enabled:   newThreadSet(n),
-		fresh:     newThreadSet(n),
-		backtrack: newThreadSet(n),
-		done:      newThreadSet(n),
-		sleep:     newThreadSet(n),
+		enabled:   newBitSet(n),
+		fresh:     newBitSet(n),
+		backtrack: newBitSet(n),
+		done:      newBitSet(n),
+		sleep:     newBitSet(n),
 	}
 	s.frames = append(s.frames, f)
 	if d > 0 {
@@ -376,48 +368,4 @@ func (s *porStack) widen(d int) {
 		f.wide = true
 		f.backtrack.or(f.enabled)
 	}
-}
-
-// threadSet is a set of thread numbers.
-type threadSet []uint64
-
-func newThreadSet(n int) threadSet { return make(threadSet, (n+63)/64) }
-
-func (s threadSet) has(t int) bool { return s[t>>6]&(1<<(t&63)) != 0 }
-func (s threadSet) add(t int)      { s[t>>6] |= 1 << (t & 63) }
-func (s threadSet) clear()         { clear(s) }
-
-func (s threadSet) or(o threadSet) {
-	for i := range s {
-		s[i] |= o[i]
-	}
-}
-
-func (s threadSet) empty() bool {
-	for _, w := range s {
-		if w != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// firstOf returns the smallest thread in in and alsoIn (nil: no restriction) and
-// in neither notIn nor notIn2 (nil: empty), or -1.
-func firstOf(in, alsoIn, notIn, notIn2 threadSet) int {
-	for i, w := range in {
-		if alsoIn != nil {
-			w &= alsoIn[i]
-		}
-		if notIn != nil {
-			w &^= notIn[i]
-		}
-		if notIn2 != nil {
-			w &^= notIn2[i]
-		}
-		if w != 0 {
-			return i*64 + bits.TrailingZeros64(w)
-		}
-	}
-	return -1
 }

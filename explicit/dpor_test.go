@@ -3,11 +3,7 @@ package explicit
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -334,119 +330,6 @@ thread w { int i = nondet(0, 2); int j = nondet(1, 3); a[i] = j; a[(i + j) % 3] 
 thread r { int v = a[2]; int u = a[1]; assert(v != 3 || u != 0, "a[2] == 3 while a[1] == 0"); }`},
 }
 
-// porCompile compiles src.
-func porCompile(t testing.TB, name, src string, cfg lang.Config) *ir.Program {
-	t.Helper()
-	p, err := lang.Compile(name+".kb", []byte(src), cfg)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return p
-}
-
-// porRun runs an engine with a generous time limit. A panic fails the test
-// instead of ending every test of the package.
-func porRun(t testing.TB, e verify.Engine, p *ir.Program) (r *verify.Result) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	defer func() {
-		if v := recover(); v != nil {
-			t.Fatalf("%T: panic: %v", e, v)
-		}
-	}()
-	r, err := e.Check(ctx, p)
-	if err != nil {
-		t.Fatalf("%T: %v", e, err)
-	}
-	return r
-}
-
-// porCheck is porRun for a run that must end with a verdict: running out of time
-// fails the test (timing has no place in pass/fail tests, but a hang must not
-// pass).
-func porCheck(t testing.TB, e verify.Engine, p *ir.Program) *verify.Result {
-	t.Helper()
-	r := porRun(t, e, p)
-	if r.Verdict == verify.Unknown {
-		t.Fatalf("%T: %s", e, r.Note)
-	}
-	return r
-}
-
-func porKind(r *verify.Result) string {
-	if r.Violation == nil {
-		return ""
-	}
-	return r.Violation.Kind.String()
-}
-
-// porTerminals is the set of terminal states a search reached, with whether each is a
-// deadlock: the observable outcome a trace-complete reduction must preserve.
-type porTerminals struct {
-	byHash map[uint64][]porTerminal
-}
-
-type porTerminal struct {
-	state    ir.State
-	deadlock bool
-}
-
-func newPORTerminals() *porTerminals { return &porTerminals{byHash: map[uint64][]porTerminal{}} }
-
-func (ts *porTerminals) add(s ir.State, deadlock bool) {
-	h := s.Hash()
-	for _, o := range ts.byHash[h] {
-		if o.state.Equal(s) {
-			return
-		}
-	}
-	ts.byHash[h] = append(ts.byHash[h], porTerminal{s.Clone(), deadlock})
-}
-
-func (ts *porTerminals) list(p *ir.Program) []string {
-	var out []string
-	for _, b := range ts.byHash {
-		for _, o := range b {
-			// Describe leaves out locals; the raw state has everything.
-			out = append(out, fmt.Sprintf("%s %v deadlock=%v", p.Describe(o.state), []int64(o.state), o.deadlock))
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// diffPORTerminals describes how two terminal sets differ, or returns "".
-func diffPORTerminals(p *ir.Program, want, got *porTerminals) string {
-	w, g := want.list(p), got.list(p)
-	if strings.Join(w, "\n") == strings.Join(g, "\n") {
-		return ""
-	}
-	in := func(xs []string, x string) bool {
-		i := sort.SearchStrings(xs, x)
-		return i < len(xs) && xs[i] == x
-	}
-	var b strings.Builder
-	for _, x := range w {
-		if !in(g, x) {
-			fmt.Fprintf(&b, "\n  missing: %s", x)
-		}
-	}
-	for _, x := range g {
-		if !in(w, x) {
-			fmt.Fprintf(&b, "\n  extra:   %s", x)
-		}
-	}
-	return b.String()
-}
-
-// withPORTerminals returns opts collecting terminal states into a fresh set.
-func withPORTerminals(opts Options) (Options, *porTerminals) {
-	ts := newPORTerminals()
-	opts.Terminal = ts.add
-	return opts, ts
-}
-
 // porEngine builds one of this file's engines from opts.
 type porEngine struct {
 	name string
@@ -466,16 +349,16 @@ func comparePOR(t *testing.T, e porEngine, p *ir.Program, opts Options) {
 	}
 	all := opts
 	all.NoDeadlock = true
-	refOpts, refSet := withPORTerminals(all)
+	refOpts, refSet := withTerminals(all)
 	if porCheck(t, DFS{Options: refOpts}, p).Verdict != verify.Safe {
 		return
 	}
-	gotOpts, gotSet := withPORTerminals(all)
+	gotOpts, gotSet := withTerminals(all)
 	if r := porCheck(t, e.make(gotOpts), p); r.Verdict != verify.Safe {
 		t.Errorf("%s with no-deadlock: %s, dfs: safe", e.name, r.Verdict)
 	}
-	if d := diffPORTerminals(p, refSet, gotSet); d != "" {
-		t.Errorf("%s: terminal states differ from dfs:%s", e.name, d)
+	if d := refSet.diff(p, gotSet, "dfs", e.name); d != "" {
+		t.Errorf("%s: %s", e.name, d)
 	}
 }
 
@@ -484,7 +367,9 @@ var dporEngines = []porEngine{
 	{"dpor-nosleep", func(o Options) verify.Engine { o.NoSleep = true; return DPOR{Options: o} }},
 }
 
-func TestDPORMatchesDFS(t *testing.T) {
+// eachPORProgram runs f in a parallel subtest on every program of porPrograms,
+// compiled with and without constant folding.
+func eachPORProgram(t *testing.T, f func(t *testing.T, pp porProgram, p *ir.Program, noFold bool)) {
 	for _, pp := range porPrograms {
 		for _, noFold := range []bool{false, true} {
 			name := pp.name
@@ -493,20 +378,25 @@ func TestDPORMatchesDFS(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				p := porCompile(t, pp.name, pp.src, lang.Config{NoFold: noFold})
-				var opts Options
-				opts.Depth = pp.depth
-				if !noFold {
-					if r := porCheck(t, DFS{Options: opts}, p); r.Verdict.String() != pp.want {
-						t.Fatalf("dfs: %s %s, the table says %s", r.Verdict, porKind(r), pp.want)
-					}
-				}
-				for _, e := range dporEngines {
-					comparePOR(t, e, p, opts)
-				}
+				f(t, pp, porCompile(t, pp.name, pp.src, lang.Config{NoFold: noFold}), noFold)
 			})
 		}
 	}
+}
+
+func TestDPORMatchesDFS(t *testing.T) {
+	eachPORProgram(t, func(t *testing.T, pp porProgram, p *ir.Program, noFold bool) {
+		var opts Options
+		opts.Depth = pp.depth
+		if !noFold {
+			if r := porCheck(t, DFS{Options: opts}, p); r.Verdict.String() != pp.want {
+				t.Fatalf("dfs: %s %s, the table says %s", r.Verdict, porKind(r), pp.want)
+			}
+		}
+		for _, e := range dporEngines {
+			comparePOR(t, e, p, opts)
+		}
+	})
 }
 
 // porTestdata is one annotated program of testdata/ that the explicit engine can run.
@@ -516,39 +406,14 @@ type porTestdata struct {
 	opts Options
 }
 
-// loadPORTestdata compiles every program of ../testdata that is not an expected
-// input error, with its //@ args, and keeps those whose DFS run ends within 2 s.
+// loadPORTestdata compiles the programs of readTestdata and keeps those whose DFS
+// run ends within 2 s.
 func loadPORTestdata(t *testing.T) []porTestdata {
 	t.Helper()
-	files, err := filepath.Glob("../testdata/*.kb")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []porTestdata
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var args []string
-		isError := false
-		for _, line := range strings.Split(string(src), "\n") {
-			if v, ok := strings.CutPrefix(line, "//@ expect:"); ok && strings.TrimSpace(v) == "error" {
-				isError = true
-			}
-			if v, ok := strings.CutPrefix(line, "//@ args:"); ok {
-				args = append(args, strings.Fields(v)...)
-			}
-		}
-		if isError {
-			continue
-		}
-		cfg, opts, err := porArgs(args)
-		if err != nil {
-			t.Errorf("%s: %v", f, err)
-			continue
-		}
-		p, err := lang.Compile(f, src, cfg)
+	for _, td := range readTestdata(t) {
+		f, opts := td.path, td.opts
+		p, err := lang.Compile(f, td.src, td.cfg)
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
@@ -569,69 +434,6 @@ func loadPORTestdata(t *testing.T) []porTestdata {
 		out = append(out, porTestdata{filepath.Base(f), p, opts})
 	}
 	return out
-}
-
-// porArgs reads the //@ args that matter to the explicit engine.
-func porArgs(args []string) (lang.Config, Options, error) {
-	var cfg lang.Config
-	var opts Options
-	defs := map[string]int64{}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		val := func() (int64, error) {
-			if i+1 >= len(args) {
-				return 0, fmt.Errorf("%s needs a value", a)
-			}
-			i++
-			return strconv.ParseInt(args[i], 0, 64)
-		}
-		var err error
-		var v int64
-		switch a {
-		case "--depth":
-			v, err = val()
-			opts.Depth = int(v)
-		case "--width":
-			v, err = val()
-			cfg.Width = int(v)
-		case "--max-nondet":
-			v, err = val()
-			opts.MaxNondet = v
-		case "--preemptions":
-			v, err = val()
-			opts.Preemptions = int(v)
-		case "--fair":
-			v, err = val()
-			opts.Fair = int(v)
-		case "--max-steps":
-			v, err = val()
-			opts.MaxSteps = int(v)
-		case "--no-deadlock":
-			opts.NoDeadlock = true
-		case "--no-fold":
-			cfg.NoFold = true
-		case "-D":
-			if i+1 >= len(args) {
-				return cfg, opts, errors.New("-D needs NAME=VALUE")
-			}
-			i++
-			name, value, ok := strings.Cut(args[i], "=")
-			if !ok {
-				return cfg, opts, fmt.Errorf("-D %s: want NAME=VALUE", args[i])
-			}
-			v, err = strconv.ParseInt(value, 0, 64)
-			defs[name] = v
-		default:
-			if strings.HasPrefix(a, "--") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-				i++ // a flag of another engine, with its value
-			}
-		}
-		if err != nil {
-			return cfg, opts, fmt.Errorf("%s: %v", a, err)
-		}
-	}
-	cfg.Defines = defs
-	return cfg, opts, nil
 }
 
 func TestDPORTestdata(t *testing.T) {

@@ -62,14 +62,47 @@ func (x *executor) done() bool {
 	return false
 }
 
+// cancelled reports whether the context has ended; the search then stops with
+// verdict unknown. Unlike done, it looks at the context at once (for a caller
+// that has just seen an operation fail, which may be the context's doing).
+func (x *executor) cancelled() bool {
+	if x.ctx.Err() != nil {
+		x.stopped = true
+	}
+	return x.stopped
+}
+
 // step executes thread t in s (in place) and counts it.
 func (x *executor) step(s ir.State, t int, ch *ir.Choices, ev *ir.Event) {
 	x.stats.Transitions++
 	x.p.Step(s, t, ch, ev)
 }
 
-// failed records a violation reached by trace (the moves so far, copied).
+// move executes thread t in s (in place), its draws starting with fixed, and
+// records the step as the last move of path. A step that fails ends one execution
+// with its violation (see failed); move then returns false.
+func (x *executor) move(s ir.State, t int, ch *ir.Choices, fixed []int64, ev *ir.Event, path []ir.Move) bool {
+	ch.Reset(fixed)
+	x.step(s, t, ch, ev)
+	mv := &path[len(path)-1]
+	mv.Thread = t
+	mv.Choices = values(mv.Choices, ch.Made)
+	if ev.Violation != nil {
+		x.failed(ev.Violation, path)
+		return false
+	}
+	return true
+}
+
+// failed records a step that failed at the end of trace (the moves so far,
+// copied): one execution, ending in a violation.
 func (x *executor) failed(v *ir.Violation, trace []ir.Move) {
+	x.stats.Executions++
+	x.report(v, trace)
+}
+
+// report records the violation the search found, unless it found one before.
+func (x *executor) report(v *ir.Violation, trace []ir.Move) {
 	if x.found != nil {
 		return
 	}
@@ -85,13 +118,19 @@ func (x *executor) terminal(s ir.State, trace []ir.Move) {
 		x.opts.Terminal(s, v != nil)
 	}
 	if v != nil && !x.opts.NoDeadlock {
-		x.failed(v, trace)
+		x.report(v, trace)
 	}
 }
 
 // bounded records an execution cut by the depth bound (or another bound).
 func (x *executor) bounded(note string) {
 	x.stats.Executions++
+	x.cutOff(note)
+}
+
+// cutOff records that a bound kept the search from something (note says which),
+// so that the verdict can no longer be safe; it counts no execution.
+func (x *executor) cutOff(note string) {
 	if !x.cut {
 		x.cut, x.cutNote = true, note
 	}

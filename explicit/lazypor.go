@@ -201,17 +201,7 @@ func (s *lazySearch) search() {
 // values and records the move at position pos of the path. A failed step is a
 // violation, reported at once; step then returns false.
 func (s *lazySearch) step(st ir.State, pos, t int, fixed []int64) bool {
-	s.ch.Reset(fixed)
-	s.x.step(st, t, &s.ch, &s.ev)
-	mv := &s.moves[pos]
-	mv.Thread = t
-	mv.Choices = values(mv.Choices, s.ch.Made)
-	if s.ev.Violation != nil {
-		s.x.stats.Executions++
-		s.x.failed(s.ev.Violation, s.moves[:pos+1])
-		return false
-	}
-	return true
+	return s.x.move(st, t, &s.ch, fixed, &s.ev, s.moves[:pos+1])
 }
 
 // complete extends run (whose steps so far lead from the node's state to st, at
@@ -270,7 +260,7 @@ type lazyTCS struct {
 	from  []int32       // each event's control location before it
 	acc   [][]ir.Access // each event's structure
 	pend  [][]ir.Access // pending events: their ir.Program.Pending accesses at the run's end
-	dep   []eventSet    // dep[e]: the events dependent with e
+	dep   []bitSet      // dep[e]: the events dependent with e
 	refs  []lazyRef     // every structure access, by location
 	enum  tcsEnum
 	draws []int32 // run steps that drew nondeterministic values
@@ -281,7 +271,7 @@ type lazyTCS struct {
 	last, fill       []int32
 	pos, lastEv      []int // for TCS.satisfies
 	need             []int32
-	inE, done        eventSet
+	inE, done        bitSet
 	stack            []int32
 	state, piState   ir.State
 	run              lazyRun
@@ -338,9 +328,9 @@ func (s *lazySearch) build(n *lazyNode) *lazyTCS {
 		}
 		return int(a.ev - b.ev)
 	})
-	t.dep = make([]eventSet, ne)
+	t.dep = make([]bitSet, ne)
 	for e := range t.dep {
-		t.dep[e] = resetEventSet(nil, ne)
+		t.dep[e] = resetBitSet(nil, ne)
 	}
 	for i := 0; i < len(t.refs); {
 		j := i
@@ -516,17 +506,7 @@ func (t *lazyTCS) constrain(p *ir.Program) {
 // staticLock reports whether a lock operation's mutex does not depend on shared
 // data.
 func staticLock(n *ir.Node) bool {
-	return n.MIndex == nil || !readsShared(n.MIndex)
-}
-
-func readsShared(e *ir.Expr) bool {
-	if e == nil {
-		return false
-	}
-	if (e.Op == ir.EVar || e.Op == ir.EIndex) && e.Var.Shared {
-		return true
-	}
-	return readsShared(e.X) || readsShared(e.Y) || readsShared(e.Z)
+	return !n.MIndex.ReadsShared()
 }
 
 // explore is explore(u1, u2) of Listing 3.1 for node n. It returns the length of
@@ -594,8 +574,8 @@ func (s *lazySearch) lookup(st ir.State, budget int) (maxLen int, cut, ok bool) 
 		if v.budget > budget {
 			cut = v.maxLen > budget
 		}
-		if cut && !s.x.cut {
-			s.x.cut, s.x.cutNote = true, "depth bound reached"
+		if cut {
+			s.x.cutOff("depth bound reached")
 		}
 		return min(v.maxLen, budget), cut, true
 	}
@@ -673,9 +653,8 @@ func (s *lazySearch) solve(t *lazyTCS) ([]int, bool) {
 	x := s.x
 	order, ok, err := s.solver.Solve(x.ctx, &t.TCS)
 	switch {
-	case err != nil && x.ctx.Err() != nil:
-		x.stopped = true // the time limit, not the solver: the verdict is unknown
-		return nil, false
+	case err != nil && x.cancelled():
+		return nil, false // the time limit, not the solver: the verdict is unknown
 	case err != nil:
 		s.err = fmt.Errorf("lazypor: trace constraint solver: %w", err)
 		return nil, false
@@ -711,7 +690,7 @@ func (s *lazySearch) variation(t *lazyTCS) (maxLen int, cut bool) {
 	ne := len(t.Events)
 	s.graph(t)
 	// E: the overtakers and everything the variation orders before them.
-	t.inE = resetEventSet(t.inE, ne)
+	t.inE = resetBitSet(t.inE, ne)
 	t.stack = t.stack[:0]
 	for i, sw := range t.Swapped {
 		if sw {
@@ -724,7 +703,7 @@ func (s *lazySearch) variation(t *lazyTCS) (maxLen int, cut bool) {
 	s.closeE(t)
 	t.state = append(t.state[:0], n.state...)
 	t.run.reset()
-	t.done = resetEventSet(t.done, ne)
+	t.done = resetBitSet(t.done, ne)
 	pos := n.depth
 	faithful := true
 	// Phase 1: the events of E.
@@ -1064,13 +1043,13 @@ func (s *lazySearch) choice(t *lazyTCS, e int) (maxLen int, cut bool) {
 	n := t.node
 	ne := len(t.Events)
 	s.graph(t)
-	t.inE = resetEventSet(t.inE, ne)
+	t.inE = resetBitSet(t.inE, ne)
 	t.inE.add(e)
 	t.stack = append(t.stack[:0], int32(e))
 	s.closeE(t)
 	t.state = append(t.state[:0], n.state...)
 	t.run.reset()
-	t.done = resetEventSet(t.done, ne)
+	t.done = resetBitSet(t.done, ne)
 	pos := n.depth
 	for {
 		next := -1
@@ -1106,17 +1085,10 @@ func (s *lazySearch) choice(t *lazyTCS, e int) (maxLen int, cut bool) {
 		var fixed []int64
 		for more := true; more; {
 			copy(s.scratch, t.state)
-			ch.Reset(fixed)
-			x.step(s.scratch, th, &ch, &s.ev)
-			mv := &s.moves[pos]
-			mv.Thread = th
-			mv.Choices = values(mv.Choices, ch.Made)
-			if s.ev.Violation != nil {
-				x.stats.Executions++
-				x.failed(s.ev.Violation, s.moves[:pos+1])
+			if !x.move(s.scratch, th, &ch, fixed, &s.ev, s.moves[:pos+1]) {
 				return 0, false
 			}
-			if !slices.Equal(mv.Choices, runVals) {
+			if !slices.Equal(s.moves[pos].Choices, runVals) {
 				alternatives++
 				if !s.monotone(t, e, s.ev.Accesses) {
 					good = false
@@ -1139,19 +1111,16 @@ func (s *lazySearch) choice(t *lazyTCS, e int) (maxLen int, cut bool) {
 		l, c := s.child(t.piState, n.depth+k, nil, 0)
 		return k + l, c
 	}
-	// Every alternative is good: a child after each.
-	base := t.piState.Clone()
+	// Every alternative is good: a child after each. (They were executed above
+	// without failing.) A child keeps a copy of its state, so st can be reused.
+	st := make(ir.State, len(t.piState))
 	var ch ir.Choices
 	var fixed []int64
 	for more := true; more && !x.done(); {
-		st := base.Clone()
-		ch.Reset(fixed)
-		x.step(st, th, &ch, &s.ev)
-		mv := &s.moves[pos]
-		mv.Thread = th
-		mv.Choices = values(mv.Choices, ch.Made)
+		copy(st, t.piState)
+		x.move(st, th, &ch, fixed, &s.ev, s.moves[:pos+1])
 		fixed, more = ch.Next(fixed)
-		if slices.Equal(mv.Choices, runVals) {
+		if slices.Equal(s.moves[pos].Choices, runVals) {
 			continue
 		}
 		l, c := s.child(st, pos+1, nil, 0)
@@ -1166,22 +1135,18 @@ func (s *lazySearch) choice(t *lazyTCS, e int) (maxLen int, cut bool) {
 // Those children cover every execution from the state.
 func (s *lazySearch) expand(n *lazyNode) (maxLen int, cut bool) {
 	x, p := s.x, s.p
+	// A child keeps a copy of its state, so one successor buffer will do.
+	st := make(ir.State, len(n.state))
+	var ch ir.Choices
+	var fixed []int64
 	for th := range p.Threads {
 		if !p.Enabled(n.state, th) {
 			continue
 		}
-		var ch ir.Choices
-		var fixed []int64
+		fixed = fixed[:0]
 		for more := true; more && !x.done(); {
-			st := n.state.Clone()
-			ch.Reset(fixed)
-			x.step(st, th, &ch, &s.ev)
-			mv := &s.moves[n.depth]
-			mv.Thread = th
-			mv.Choices = values(mv.Choices, ch.Made)
-			if s.ev.Violation != nil {
-				x.stats.Executions++
-				x.failed(s.ev.Violation, s.moves[:n.depth+1])
+			copy(st, n.state)
+			if !x.move(st, th, &ch, fixed, &s.ev, s.moves[:n.depth+1]) {
 				return maxLen, cut
 			}
 			fixed, more = ch.Next(fixed)

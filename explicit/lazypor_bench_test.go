@@ -4,27 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"testing"
 
-	"kbmc/ir"
-	"kbmc/lang"
 	"kbmc/verify"
 )
-
-// lazyBenchProgram compiles a benchmark family of bench/programs with N = n.
-func lazyBenchProgram(b *testing.B, family string, n int) *ir.Program {
-	b.Helper()
-	src, err := os.ReadFile("../bench/programs/" + family + ".kb")
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := lang.Compile(family+".kb", src, lang.Config{Defines: map[string]int64{"N": int64(n)}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return p
-}
 
 // benchLazyPOR runs LazyPOR on a family and reports executions and executions per
 // second.
@@ -35,7 +18,7 @@ func benchLazyPOR(b *testing.B, family string, n, depth int) {
 }
 
 func benchLazyPOROptions(b *testing.B, family string, n int, o Options) {
-	p := lazyBenchProgram(b, family, n)
+	p := loadFamily(b, family, int64(n), false)
 	var r *verify.Result
 	b.ReportAllocs()
 	for b.Loop() {

@@ -5,10 +5,8 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,15 +26,6 @@ func lazyCompile(t testing.TB, name, src string, cfg lang.Config) *ir.Program {
 	return p
 }
 
-func lazyReadersWriters(t testing.TB, n int, noFold bool) *ir.Program {
-	t.Helper()
-	src, err := os.ReadFile("../bench/programs/readers-writers.kb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lazyCompile(t, "readers-writers.kb", string(src), lang.Config{Defines: map[string]int64{"N": int64(n)}, NoFold: noFold})
-}
-
 // TestLazyPORReadersWriters checks the thesis's first experiment (§6.3.1, Appendix
 // B): with N readers there are 2^N traces, and LazyPOR explores exactly one
 // execution per trace: the run itself and one variation per nonempty set of readers
@@ -44,7 +33,7 @@ func lazyReadersWriters(t testing.TB, n int, noFold bool) *ir.Program {
 func TestLazyPORReadersWriters(t *testing.T) {
 	for n := 1; n <= 12; n++ {
 		for _, noFold := range []bool{false, true} {
-			p := lazyReadersWriters(t, n, noFold)
+			p := loadFamily(t, "readers-writers", int64(n), noFold)
 			r, err := LazyPOR{}.Check(context.Background(), p)
 			if err != nil {
 				t.Fatal(err)
@@ -64,7 +53,7 @@ func TestLazyPORReadersWriters(t *testing.T) {
 // TestLazyPORCancel checks that the search stops when its context ends, also in
 // the middle of a large enumeration of variations.
 func TestLazyPORCancel(t *testing.T) {
-	p := lazyReadersWriters(t, 24, false)
+	p := loadFamily(t, "readers-writers", 24, false)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -80,54 +69,6 @@ func TestLazyPORCancel(t *testing.T) {
 	}
 }
 
-// lazyTerms is a set of terminal states (with their deadlock flag), keyed by the
-// state's contents.
-type lazyTerms map[string]bool
-
-func (ts lazyTerms) add(s ir.State, deadlock bool) {
-	ts[fmt.Sprint(deadlock, []int64(s))] = true
-}
-
-// lazyKinds is an oracle independent of every search algorithm: it enumerates every
-// execution of p within depth steps and returns every violation kind reachable
-// (deadlocks unless noDeadlock), and whether some execution is cut by the bound.
-func lazyKinds(p *ir.Program, depth int, noDeadlock bool) (kinds map[ir.ViolationKind]bool, cut bool) {
-	kinds = map[ir.ViolationKind]bool{}
-	var ev ir.Event
-	var rec func(s ir.State, d int)
-	rec = func(s ir.State, d int) {
-		enabled := false
-		for t := range p.Threads {
-			if !p.Enabled(s, t) {
-				continue
-			}
-			enabled = true
-			if d == depth {
-				cut = true
-				return
-			}
-			var ch ir.Choices
-			var fixed []int64
-			for more := true; more; {
-				next := s.Clone()
-				ch.Reset(fixed)
-				p.Step(next, t, &ch, &ev)
-				fixed, more = ch.Next(fixed)
-				if ev.Violation != nil {
-					kinds[ev.Violation.Kind] = true
-					continue
-				}
-				rec(next, d+1)
-			}
-		}
-		if !enabled && !noDeadlock && p.Deadlock(s) != nil {
-			kinds[ir.Deadlock] = true
-		}
-	}
-	rec(p.Initial(), 0)
-	return kinds, cut
-}
-
 // lazyCompare checks LazyPOR against the reference DFS on p: the same verdict, a
 // violation kind that is reachable (the DFS's when only one kind is), and with
 // NoDeadlock, when DFS says safe, the same terminal states and deadlocks.
@@ -137,7 +78,7 @@ func lazyCompare(t *testing.T, name string, p *ir.Program, depth int, mk func(Op
 	for _, nd := range []bool{false, true} {
 		var o Options
 		o.Depth, o.NoDeadlock = depth, nd
-		refTerms, gotTerms := lazyTerms{}, lazyTerms{}
+		refTerms, gotTerms := newTerminalSet(), newTerminalSet()
 		if nd {
 			o.Terminal = refTerms.add
 		}
@@ -167,22 +108,15 @@ func lazyCompare(t *testing.T, name string, p *ir.Program, depth int, mk func(Op
 		}
 		if got.Verdict == verify.Unsafe && got.Violation.Kind != ref.Violation.Kind {
 			if kinds == nil || nd {
-				kinds, _ = lazyKinds(p, depth, nd)
+				kinds, _ = reachableKinds(p, depth, nd)
 			}
 			if !kinds[got.Violation.Kind] || len(kinds) == 1 {
 				t.Errorf("%s (NoDeadlock %v): lazypor finds %s, dfs %s; reachable: %v", name, nd, lazyVerdict(got), lazyVerdict(ref), kinds)
 			}
 		}
 		if nd && ref.Verdict == verify.Safe {
-			for k := range refTerms {
-				if !gotTerms[k] {
-					t.Errorf("%s: lazypor misses terminal state %s", name, k)
-				}
-			}
-			for k := range gotTerms {
-				if !refTerms[k] {
-					t.Errorf("%s: lazypor reaches terminal state %s, dfs does not", name, k)
-				}
+			if d := refTerms.diff(p, gotTerms, "dfs", "lazypor"); d != "" {
+				t.Errorf("%s: %s", name, d)
 			}
 		}
 	}
@@ -219,41 +153,31 @@ var (
 func lazyEngine(o Options) verify.Engine { return LazyPOR{Options: o} }
 
 // lazyGenConfig is how TestLazyPORGenerated draws seed's program: as the
-// differential harness does, every tenth program may spin (with a small depth),
-// every fifth is lowered with --no-fold, every seventh uses 8-bit integers.
+// differential harness does (diffConfig), except that every fifth program, not
+// every fourth, is lowered with --no-fold.
 func lazyGenConfig(seed uint64) (progen.Config, int) {
-	cfg := progen.DefaultConfig()
-	depth := verify.DefaultDepth
-	if seed%10 == 7 {
-		cfg.Features |= progen.SpinLoops
-		cfg.MaxThreads, cfg.MaxOps = 3, 3
-		depth = 10
-	}
-	if seed%5 == 3 {
-		cfg.NoFold = true
-	}
-	if seed%7 == 5 {
-		cfg.Width = 8
-	}
+	cfg, depth := diffConfig(seed)
+	cfg.NoFold = seed%5 == 3
 	return cfg, depth
 }
 
-func TestLazyPORGenerated(t *testing.T) {
-	n := *lazySeeds
+// lazySeedCount is how many generated programs the LazyPOR tests check: -lazy.seeds,
+// at most 60 with -short.
+func lazySeedCount() uint64 {
 	if testing.Short() {
-		n = min(n, 60)
+		return uint64(min(*lazySeeds, 60))
 	}
+	return uint64(*lazySeeds)
+}
+
+func TestLazyPORGenerated(t *testing.T) {
 	var lazy, dfs int64
-	for seed := range uint64(n) {
+	for seed := range lazySeedCount() {
 		if *lazyOnly >= 0 && seed != uint64(*lazyOnly) {
 			continue
 		}
 		cfg, depth := lazyGenConfig(seed)
-		src := progen.Generate(seed, cfg)
-		p, err := lang.Compile(fmt.Sprintf("seed%d.kb", seed), []byte(src), lang.Config{Width: cfg.Width, NoFold: cfg.NoFold})
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
+		src, p := compileGenerated(t, seed, cfg)
 		before := t.Failed()
 		l, d := lazyCompare(t, fmt.Sprintf("seed %d", seed), p, depth, lazyEngine)
 		lazy, dfs = lazy+l, dfs+d
@@ -267,11 +191,7 @@ func TestLazyPORGenerated(t *testing.T) {
 // lazyPrograms are small programs for the cases the thesis's proof does not cover:
 // blocking operations, data-dependent addresses and control flow (global
 // branchings), nondeterminism, loops, atomic blocks, and the depth bound.
-var lazyPrograms = []struct {
-	name  string
-	depth int // 0: the default
-	src   string
-}{
+var lazyPrograms = []lazyProgram{
 	{"thesis-listing-1.2", 0, `
 shared int x; shared int y[2];
 thread t1 { x = 1; }
@@ -510,6 +430,21 @@ thread c { int r = x; assert(r >= 0, "wrapped"); }
 `},
 }
 
+type lazyProgram struct {
+	name  string
+	depth int // 0: the default
+	src   string
+}
+
+// compile compiles the program (see lazyTestConfig) and returns it with its depth.
+func (lp lazyProgram) compile(t testing.TB, noFold bool) (*ir.Program, int) {
+	depth := lp.depth
+	if depth == 0 {
+		depth = verify.DefaultDepth
+	}
+	return lazyCompile(t, lp.name+".kb", lp.src, lazyTestConfig(lp.name, noFold)), depth
+}
+
 // lazyTestConfig is how a program of lazyPrograms is compiled.
 func lazyTestConfig(name string, noFold bool) lang.Config {
 	cfg := lang.Config{NoFold: noFold}
@@ -527,11 +462,7 @@ func TestLazyPORPrograms(t *testing.T) {
 				name += "/no-fold"
 			}
 			t.Run(name, func(t *testing.T) {
-				p := lazyCompile(t, tc.name+".kb", tc.src, lazyTestConfig(tc.name, noFold))
-				depth := tc.depth
-				if depth == 0 {
-					depth = verify.DefaultDepth
-				}
+				p, depth := tc.compile(t, noFold)
 				lazy, dfs := lazyCompare(t, name, p, depth, lazyEngine)
 				t.Logf("executions: lazypor %d, dfs %d", lazy, dfs)
 			})
@@ -539,74 +470,21 @@ func TestLazyPORPrograms(t *testing.T) {
 	}
 }
 
-// lazyArgs reads a testdata file's //@ args line: --depth, --width, -D, --no-fold,
-// --no-deadlock.
-func lazyArgs(t *testing.T, src string) (cfg lang.Config, depth int, noDeadlock bool) {
-	depth = verify.DefaultDepth
-	for line := range strings.Lines(src) {
-		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "//@ args:")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(rest)
-		for i := 0; i < len(f); i++ {
-			next := func() string {
-				i++
-				if i == len(f) {
-					t.Fatalf("args: %s needs a value", f[i-1])
-				}
-				return f[i]
-			}
-			switch f[i] {
-			case "--depth":
-				depth, _ = strconv.Atoi(next())
-			case "--width":
-				cfg.Width, _ = strconv.Atoi(next())
-			case "-D":
-				name, val, _ := strings.Cut(next(), "=")
-				v, _ := strconv.ParseInt(val, 0, 64)
-				if cfg.Defines == nil {
-					cfg.Defines = map[string]int64{}
-				}
-				cfg.Defines[name] = v
-			case "--no-fold":
-				cfg.NoFold = true
-			case "--no-deadlock":
-				noDeadlock = true
-			default:
-				t.Fatalf("args: unknown %q", f[i])
-			}
-		}
-	}
-	return cfg, depth, noDeadlock
-}
-
 func TestLazyPORTestdata(t *testing.T) {
-	files, err := filepath.Glob("../testdata/*.kb")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no testdata: %v", err)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src := string(b)
-		if strings.Contains(src, "//@ expect: error") {
-			continue
-		}
+	for _, td := range readTestdata(t) {
 		for _, noFold := range []bool{false, true} {
-			name := filepath.Base(f)
+			name := filepath.Base(td.path)
 			if noFold {
 				name += "/no-fold"
 			}
 			t.Run(name, func(t *testing.T) {
-				cfg, depth, _ := lazyArgs(t, src)
+				cfg := td.cfg
 				cfg.NoFold = cfg.NoFold || noFold
-				p, err := lang.Compile(filepath.Base(f), b, cfg)
+				p, err := lang.Compile(filepath.Base(td.path), td.src, cfg)
 				if err != nil {
 					t.Fatalf("%v", err)
 				}
+				depth := td.opts.Depth
 				var o Options
 				o.Depth = depth
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -757,7 +635,7 @@ func lazyCoverage(t *testing.T, name string, p *ir.Program, depth int) (traces, 
 // depth bound), on the table's and the generated programs that have no violation.
 func TestLazyPORTraceCoverage(t *testing.T) {
 	check := func(name string, p *ir.Program, depth int) {
-		if kinds, _ := lazyKinds(p, depth, true); len(kinds) > 0 {
+		if kinds, _ := reachableKinds(p, depth, true); len(kinds) > 0 {
 			return
 		}
 		traces, execs := lazyCoverage(t, name, p, depth)
@@ -765,25 +643,13 @@ func TestLazyPORTraceCoverage(t *testing.T) {
 	}
 	for _, tc := range lazyPrograms {
 		for _, noFold := range []bool{false, true} {
-			p := lazyCompile(t, tc.name, tc.src, lazyTestConfig(tc.name, noFold))
-			depth := tc.depth
-			if depth == 0 {
-				depth = verify.DefaultDepth
-			}
+			p, depth := tc.compile(t, noFold)
 			check(fmt.Sprintf("%s (no-fold %v)", tc.name, noFold), p, depth)
 		}
 	}
-	n := *lazySeeds
-	if testing.Short() {
-		n = min(n, 60)
-	}
-	for seed := range uint64(n) {
+	for seed := range lazySeedCount() {
 		cfg, depth := lazyGenConfig(seed)
-		src := progen.Generate(seed, cfg)
-		p, err := lang.Compile("gen.kb", []byte(src), lang.Config{Width: cfg.Width, NoFold: cfg.NoFold})
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
+		src, p := compileGenerated(t, seed, cfg)
 		before := t.Failed()
 		check(fmt.Sprintf("seed %d", seed), p, depth)
 		if !before && t.Failed() {

@@ -351,7 +351,7 @@ func (s *persistentSearch) sleepAfter(d, t int, into bitSet) {
 		if zp.static != nil {
 			dep = s.info.accessesConflict(acc, t, zp.static, z)
 		} else {
-			dep = accessConflict(zp.acc, acc)
+			dep = conflict(zp.acc, acc)
 		}
 		if !dep {
 			into.add(z)
@@ -385,7 +385,6 @@ func (s *persistentSearch) run(d, t int, next func()) {
 		mv.Thread = t
 		mv.Choices = values(mv.Choices, ch.Made)
 		if !f.fromProbe && f.ev.Violation != nil {
-			x.stats.Executions++
 			x.failed(f.ev.Violation, s.moves[:d+1])
 			break
 		}
@@ -410,7 +409,6 @@ func (s *persistentSearch) probeFailed(d int) bool {
 	}
 	s.moves[d].Thread = t
 	s.moves[d].Choices = values(s.moves[d].Choices, s.frames[d].probes[t].made)
-	s.x.stats.Executions++
 	s.x.failed(v, s.moves[:d+1])
 	return true
 }
@@ -646,83 +644,6 @@ func (h *persistentTable) insert(s ir.State) int {
 	return i
 }
 
-// bitSet is a set of small non-negative integers: threads, shared cells or locks.
-type bitSet []uint64
-
-func newBitSet(n int) bitSet { return make(bitSet, (n+63)/64) }
-
-func (b bitSet) has(t int) bool    { return b[t>>6]&(1<<(t&63)) != 0 }
-func (b bitSet) add(t int)         { b[t>>6] |= 1 << (t & 63) }
-func (b bitSet) clear()            { clear(b) }
-func (b bitSet) copyFrom(o bitSet) { copy(b, o) }
-
-func (b bitSet) and(o bitSet) {
-	for i := range b {
-		b[i] &= o[i]
-	}
-}
-
-func (b bitSet) or(o bitSet) {
-	for i := range b {
-		b[i] |= o[i]
-	}
-}
-
-func (b bitSet) andNot(o bitSet) {
-	for i := range b {
-		b[i] &^= o[i]
-	}
-}
-
-func (b bitSet) empty() bool {
-	for _, w := range b {
-		if w != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func (b bitSet) subsetOf(o bitSet) bool {
-	for i, w := range b {
-		if w&^o[i] != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func (b bitSet) intersects(o bitSet) bool {
-	for i, w := range b {
-		if w&o[i] != 0 {
-			return true
-		}
-	}
-	return false
-}
-
-func (b bitSet) countAnd(o bitSet) int {
-	c := 0
-	for i, w := range b {
-		c += bits.OnesCount64(w & o[i])
-	}
-	return c
-}
-
-// next returns the smallest member >= t, or -1.
-func (b bitSet) next(t int) int {
-	for i := t >> 6; i < len(b); i++ {
-		w := b[i]
-		if i == t>>6 {
-			w &= ^uint64(0) << (t & 63)
-		}
-		if w != 0 {
-			return i<<6 + bits.TrailingZeros64(w)
-		}
-	}
-	return -1
-}
-
 // A footprint is what a step, a transition or the rest of a thread's code may
 // access: shared cells read and written, locks (lock and unlock both write),
 // thread terminations read by join, and whether it may end its own thread (which
@@ -796,19 +717,6 @@ func (in *staticInfo) accessesConflict(acc []ir.Access, ta int, f *footprint, tb
 			}
 		default: // ta joins the thread of l
 			if l-p.SharedSize-p.NumLocks == tb && f.term {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// accessConflict reports whether two steps that made the accesses a and b are
-// dependent: they access a common location, one of them writing it (DESIGN.md §3).
-func accessConflict(a, b []ir.Access) bool {
-	for i := range a {
-		for j := range b {
-			if a[i].Loc == b[j].Loc && (a[i].Kind == ir.Write || b[j].Kind == ir.Write) {
 				return true
 			}
 		}
@@ -1107,9 +1015,7 @@ func heldLocks(p *ir.Program, th *ir.Thread, iv *intervals) []*lockFacts {
 		i := work[len(work)-1]
 		work = work[:len(work)-1]
 		n := tmpl.Nodes[i]
-		out.may.copyFrom(in[i].may)
-		out.any.copyFrom(in[i].any)
-		out.must.copyFrom(in[i].must)
+		out.copyFrom(in[i])
 		switch n.Op {
 		case ir.OpLock:
 			if l, known, _ := iv.lock(n); known {
@@ -1138,9 +1044,7 @@ func heldLocks(p *ir.Program, th *ir.Thread, iv *intervals) []*lockFacts {
 			}
 			if in[j] == nil {
 				in[j] = newFacts()
-				in[j].may.copyFrom(out.may)
-				in[j].any.copyFrom(out.any)
-				in[j].must.copyFrom(out.must)
+				in[j].copyFrom(out)
 				work = append(work, j)
 				continue
 			}
@@ -1150,6 +1054,12 @@ func heldLocks(p *ir.Program, th *ir.Thread, iv *intervals) []*lockFacts {
 		}
 	}
 	return in
+}
+
+func (h *lockFacts) copyFrom(o *lockFacts) {
+	h.may.copyFrom(o.may)
+	h.any.copyFrom(o.any)
+	h.must.copyFrom(o.must)
 }
 
 // merge joins o into h (may and any grow, must shrinks) and reports a change.
@@ -1170,8 +1080,6 @@ func (h *lockFacts) merge(o *lockFacts) bool {
 	}
 	return changed
 }
-
-func (b bitSet) remove(t int) { b[t>>6] &^= 1 << (t & 63) }
 
 // intervals approximates the values of expressions in one thread by intervals: it
 // knows constants, tid and nondet ranges, and nothing about variables.

@@ -3,10 +3,8 @@ package explicit
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 
-	"kbmc/lang"
 	"kbmc/verify"
 )
 
@@ -29,14 +27,7 @@ func BenchmarkPersistent(b *testing.B) {
 		{"peterson", 2, 30},
 		{"spinlock", 3, 30},
 	} {
-		src, err := os.ReadFile("../bench/programs/" + bc.family + ".kb")
-		if err != nil {
-			b.Fatal(err)
-		}
-		p, err := lang.Compile(bc.family+".kb", src, lang.Config{Defines: map[string]int64{"N": bc.n}})
-		if err != nil {
-			b.Fatal(err)
-		}
+		p := loadFamily(b, bc.family, bc.n, false)
 		for _, algo := range []struct {
 			name string
 			eng  func(Options) verify.Engine
@@ -50,6 +41,7 @@ func BenchmarkPersistent(b *testing.B) {
 				e := algo.eng(o)
 				var r *verify.Result
 				for b.Loop() {
+					var err error
 					if r, err = e.Check(context.Background(), p); err != nil {
 						b.Fatal(err)
 					}

@@ -3,10 +3,7 @@ package explicit
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -193,37 +190,6 @@ thread go { a = 1; b = 1; }
 `, 10},
 }
 
-// persistentRun runs an algorithm and returns its verdict, which must not be unknown.
-func persistentRun(t *testing.T, e verify.Engine, p *ir.Program) *verify.Result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	r, err := e.Check(ctx, p)
-	if err != nil {
-		t.Fatalf("%T: %v", e, err)
-	}
-	if r.Verdict == verify.Unknown {
-		t.Fatalf("%T: no verdict: %s", e, r.Note)
-	}
-	return r
-}
-
-// persistentTerminals returns an Options.Terminal that collects the terminal states
-// reached, keyed by their contents, with their deadlock flags.
-func persistentTerminals(into map[string]bool) func(ir.State, bool) {
-	return func(s ir.State, deadlock bool) {
-		key := fmt.Sprint([]int64(s))
-		into[key] = into[key] || deadlock
-	}
-}
-
-func persistentKind(r *verify.Result) string {
-	if r.Violation == nil {
-		return ""
-	}
-	return r.Violation.Kind.String()
-}
-
 // persistentCompare checks Persistent against DFS on p, with deadlocks reported and
 // without: the same verdict; the same violation kind, or else one that some
 // execution within the bound reaches; a counterexample that replays within the
@@ -240,26 +206,24 @@ func persistentCompareWith(t *testing.T, p *ir.Program, opts Options, a Persiste
 	for _, noDeadlock := range []bool{false, true} {
 		o := opts
 		o.NoDeadlock = noDeadlock
-		wantTerms, gotTerms := map[string]bool{}, map[string]bool{}
-		od, op := o, o
-		od.Terminal = persistentTerminals(wantTerms)
-		op.Terminal = persistentTerminals(gotTerms)
-		want := persistentRun(t, DFS{Options: od}, p)
+		od, wantTerms := withTerminals(o)
+		op, gotTerms := withTerminals(o)
+		want := porCheck(t, DFS{Options: od}, p)
 		a.Options = op
-		got := persistentRun(t, a, p)
+		got := porCheck(t, a, p)
 		wantVerdict := want.Verdict
 		if a.boundedOnly && wantVerdict == verify.Safe {
 			wantVerdict = verify.BoundedSafe // it is told that some execution is too long
 		}
 		if got.Verdict != wantVerdict {
 			t.Errorf("depth %d, no-deadlock %v: persistent says %s %s (%s); dfs says %s %s (%s)",
-				o.Depth, noDeadlock, got.Verdict, persistentKind(got), got.Note, want.Verdict, persistentKind(want), want.Note)
+				o.Depth, noDeadlock, got.Verdict, porKind(got), got.Note, want.Verdict, porKind(want), want.Note)
 			continue
 		}
-		if persistentKind(got) != persistentKind(want) {
+		if porKind(got) != porKind(want) {
 			// Two different violations, each the first its search met (DESIGN.md
 			// §4): correct if the one found is reachable within the bound.
-			if !persistentReachableKinds(p, o.Depth, noDeadlock)[got.Violation.Kind] {
+			if kinds, _ := reachableKinds(p, o.Depth, noDeadlock); !kinds[got.Violation.Kind] {
 				t.Errorf("depth %d, no-deadlock %v: persistent reports %s, which no execution within the bound reaches",
 					o.Depth, noDeadlock, got.Violation.Kind)
 			}
@@ -276,77 +240,16 @@ func persistentCompareWith(t *testing.T, p *ir.Program, opts Options, a Persiste
 		if !noDeadlock {
 			continue
 		}
-		if d := persistentTermDiff(wantTerms, gotTerms); d != "" {
-			t.Errorf("depth %d: terminal states differ: %s", o.Depth, d)
+		if d := wantTerms.diff(p, gotTerms, "dfs", "persistent"); d != "" {
+			t.Errorf("depth %d: %s", o.Depth, d)
 		}
 	}
-}
-
-// persistentReachableKinds returns the kinds of violation some execution of at most
-// depth steps ends in: an oracle that, unlike DFS, does not stop at the first.
-func persistentReachableKinds(p *ir.Program, depth int, noDeadlock bool) map[ir.ViolationKind]bool {
-	kinds := map[ir.ViolationKind]bool{}
-	var ev ir.Event
-	var explore func(s ir.State, d int)
-	explore = func(s ir.State, d int) {
-		enabled := false
-		for t := range p.Threads {
-			if !p.Enabled(s, t) {
-				continue
-			}
-			enabled = true
-			if d == depth {
-				return
-			}
-			var ch ir.Choices
-			var fixed []int64
-			for more := true; more; fixed, more = ch.Next(fixed) {
-				next := s.Clone()
-				ch.Reset(fixed)
-				p.Step(next, t, &ch, &ev)
-				if ev.Violation != nil {
-					kinds[ev.Violation.Kind] = true
-				} else {
-					explore(next, d+1)
-				}
-			}
-		}
-		if !enabled && !noDeadlock && p.Deadlock(s) != nil {
-			kinds[ir.Deadlock] = true
-		}
-	}
-	explore(p.Initial(), 0)
-	return kinds
-}
-
-func persistentTermDiff(want, got map[string]bool) string {
-	var diffs []string
-	for k, dl := range want {
-		if g, ok := got[k]; !ok {
-			diffs = append(diffs, fmt.Sprintf("missing %s (deadlock %v)", k, dl))
-		} else if g != dl {
-			diffs = append(diffs, fmt.Sprintf("deadlock flag of %s", k))
-		}
-	}
-	for k := range got {
-		if _, ok := want[k]; !ok {
-			diffs = append(diffs, fmt.Sprintf("extra %s", k))
-		}
-	}
-	sort.Strings(diffs)
-	if len(diffs) > 3 {
-		diffs = append(diffs[:3], fmt.Sprintf("and %d more", len(diffs)-3))
-	}
-	return strings.Join(diffs, "; ")
 }
 
 func TestPersistentMatchesDFS(t *testing.T) {
 	for _, tc := range persistentPrograms {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := lang.Compile(tc.name+".kb", []byte(tc.src), lang.Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := porCompile(t, tc.name, tc.src, lang.Config{})
 			// Every depth up to the given one: the bound must cut exactly where it
 			// cuts DFS.
 			for k := 1; k <= tc.depth; k++ {
@@ -364,80 +267,16 @@ func TestPersistentMatchesDFS(t *testing.T) {
 	}
 }
 
-// persistentAnnotations reads the //@ lines of a testdata file.
-func persistentAnnotations(src []byte) (expect string, cfg lang.Config, depth int, noDeadlock bool, err error) {
-	depth = verify.DefaultDepth
-	for _, line := range strings.Split(string(src), "\n") {
-		if !strings.HasPrefix(line, "//@") {
-			continue
-		}
-		key, val, _ := strings.Cut(strings.TrimSpace(strings.TrimPrefix(line, "//@")), ":")
-		val = strings.TrimSpace(val)
-		switch key {
-		case "expect":
-			expect = val
-		case "args":
-			f := strings.Fields(val)
-			for i := 0; i < len(f); i++ {
-				switch f[i] {
-				case "--depth":
-					i++
-					depth, err = strconv.Atoi(f[i])
-				case "--width":
-					i++
-					cfg.Width, err = strconv.Atoi(f[i])
-				case "--no-fold":
-					cfg.NoFold = true
-				case "--no-deadlock":
-					noDeadlock = true
-				case "-D":
-					i++
-					name, v, _ := strings.Cut(f[i], "=")
-					var n int64
-					n, err = strconv.ParseInt(v, 0, 64)
-					if cfg.Defines == nil {
-						cfg.Defines = map[string]int64{}
-					}
-					cfg.Defines[name] = n
-				default:
-					err = fmt.Errorf("unknown argument %q", f[i])
-				}
-				if err != nil {
-					return
-				}
-			}
-		}
-	}
-	return
-}
-
 // TestPersistentTestdata compares Persistent with DFS on every testdata program
 // that compiles and that DFS checks within 2 seconds.
 func TestPersistentTestdata(t *testing.T) {
-	files, err := filepath.Glob("../testdata/*.kb")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no testdata: %v", err)
-	}
-	for _, file := range files {
-		src, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		expect, cfg, depth, noDeadlock, err := persistentAnnotations(src)
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		if expect == "error" {
-			continue
-		}
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			p, err := lang.Compile(file, src, cfg)
+	for _, td := range readTestdata(t) {
+		t.Run(filepath.Base(td.path), func(t *testing.T) {
+			p, err := lang.Compile(td.path, td.src, td.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var o Options
-			o.Depth = depth
-			o.NoDeadlock = noDeadlock
+			o := td.opts
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
 			if r, err := (DFS{Options: o}).Check(ctx, p); err != nil || r.Verdict == verify.Unknown {
@@ -471,11 +310,7 @@ func TestPersistentRandom(t *testing.T) {
 			cfg.Width = 8
 			depth = 6 + int(seed%9)
 		}
-		src := progen.Generate(seed, cfg)
-		p, err := lang.Compile(fmt.Sprintf("seed%d.kb", seed), []byte(src), lang.Config{Width: cfg.Width, NoFold: cfg.NoFold})
-		if err != nil {
-			t.Fatalf("seed %d does not compile: %v", seed, err)
-		}
+		src, p := compileGenerated(t, seed, cfg)
 		var o Options
 		o.Depth = depth
 		ok := t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
@@ -496,15 +331,12 @@ func TestPersistentRandom(t *testing.T) {
 // execution longer than the bound exactly when DFS says bounded-safe.
 func TestPersistentExhaustivePhase(t *testing.T) {
 	for _, tc := range persistentPrograms {
-		p, err := lang.Compile(tc.name+".kb", []byte(tc.src), lang.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := porCompile(t, tc.name, tc.src, lang.Config{})
 		for k := 1; k <= tc.depth; k++ {
 			var o Options
 			o.Depth = k
 			o.NoDeadlock = true
-			want := persistentRun(t, DFS{Options: o}, p)
+			want := porCheck(t, DFS{Options: o}, p)
 			if want.Verdict == verify.Unsafe {
 				continue
 			}
@@ -527,10 +359,7 @@ func TestPersistentExhaustivePhase(t *testing.T) {
 // have 27 reachable states, the search stores 7 (one interleaving), and the sleep
 // sets are not needed for that.
 func TestPersistentReduces(t *testing.T) {
-	p, err := lang.Compile("w.kb", []byte(persistentPrograms[0].src), lang.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := porCompile(t, "w", persistentPrograms[0].src, lang.Config{})
 	var o Options
 	o.Depth = 10
 	r, err := Persistent{Options: o}.Check(context.Background(), p)
@@ -553,10 +382,7 @@ func TestPersistentTimeout(t *testing.T) {
 shared int c[6];
 thread t[6] { for (int i = 0; i < 20; i++) { c[(tid + i) % 6] += 1; } }
 `
-	p, err := lang.Compile("big.kb", []byte(src), lang.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := porCompile(t, "big", src, lang.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	var o Options

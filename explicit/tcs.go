@@ -413,20 +413,3 @@ func (en *tcsEnum) rec(i int, yield func() bool) bool {
 	}
 	return true
 }
-
-// eventSet is a set of TCS events (small non-negative integers).
-type eventSet []uint64
-
-func (b eventSet) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
-func (b eventSet) add(i int)      { b[i/64] |= 1 << (i % 64) }
-
-// resetEventSet returns an empty set for n events, reusing b's storage.
-func resetEventSet(b eventSet, n int) eventSet {
-	w := (n + 63) / 64
-	if cap(b) < w {
-		return make(eventSet, w)
-	}
-	b = b[:w]
-	clear(b)
-	return b
-}

@@ -8,11 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"kbmc/internal/progen"
 	"kbmc/ir"
-	"kbmc/lang"
 	"kbmc/solver/z3"
-	"kbmc/verify"
 )
 
 // tcsOf builds a TCS from the threads of its events and its dependency list.
@@ -289,16 +286,13 @@ func TestLazyPORSolverIndependent(t *testing.T) {
 	}
 	var progs []program
 	for _, tc := range lazyPrograms {
-		progs = append(progs, program{tc.name, lazyCompile(t, tc.name, tc.src, lazyTestConfig(tc.name, false)), tc.depth})
+		p, depth := tc.compile(t, false)
+		progs = append(progs, program{tc.name, p, depth})
 	}
 	for seed := range uint64(200) {
 		cfg, depth := lazyGenConfig(seed)
-		name := fmt.Sprintf("seed%d.kb", seed)
-		p, err := lang.Compile(name, []byte(progen.Generate(seed, cfg)), lang.Config{Width: cfg.Width, NoFold: cfg.NoFold})
-		if err != nil {
-			t.Fatal(err)
-		}
-		progs = append(progs, program{name, p, depth})
+		_, p := compileGenerated(t, seed, cfg)
+		progs = append(progs, program{fmt.Sprintf("seed%d.kb", seed), p, depth})
 	}
 	solvers := map[string]func(t *testing.T) TCSSolver{
 		"late": func(*testing.T) TCSSolver { return &lateSolver{} },
@@ -312,9 +306,6 @@ func TestLazyPORSolverIndependent(t *testing.T) {
 			for _, tc := range progs {
 				var o Options
 				o.Depth = tc.depth
-				if o.Depth == 0 {
-					o.Depth = verify.DefaultDepth
-				}
 				topo, err := LazyPOR{Options: o}.Check(context.Background(), tc.p)
 				if err != nil {
 					t.Fatal(err)

@@ -1,0 +1,180 @@
+package explicit
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"kbmc/internal/annotation"
+	"kbmc/internal/progen"
+	"kbmc/ir"
+	"kbmc/lang"
+	"kbmc/verify"
+)
+
+// Test helpers shared by the tests of every algorithm.
+
+// porCompile compiles src.
+func porCompile(t testing.TB, name, src string, cfg lang.Config) *ir.Program {
+	t.Helper()
+	p, err := lang.Compile(name+".kb", []byte(src), cfg)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return p
+}
+
+// porRun runs an engine with a generous time limit. A panic fails the test
+// instead of ending every test of the package.
+func porRun(t testing.TB, e verify.Engine, p *ir.Program) (r *verify.Result) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	defer func() {
+		if v := recover(); v != nil {
+			t.Fatalf("%T: panic: %v", e, v)
+		}
+	}()
+	r, err := e.Check(ctx, p)
+	if err != nil {
+		t.Fatalf("%T: %v", e, err)
+	}
+	return r
+}
+
+// porCheck is porRun for a run that must end with a verdict: running out of time
+// fails the test (timing has no place in pass/fail tests, but a hang must not
+// pass).
+func porCheck(t testing.TB, e verify.Engine, p *ir.Program) *verify.Result {
+	t.Helper()
+	r := porRun(t, e, p)
+	if r.Verdict == verify.Unknown {
+		t.Fatalf("%T: %s", e, r.Note)
+	}
+	return r
+}
+
+func porKind(r *verify.Result) string {
+	if r.Violation == nil {
+		return ""
+	}
+	return r.Violation.Kind.String()
+}
+
+// reachableKinds is an oracle independent of every search algorithm: it enumerates
+// every execution of p within depth steps and returns every violation kind
+// reachable (deadlocks unless noDeadlock), and whether some execution is cut by
+// the bound. Unlike DFS, it does not stop at the first violation.
+func reachableKinds(p *ir.Program, depth int, noDeadlock bool) (kinds map[ir.ViolationKind]bool, cut bool) {
+	kinds = map[ir.ViolationKind]bool{}
+	var ev ir.Event
+	var rec func(s ir.State, d int)
+	rec = func(s ir.State, d int) {
+		enabled := false
+		for t := range p.Threads {
+			if !p.Enabled(s, t) {
+				continue
+			}
+			enabled = true
+			if d == depth {
+				cut = true
+				return
+			}
+			var ch ir.Choices
+			var fixed []int64
+			for more := true; more; {
+				next := s.Clone()
+				ch.Reset(fixed)
+				p.Step(next, t, &ch, &ev)
+				fixed, more = ch.Next(fixed)
+				if ev.Violation != nil {
+					kinds[ev.Violation.Kind] = true
+					continue
+				}
+				rec(next, d+1)
+			}
+		}
+		if !enabled && !noDeadlock && p.Deadlock(s) != nil {
+			kinds[ir.Deadlock] = true
+		}
+	}
+	rec(p.Initial(), 0)
+	return kinds, cut
+}
+
+// withTerminals returns opts collecting terminal states into a fresh set.
+func withTerminals(opts Options) (Options, *terminalSet) {
+	ts := newTerminalSet()
+	opts.Terminal = ts.add
+	return opts, ts
+}
+
+// testdataFile is an annotated program of ../testdata that is not an expected
+// input error, with the //@ args that matter to the explicit engine.
+type testdataFile struct {
+	path string
+	src  []byte
+	cfg  lang.Config
+	opts Options // Depth is set, the default if the args have none
+}
+
+// readTestdata reads every program of ../testdata that is not an expected input
+// error, with its //@ args.
+func readTestdata(t *testing.T) []testdataFile {
+	t.Helper()
+	files, err := filepath.Glob("../testdata/*.kb")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no testdata: %v", err)
+	}
+	var out []testdataFile
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := annotation.Parse(src)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if a.Expect == "error" {
+			continue
+		}
+		flags, err := annotation.ParseArgs(a.Args)
+		if err != nil {
+			t.Fatalf("%s: //@ args: %v", f, err)
+		}
+		cfg := flags.Config
+		var opts Options
+		opts.Depth, opts.NoDeadlock = flags.Depth, flags.NoDeadlock
+		if opts.Depth <= 0 {
+			opts.Depth = verify.DefaultDepth
+		}
+		out = append(out, testdataFile{f, src, cfg, opts})
+	}
+	return out
+}
+
+// compileGenerated generates seed's program with cfg (internal/progen) and
+// compiles it as cfg says.
+func compileGenerated(t testing.TB, seed uint64, cfg progen.Config) (src string, p *ir.Program) {
+	t.Helper()
+	src = progen.Generate(seed, cfg)
+	p, err := lang.Compile(fmt.Sprintf("seed%d.kb", seed), []byte(src), lang.Config{Width: cfg.Width, NoFold: cfg.NoFold})
+	if err != nil {
+		t.Fatalf("seed %d does not compile: %v", seed, err)
+	}
+	return src, p
+}
+
+// loadFamily compiles the benchmark family bench/programs/family.kb with N = n.
+func loadFamily(t testing.TB, family string, n int64, noFold bool) *ir.Program {
+	t.Helper()
+	src, err := os.ReadFile("../bench/programs/" + family + ".kb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return porCompile(t, family, string(src), lang.Config{Defines: map[string]int64{"N": n}, NoFold: noFold})
+}
