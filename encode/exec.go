@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -635,7 +636,7 @@ func (f *frame) nondet(e *ir.Expr) val {
 			v.set = append(v.set, gconst{uint64(c) & solver.Mask(u.w), ind})
 		}
 		v.w = u.w
-		slices.SortFunc(v.set, func(x, y gconst) int { return cmpU(x.c, y.c) })
+		slices.SortFunc(v.set, func(x, y gconst) int { return cmp.Compare(x.c, y.c) })
 		*f.as = append(*f.as, b.Implies(f.g, b.Or(inds...)))
 		for j := range inds {
 			for k := j + 1; k < len(inds); k++ {

@@ -361,7 +361,7 @@ func (u *Unrolling) Extend() error {
 		ns.local[t] = make([]val, len(s.local[t]))
 		for c := range ns.local[t] {
 			k := u.keyLocal0 + c
-			ns.local[t][c] = u.freshVal(fmt.Sprintf("%s.%s#%d@%d", th.Name, localName(th.Template, c), c, i+1),
+			ns.local[t][c] = u.freshVal(fmt.Sprintf("%s.%s#%d@%d", th.Name, th.Template.LocalName(c), c, i+1),
 				u.merged(stp.moves, t, k, s.local[t][c]), &as)
 		}
 	}
@@ -404,18 +404,6 @@ func (u *Unrolling) keyName(k int) string {
 		return u.p.LocationName(k)
 	}
 	return "lock:" + u.p.LocationName(k)
-}
-
-func localName(tm *ir.Template, c int) string {
-	for _, v := range tm.Locals {
-		if c >= v.Offset && c < v.Offset+v.Cells() {
-			if v.Len == 0 {
-				return v.Name
-			}
-			return fmt.Sprintf("%s[%d]", v.Name, c-v.Offset)
-		}
-	}
-	return fmt.Sprintf("local%d", c)
 }
 
 // statusOf computes enabledness, termination and deadlock of a state, following

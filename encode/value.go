@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"cmp"
 	"slices"
 
 	"kbmc/solver"
@@ -70,26 +71,16 @@ func (u *Unrolling) is(v val, c uint64) *solver.Term {
 		return u.b.Eq(v.t, u.b.BV(c, v.w))
 	}
 	c &= solver.Mask(v.w)
-	if j, ok := slices.BinarySearchFunc(v.set, c, func(x gconst, c uint64) int { return cmpU(x.c, c) }); ok {
+	if j, ok := slices.BinarySearchFunc(v.set, c, func(x gconst, c uint64) int { return cmp.Compare(x.c, c) }); ok {
 		return v.set[j].g
 	}
 	return u.b.False()
 }
 
-func cmpU(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // collect builds a set from guarded constants, or-ing the guards of equal
 // constants; it reports false when there are more than maxSet.
 func (u *Unrolling) collect(cs []gconst, w int) (val, bool) {
-	slices.SortStableFunc(cs, func(x, y gconst) int { return cmpU(x.c, y.c) })
+	slices.SortStableFunc(cs, func(x, y gconst) int { return cmp.Compare(x.c, y.c) })
 	out := cs[:0]
 	var gs []*solver.Term
 	flush := func() {

@@ -71,11 +71,6 @@ func (e Engine) porName() string {
 	return e.POR
 }
 
-// newBackend constructs the backend called name for formulas of b.
-func newBackend(name string, b *solver.Builder) (solver.Backend, error) {
-	return solvers.New(name, b)
-}
-
 // statKeys are the statistics the engine reports, in output order (DESIGN.md §7).
 var statKeys = []string{"depth", "solver_calls", "variables", "clauses", "conflicts", "encode_ms", "solve_ms", "time_ms"}
 
@@ -99,7 +94,7 @@ func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error
 		k = verify.DefaultDepth
 	}
 	b := solver.NewBuilder()
-	be, err := newBackend(solverName, b)
+	be, err := solvers.New(solverName, b)
 	if err != nil {
 		return nil, fmt.Errorf("symbolic: %w", err)
 	}

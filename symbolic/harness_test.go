@@ -10,6 +10,7 @@ import (
 	"kbmc/explicit"
 	"kbmc/ir"
 	"kbmc/solver"
+	"kbmc/solver/solvers"
 	"kbmc/verify"
 )
 
@@ -103,7 +104,7 @@ func agree(p *ir.Program, opts verify.Options, c combo, ref, got *verify.Result,
 // solverAvailable reports why a solver cannot be constructed in this build (Z3
 // without cgo).
 func solverAvailable(name string) error {
-	be, err := newBackend(name, solver.NewBuilder())
+	be, err := solvers.New(name, solver.NewBuilder())
 	if err != nil {
 		return err
 	}

@@ -85,10 +85,16 @@ func xvalAction(c *cli.Context) error {
 		return err
 	}
 	engines := xvalEngines(c.String("engines"))
-	for _, e := range engines {
-		if _, err := engineByName(e, base); err != nil {
+	configs := make([]engineConfig, len(engines))
+	for i, name := range engines {
+		ec, err := engineByName(name, base)
+		if err != nil {
 			return err
 		}
+		if name == "explicit/dfs" && c.String("engines") == "" && (ec.Timeout == 0 || ec.Timeout > dfsBudget) {
+			ec.Timeout = dfsBudget
+		}
+		configs[i] = ec
 	}
 	out := c.App.Writer
 	tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
@@ -105,11 +111,7 @@ func xvalAction(c *cli.Context) error {
 		}
 		cells := make([]xvalCell, len(engines))
 		for i, name := range engines {
-			ec, _ := engineByName(name, base)
-			if name == "explicit/dfs" && c.String("engines") == "" && (ec.Timeout == 0 || ec.Timeout > dfsBudget) {
-				ec.Timeout = dfsBudget
-			}
-			res, err := runEngine(context.Background(), l, ec)
+			res, err := runEngine(context.Background(), l, configs[i])
 			var ee *exitError
 			switch {
 			case err == nil:

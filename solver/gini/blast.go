@@ -33,9 +33,7 @@ func (bl *blaster) bits(t *solver.Term) []z.Lit {
 	}
 	r := bl.blast(t)
 	if id := t.ID(); id >= len(bl.memo) {
-		grown := make([][]z.Lit, max(id+1, 2*len(bl.memo)))
-		copy(grown, bl.memo)
-		bl.memo = grown
+		bl.memo = append(bl.memo, make([][]z.Lit, id+1-len(bl.memo))...)
 	}
 	bl.memo[t.ID()] = r
 	return r
@@ -71,19 +69,11 @@ func (bl *blaster) blast(t *solver.Term) []z.Lit {
 	case solver.OpNot:
 		return one(args[0][0].Not())
 	case solver.OpAnd:
-		ms := make([]z.Lit, len(args))
-		for i, a := range args {
-			ms[i] = a[0]
-		}
-		return one(c.Ands(ms...))
+		return one(c.Ands(heads(args)...))
 	case solver.OpOr:
-		ms := make([]z.Lit, len(args))
-		for i, a := range args {
-			ms[i] = a[0]
-		}
-		return one(c.Ors(ms...))
+		return one(c.Ors(heads(args)...))
 	case solver.OpXor:
-		return one(bl.xor(args[0][0], args[1][0]))
+		return one(c.Xor(args[0][0], args[1][0]))
 	case solver.OpIte:
 		return bl.mux(args[0][0], args[1], args[2])
 	case solver.OpEq:
@@ -95,7 +85,7 @@ func (bl *blaster) blast(t *solver.Term) []z.Lit {
 	case solver.OpBVOr:
 		return bl.bitwise(args[0], args[1], c.Or)
 	case solver.OpBVXor:
-		return bl.bitwise(args[0], args[1], bl.xor)
+		return bl.bitwise(args[0], args[1], c.Xor)
 	case solver.OpNeg:
 		return bl.neg(args[0])
 	case solver.OpAdd:
@@ -147,6 +137,15 @@ func (bl *blaster) blast(t *solver.Term) []z.Lit {
 	panic(fmt.Sprintf("gini: cannot blast operator %s", t.Op()))
 }
 
+// heads returns the literals of Boolean operands.
+func heads(args [][]z.Lit) []z.Lit {
+	ms := make([]z.Lit, len(args))
+	for i, a := range args {
+		ms[i] = a[0]
+	}
+	return ms
+}
+
 func (bl *blaster) constant(v bool) z.Lit {
 	if v {
 		return bl.c.T
@@ -171,35 +170,12 @@ func extend(a []z.Lit, w int, fill z.Lit) []z.Lit {
 	return r
 }
 
-func (bl *blaster) xor(a, b z.Lit) z.Lit {
-	// logic.C.Xor builds a fresh encoding for every call; these cases keep
-	// constants and repeated operands from producing gates at all.
-	switch {
-	case a == b:
-		return bl.c.F
-	case a == b.Not():
-		return bl.c.T
-	case a == bl.c.F:
-		return b
-	case b == bl.c.F:
-		return a
-	case a == bl.c.T:
-		return b.Not()
-	case b == bl.c.T:
-		return a.Not()
-	}
-	return bl.c.Xor(a, b)
-}
-
-// choose returns "if s then a else b" for single literals.
+// choose returns "if s then a else b" for single literals. logic.C's gates
+// fold constant and repeated operands (so Xor and Choice need no special
+// cases for them), but Choice(s, a, a) would build gates for a.
 func (bl *blaster) choose(s, a, b z.Lit) z.Lit {
-	switch {
-	case a == b:
+	if a == b {
 		return a
-	case s == bl.c.T:
-		return a
-	case s == bl.c.F:
-		return b
 	}
 	return bl.c.Choice(s, a, b)
 }
@@ -223,7 +199,7 @@ func (bl *blaster) bitwise(a, b []z.Lit, f func(z.Lit, z.Lit) z.Lit) []z.Lit {
 func (bl *blaster) equal(a, b []z.Lit) z.Lit {
 	ms := make([]z.Lit, len(a))
 	for i := range a {
-		ms[i] = bl.xor(a[i], b[i]).Not()
+		ms[i] = bl.c.Xor(a[i], b[i]).Not()
 	}
 	return bl.c.Ands(ms...)
 }
@@ -233,8 +209,8 @@ func (bl *blaster) add(a, b []z.Lit, carry z.Lit) ([]z.Lit, z.Lit) {
 	c := bl.c
 	r := make([]z.Lit, len(a))
 	for i := range a {
-		half := bl.xor(a[i], b[i])
-		r[i] = bl.xor(half, carry)
+		half := c.Xor(a[i], b[i])
+		r[i] = c.Xor(half, carry)
 		carry = c.Or(c.And(a[i], b[i]), c.And(half, carry))
 	}
 	return r, carry
@@ -246,7 +222,7 @@ func (bl *blaster) neg(a []z.Lit) []z.Lit {
 	r := make([]z.Lit, len(a))
 	carry := bl.c.T
 	for i, m := range a {
-		r[i] = bl.xor(m.Not(), carry)
+		r[i] = bl.c.Xor(m.Not(), carry)
 		carry = bl.c.And(m.Not(), carry)
 	}
 	return r
@@ -310,7 +286,7 @@ func (bl *blaster) sdivmod(a, b []z.Lit) (q, r []z.Lit) {
 	ua := bl.mux(sa, bl.neg(a), a)
 	ub := bl.mux(sb, bl.neg(b), b)
 	uq, ur := bl.divmod(ua, ub)
-	q = bl.mux(bl.xor(sa, sb), bl.neg(uq), uq)
+	q = bl.mux(bl.c.Xor(sa, sb), bl.neg(uq), uq)
 	r = bl.mux(sa, bl.neg(ur), ur)
 	return q, r
 }
@@ -372,7 +348,7 @@ func (bl *blaster) less(a, b []z.Lit, signed bool) z.Lit {
 		if signed && i == len(a)-1 {
 			x, y = y, x
 		}
-		lt = c.Or(c.And(x.Not(), y), c.And(bl.xor(x, y).Not(), lt))
+		lt = c.Or(c.And(x.Not(), y), c.And(c.Xor(x, y).Not(), lt))
 	}
 	return lt
 }

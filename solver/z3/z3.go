@@ -154,9 +154,7 @@ func (s *backend) ast(t *solver.Term) (C.Z3_ast, error) {
 	}
 	s.incRef(a)
 	if id >= len(s.memo) {
-		grown := make([]C.Z3_ast, max(id+1, 2*len(s.memo)))
-		copy(grown, s.memo)
-		s.memo = grown
+		s.memo = append(s.memo, make([]C.Z3_ast, id+1-len(s.memo))...)
 	}
 	s.memo[id] = a
 	return a, nil

@@ -323,12 +323,8 @@ func testErrors(t *testing.T, newBackend Factory) {
 // numbers with irregular bit patterns: primes just below 2^32 are mostly
 // ones, which a solver that guesses true first finds at once.
 func Factoring(b *solver.Builder) *solver.Term {
-	p, q := nextPrime(0xb504f32d), nextPrime(0xc90fdaa3)
-	x, y := b.BVVar("fx", 64), b.BVVar("fy", 64)
-	one, limit := b.BV(1, 64), b.BV(1<<32, 64)
-	return b.And(
-		b.Eq(b.Mul(x, y), b.BV(p*q, 64)),
-		b.Ult(one, x), b.Ult(one, y), b.Ult(x, limit), b.Ult(y, limit))
+	p, q := FactoringPrimes()
+	return factorProduct(b, 64, "fx", "fy", p*q)
 }
 
 // FactoringPrimes returns the factors of Factoring's product.

@@ -24,11 +24,17 @@ func Distributivity(b *solver.Builder, width int) *solver.Term {
 // whose only solutions are the two orders of the factors. Unlike
 // Distributivity, no rewriting can shortcut it; both backends must search.
 func Factor32(b *solver.Builder) *solver.Term {
-	p, q := nextPrime(0xb504), nextPrime(0xc90f)
-	x, y := b.BVVar("x", 32), b.BVVar("y", 32)
-	one, limit := b.BV(1, 32), b.BV(1<<16, 32)
+	return factorProduct(b, 32, "x", "y", nextPrime(0xb504)*nextPrime(0xc90f))
+}
+
+// factorProduct is x*y = n over variables of the given width, with 1 < x, y <
+// 2^(width/2) so that the product cannot wrap: its models are the
+// factorisations of n into two such factors.
+func factorProduct(b *solver.Builder, width int, xName, yName string, n uint64) *solver.Term {
+	x, y := b.BVVar(xName, width), b.BVVar(yName, width)
+	one, limit := b.BV(1, width), b.BV(1<<(width/2), width)
 	return b.And(
-		b.Eq(b.Mul(x, y), b.BV(p*q, 32)),
+		b.Eq(b.Mul(x, y), b.BV(n, width)),
 		b.Ult(one, x), b.Ult(one, y), b.Ult(x, limit), b.Ult(y, limit))
 }
 
