@@ -559,10 +559,20 @@ func (s *persistentSearch) closure(f *persistentFrame, set bitSet) {
 // (ir.Program.Pending).
 func (s *persistentSearch) enablers(cur ir.State, v int, guard []ir.Access, row bitSet) {
 	p := s.p
+	// Whatever the operation, v's guard reads the same shared cells and decides the
+	// same way until someone writes one of them: an await's or assume's condition,
+	// and also the index of lock(m[x]) or join(t[x]) — writing x makes v wait for
+	// another mutex or thread, which may be free or terminated already. So every
+	// thread that may write a cell the guard reads belongs to the set.
+	for u := range s.n {
+		if u != v && s.info.writesAny(guard, u, p.Location(cur, u)) {
+			row.add(u)
+		}
+	}
 	switch p.Transition(cur, v).EntryNode().Op {
 	case ir.OpLock:
-		// Only the owner can release the mutex; an unlock by anyone else fails
-		// and changes nothing.
+		// With the index unchanged, only the owner can release the mutex; an
+		// unlock by anyone else fails and changes nothing.
 		for _, a := range guard {
 			if i := a.Loc - p.SharedSize; i >= 0 && i < p.NumLocks {
 				if o := int(cur[p.MutexBase+i]) - 1; o >= 0 && o != v && !p.Done(cur, o) {
@@ -571,19 +581,12 @@ func (s *persistentSearch) enablers(cur ir.State, v int, guard []ir.Access, row 
 			}
 		}
 	case ir.OpJoin:
-		// Every joined thread must terminate: any one still running will do.
+		// With the index unchanged, every joined thread must terminate: any one
+		// still running will do.
 		for _, a := range guard {
 			if u := a.Loc - p.SharedSize - p.NumLocks; u >= 0 && u < s.n && !p.Done(cur, u) {
 				row.add(u)
 				return
-			}
-		}
-	default:
-		// await or assume: the condition can only change when someone writes a
-		// cell it reads, and it reads the same cells as long as none changes.
-		for u := range s.n {
-			if u != v && s.info.writesAny(guard, u, p.Location(cur, u)) {
-				row.add(u)
 			}
 		}
 	}
