@@ -406,7 +406,8 @@ func appendFootprint(p *ir.Program, str []ir.Access, u int, tr *ir.Transition) [
 // the enumeration does not produce variations no execution realises:
 //
 //   - A thread's termination is written once, by its last step, and a join reads it
-//     only after it: the constraint (last step, join) is never swapped (keep).
+//     only after it: the constraint (last step, join) is never swapped (keep), for
+//     a join whose target does not depend on shared data (as for locks below).
 //   - Mutual exclusion. Let A's critical section [a_A, r_A] of lock L precede B's
 //     acquisition a_B in the run (r_A is A's first release after a_A). The
 //     variation may swap (r_A, a_B) only if it also swaps (a_A, a_B): it may not
@@ -465,12 +466,24 @@ func (t *lazyTCS) constrain(p *ir.Program) {
 	}
 	for i, d := range t.Deps {
 		a, b := int(d.A), int(d.B)
-		// Termination before join.
+		// Termination before join, only for a join whose target does not depend on
+		// shared data: join(w[x]) may wait for another instance in another
+		// execution (as the first event that differs from the run, the one the
+		// argument puts last in Q+). A run step's accesses are exact; a pending
+		// join's structure holds every instance it might wait for, of which only
+		// those its guard reads are certain.
+		reads := t.acc[b]
+		switch {
+		case op(b).Op == ir.OpJoin && op(b).JIndex.ReadsShared():
+			reads = nil
+		case b >= t.runLen:
+			reads = t.pend[b]
+		}
 		for _, wa := range t.acc[a] {
 			if wa.Loc < tlBase || wa.Kind != ir.Write {
 				continue
 			}
-			for _, rb := range t.acc[b] {
+			for _, rb := range reads {
 				if rb.Loc == wa.Loc && rb.Kind == ir.Read {
 					t.enum.keep[i] = true
 				}
