@@ -25,11 +25,11 @@ import (
 // The differential harness: every algorithm in Algorithms() is run on generated
 // programs and compared with the reference DFS (DESIGN.md §9).
 //
-//	go test ./explicit -run TestDifferential                       # seeds 0..299
+//	go test ./explicit -run TestDifferential                       # seeds 0..1999
 //	go test ./explicit -run TestDifferential -diff.seeds=5000      # a longer run
 //	go test ./explicit -run TestDifferential/dpor -diff.seed=123   # one seed
 var (
-	diffSeeds   = flag.Int("diff.seeds", 300, "TestDifferential checks the generated programs of seeds 0..N-1")
+	diffSeeds   = flag.Int("diff.seeds", 2000, "TestDifferential checks the generated programs of seeds 0..N-1")
 	diffSeed    = flag.Int64("diff.seed", -1, "TestDifferential checks only this seed (reproduces a failure)")
 	diffTimeout = flag.Duration("diff.timeout", 30*time.Second, "time limit of one algorithm on one generated program")
 )
@@ -812,22 +812,23 @@ thread beta { x = 2; }
 
 // featurePatterns recognise the generator's features in program text.
 var featurePatterns = map[progen.Feature]*regexp.Regexp{
-	progen.Arrays:    regexp.MustCompile(`shared (int|bool) \w+\[`),
-	progen.Mutexes:   regexp.MustCompile(`\block\(`),
-	progen.Cas:       regexp.MustCompile(`\bcas\(`),
-	progen.Await:     regexp.MustCompile(`\bawait\(`),
-	progen.Assume:    regexp.MustCompile(`\bassume\(`),
-	progen.Nondet:    regexp.MustCompile(`\bnondet\(`),
-	progen.Loops:     regexp.MustCompile(`\bfor \(int \w+ = 0;|\bwhile \(\w+ < `),
-	progen.Branches:  regexp.MustCompile(`\bif \(`),
-	progen.Atomic:    regexp.MustCompile(`\batomic \{`),
-	progen.Templates: regexp.MustCompile(`thread \w+\[`),
-	progen.Join:      regexp.MustCompile(`\bjoin\(`),
-	progen.Yield:     regexp.MustCompile(`\byield;`),
-	progen.Funcs:     regexp.MustCompile(`(?m)^func `),
-	progen.Asserts:   regexp.MustCompile(`\bassert\(`),
-	progen.Consts:    regexp.MustCompile(`(?m)^const `),
-	progen.SpinLoops: regexp.MustCompile(`while \(!cas\(|while \([^)]*\) \{\n\s*(yield;\n\s*)?\}`),
+	progen.Arrays:        regexp.MustCompile(`shared (int|bool) \w+\[`),
+	progen.Mutexes:       regexp.MustCompile(`\block\(`),
+	progen.Cas:           regexp.MustCompile(`\bcas\(`),
+	progen.Await:         regexp.MustCompile(`\bawait\(`),
+	progen.Assume:        regexp.MustCompile(`\bassume\(`),
+	progen.Nondet:        regexp.MustCompile(`\bnondet\(`),
+	progen.Loops:         regexp.MustCompile(`\bfor \(int \w+ = 0;|\bwhile \(\w+ < `),
+	progen.Branches:      regexp.MustCompile(`\bif \(`),
+	progen.Atomic:        regexp.MustCompile(`\batomic \{`),
+	progen.Templates:     regexp.MustCompile(`thread \w+\[`),
+	progen.Join:          regexp.MustCompile(`\bjoin\(`),
+	progen.Yield:         regexp.MustCompile(`\byield;`),
+	progen.Funcs:         regexp.MustCompile(`(?m)^func `),
+	progen.Asserts:       regexp.MustCompile(`\bassert\(`),
+	progen.Consts:        regexp.MustCompile(`(?m)^const `),
+	progen.SpinLoops:     regexp.MustCompile(`while \(!cas\(|while \([^)]*\) \{\n\s*(yield;\n\s*)?\}`),
+	progen.SharedIndices: regexp.MustCompile(`\b(lock|join|await|assume)\([^;]*\[[^\]]*\b(x|y|z|sel|flag|done|slot)\b`),
 	// Faults are counted by the run-time violations they cause, below.
 }
 

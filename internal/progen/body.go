@@ -444,6 +444,9 @@ func (b *body) pickLock() (lockRef, bool) {
 	if m.n == 0 {
 		return lockRef{m, m.name}, true
 	}
+	if g.has(SharedIndices) && g.chance(0.25) {
+		return lockRef{m, fmt.Sprintf("%s[%s]", m.name, b.sharedIndex(m.n))}, true
+	}
 	return lockRef{m, fmt.Sprintf("%s[%s]", m.name, b.index(m.n))}, true
 }
 
@@ -504,6 +507,22 @@ func (b *body) nestedSection(a, c lockRef) int {
 	b.held = b.held[:len(b.held)-2]
 	b.line("unlock(%s);", c.text)
 	b.line("unlock(%s);", a.text)
+	return cost
+}
+
+// plantedSection is lock(l); [inner, or a write]; unlock(l), for planted scenarios.
+func (b *body) plantedSection(l lockRef, inner func(b *body) int) int {
+	b.noteLock(l.decl)
+	cost := b.visibleCost() + 1
+	b.line("lock(%s);", l.text)
+	b.held = append(b.held, l)
+	if inner != nil {
+		cost += inner(b)
+	} else {
+		cost += b.write()
+	}
+	b.held = b.held[:len(b.held)-1]
+	b.line("unlock(%s);", l.text)
 	return cost
 }
 
@@ -596,6 +615,9 @@ func (b *body) guard() expr {
 		return expr{v, true}
 	}
 	x := b.sharedIntAtom()
+	if arr := g.intArray(); arr != nil && g.has(SharedIndices) && g.chance(0.3) {
+		x = expr{fmt.Sprintf("%s[%s]", arr.name, b.sharedIndex(arr.n)), true}
+	}
 	ops := []string{"==", "!=", ">", ">=", "<", "<="}
 	op := ops[g.pick(len(ops))]
 	rhs := b.smallLit()
@@ -745,7 +767,10 @@ func (b *body) join() int {
 	cost := b.visibleCost()
 	if t.count > 0 && g.chance(0.4) {
 		idx := fmt.Sprint(g.pick(t.count))
-		if g.chance(0.3) {
+		switch {
+		case g.has(SharedIndices) && g.chance(0.3):
+			idx = b.sharedIndex(t.count)
+		case g.chance(0.3):
 			idx = b.index(t.count)
 		}
 		b.line("join(%s[%s]);", t.name, idx)

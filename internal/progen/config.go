@@ -7,32 +7,33 @@ import "strings"
 type Feature uint32
 
 const (
-	Arrays    Feature = 1 << iota // shared arrays with computed indices
-	Mutexes                       // mutexes and mutex arrays, lock and unlock, nested sections
-	Cas                           // cas as a statement and as an expression
-	Await                         // await(c)
-	Assume                        // assume(c)
-	Nondet                        // nondet(lo, hi) over small ranges
-	Loops                         // for and while loops of at most two iterations, break, continue
-	Branches                      // if/else on shared and local data, early return
-	Atomic                        // atomic blocks, with and without an await or assume guard
-	Templates                     // thread templates with an instance count, and tid
-	Join                          // join of a template or of one instance
-	Yield                         // yield
-	Funcs                         // expression functions and statement functions
-	Asserts                       // assertions over shared and local state
-	Consts                        // const declarations used as sizes, counts and values
-	Faults                        // deliberate errors: lock misuse, lock-order inversion, bad index or divisor
-	SpinLoops                     // spinning: while (flag == 0) { yield; }; executions may not end
+	Arrays        Feature = 1 << iota // shared arrays with computed indices
+	Mutexes                           // mutexes and mutex arrays, lock and unlock, nested sections
+	Cas                               // cas as a statement and as an expression
+	Await                             // await(c)
+	Assume                            // assume(c)
+	Nondet                            // nondet(lo, hi) over small ranges
+	Loops                             // for and while loops of at most two iterations, break, continue
+	Branches                          // if/else on shared and local data, early return
+	Atomic                            // atomic blocks, with and without an await or assume guard
+	Templates                         // thread templates with an instance count, and tid
+	Join                              // join of a template or of one instance
+	Yield                             // yield
+	Funcs                             // expression functions and statement functions
+	Asserts                           // assertions over shared and local state
+	Consts                            // const declarations used as sizes, counts and values
+	Faults                            // deliberate errors: lock misuse, lock-order inversion, bad index or divisor
+	SpinLoops                         // spinning: while (flag == 0) { yield; }; executions may not end
+	SharedIndices                     // blocking operations whose mutex, thread or guarded cell is chosen by shared data
 
 	// AllFeatures is every feature.
-	AllFeatures = SpinLoops<<1 - 1
+	AllFeatures = SharedIndices<<1 - 1
 )
 
 var featureNames = []string{
 	"arrays", "mutexes", "cas", "await", "assume", "nondet", "loops", "branches",
 	"atomic", "templates", "join", "yield", "funcs", "asserts", "consts", "faults",
-	"spin-loops",
+	"spin-loops", "shared-indices",
 }
 
 // FeatureList returns every single feature, in the order of their declaration.

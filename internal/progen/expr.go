@@ -280,6 +280,30 @@ func (b *body) index(n int) string {
 	}
 }
 
+// sharedIndex is an index into an array of n elements computed from shared state,
+// in range by construction: the target of a blocking operation (lock(ms[…]),
+// join(t[…]), an await or assume over a[…]) that changes when another thread writes
+// the variable while the operation waits. Without SharedIndices it is index(n).
+func (b *body) sharedIndex(n int) string {
+	g := b.g
+	if !g.has(SharedIndices) {
+		return b.index(n)
+	}
+	v := g.ints[g.pick(len(g.ints))]
+	switch x := g.pick(10); {
+	case x < 2 && g.slot:
+		return fmt.Sprintf("slot(%d)", n) // through an expression function
+	case x < 3 && len(g.bools) > 0:
+		return fmt.Sprintf("(%s ? 1 : 0)", g.bools[g.pick(len(g.bools))].name)
+	case x < 6:
+		return fmt.Sprintf("(%s != %d ? 1 : 0)", v.name, v.init)
+	case x < 8 && n&(n-1) == 0:
+		return fmt.Sprintf("%s & %d", v.name, n-1)
+	default:
+		return fmt.Sprintf("((%s %% %d) + %d) %% %d", v.name, n, n, n)
+	}
+}
+
 // nonneg is a term known to be non-negative: a literal, tid, a loop counter, a local
 // holding a small nondet value.
 func (b *body) nonneg(n int) string {

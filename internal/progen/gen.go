@@ -22,6 +22,7 @@ func generate(seed uint64, cfg Config) (src string, est float64) {
 	if g.has(Funcs) && g.chance(0.45) {
 		g.functions()
 	}
+	g.slot = g.has(Funcs) && g.has(SharedIndices) && g.chance(0.3)
 	g.scenarios()
 	// Thread bodies that turn out larger than the bound (nondet values, statements
 	// that overshoot their budget) are drawn again with a smaller budget for the
@@ -123,7 +124,10 @@ type gen struct {
 	consts  []constDecl
 	funcs   []*function
 	threads []*template
-	written []string // literals written to shared ints, for assertions that may fail
+	written []string   // literals written to shared ints, for assertions that may fail
+	slot    bool       // slot(n) is declared: an index in [0, n) computed from x
+	sel     *sharedVar // the variable of a planted redirection (see redirect), or nil
+	busy    *sharedVar // the gate of a planted redirection, or nil
 }
 
 func (g *gen) has(f Feature) bool { return g.cfg.Features&f != 0 }
@@ -324,6 +328,9 @@ func (g *gen) scenarios() {
 			t.forced = append(t.forced, func(b *body) int { return b.spin() })
 		}
 	}
+	if g.has(SharedIndices) && g.chance(0.4) {
+		g.redirect()
+	}
 	if !g.has(Faults) || len(g.mutexes) == 0 || !g.chance(min(1, 3*g.cfg.FaultRate)) {
 		return
 	}
@@ -354,6 +361,174 @@ func (g *gen) scenarios() {
 	a, c := locks[0], locks[1]
 	workers[i].forced = append(workers[i].forced, func(b *body) int { return b.nestedSection(a, c) })
 	workers[j].forced = append(workers[j].forced, func(b *body) int { return b.nestedSection(c, a) })
+}
+
+// redirect plants a blocking operation whose target is chosen by a shared variable,
+// and in another thread a write that changes it — lock(ms[(sel != 0 ? 1 : 0)]),
+// join(t[…]), await(a[…] == 3), assume(a[…] == 3), or an atomic block guarded by
+// one — together with what makes the first target unavailable and the second one
+// available: a thread that holds ms[0] meanwhile, a second instance to join, a write
+// to a[1]. While the first thread waits, the write makes it wait for another mutex,
+// thread or cell: a partial-order reduction must count the writer among the threads
+// that can enable the waiter.
+func (g *gen) redirect() {
+	var workers []*template
+	for _, t := range g.threads {
+		if !t.main {
+			workers = append(workers, t)
+		}
+	}
+	// Another thread than the waiter: another template, or another instance of
+	// the waiter's own.
+	other := func(w *template) *template {
+		var cands []*template
+		for _, t := range workers {
+			if t != w || t.count >= 2 {
+				cands = append(cands, t)
+			}
+		}
+		if len(cands) == 0 {
+			return nil
+		}
+		return cands[g.pick(len(cands))]
+	}
+	waiter := g.threads[g.pick(len(g.threads))]
+	writer := other(waiter)
+	if writer == nil || g.chance(0.5) {
+		// A thread that does nothing but redirect, declared last: its one write
+		// conflicts with nothing but the waiter's index.
+		writer = &template{name: "mover", budget: 1}
+		g.threads = append(g.threads, writer)
+	}
+	// Mostly a variable of its own, which only the writer writes and only the index
+	// reads: nothing else then ties the writer to the waiter, which is where a
+	// reduction that overlooks the redirection postpones the writer.
+	v := g.ints[g.pick(len(g.ints))]
+	if g.chance(0.6) {
+		v = &sharedVar{name: "sel", typ: tInt, decl: "shared int sel = 0;"}
+		g.sel = v
+	}
+	// idx is 0 before the write and 1 after it.
+	idx := func(n int) string {
+		if g.chance(0.5) {
+			return fmt.Sprintf("(%s != %d ? 1 : 0)", v.name, v.init)
+		}
+		return fmt.Sprintf("((%s - %d) %% %d + %d) %% %d", v.name, v.init, n, n, n)
+	}
+	redirect := func(b *body) int {
+		cost := b.visibleCost()
+		b.line("%s = %d;", v.name, v.init+1)
+		return cost
+	}
+	var plans []func()
+	if arr := g.mutexArray(); arr != nil && g.has(Mutexes) {
+		plans = append(plans, func() {
+			waited := lockRef{arr, fmt.Sprintf("%s[%s]", arr.name, idx(arr.n))}
+			first := lockRef{arr, arr.name + "[0]"}
+			holder := other(waiter)
+			if holder == writer || holder == nil || g.chance(0.5) {
+				// The writer redirects while it holds the first mutex.
+				waiter.forced = append(waiter.forced, func(b *body) int { return b.plantedSection(waited, nil) })
+				writer.forced = append(writer.forced, func(b *body) int { return b.plantedSection(first, redirect) })
+				return
+			}
+			if !g.has(Atomic) || !g.has(Await) || !g.has(Asserts) || g.chance(0.5) {
+				// A third thread holds the first mutex now and then.
+				waiter.forced = append(waiter.forced, func(b *body) int { return b.plantedSection(waited, nil) })
+				holder.forced = append(holder.forced, func(b *body) int { return b.plantedSection(first, nil) })
+				writer.forced = append(writer.forced, redirect)
+				return
+			}
+			// The writer can only redirect while the holder is inside and has raised
+			// busy; the holder's write to u is undone before it leaves, and the
+			// steps in between touch nothing the writer does. The waiter, moved to
+			// the other mutex, may see u's passing value.
+			busy := &sharedVar{name: "busy", typ: tInt, decl: "shared int busy = 0;"}
+			g.busy = busy
+			u := g.ints[0]
+			waiter.forced = append(waiter.forced, func(b *body) int {
+				return b.plantedSection(waited, func(b *body) int {
+					b.line("assert(%s != %d);", u.name, u.init+5)
+					return 0
+				})
+			})
+			holder.forced = append(holder.forced, func(b *body) int {
+				return b.plantedSection(first, func(b *body) int {
+					b.line("%s = %d;", u.name, u.init+5)
+					b.line("%s = 1;", busy.name)
+					b.line("%s = %d;", u.name, u.init)
+					b.line("%s = 0;", busy.name)
+					return 4
+				})
+			})
+			writer.forced = append(writer.forced, func(b *body) int {
+				cost := b.visibleCost()
+				b.open("atomic {")
+				b.line("await(%s == 1);", busy.name)
+				b.line("%s = %d;", v.name, v.init+1)
+				b.close("}")
+				return cost
+			})
+		})
+	}
+	var joinable []*template
+	for _, t := range waiter.joinable {
+		if t.count >= 2 {
+			joinable = append(joinable, t)
+		}
+	}
+	if len(joinable) > 0 && g.has(Join) {
+		t := joinable[g.pick(len(joinable))]
+		plans = append(plans, func() {
+			waiter.forced = append(waiter.forced, func(b *body) int {
+				cost := b.visibleCost()
+				b.line("join(%s[%s]);", t.name, idx(t.count))
+				return cost
+			})
+			writer.forced = append(writer.forced, redirect)
+		})
+	}
+	if arr := g.intArray(); arr != nil && (g.has(Await) || g.has(Assume)) {
+		plans = append(plans, func() {
+			op := "await"
+			if !g.has(Await) || g.has(Assume) && g.chance(0.4) {
+				op = "assume"
+			}
+			val := g.r.IntN(2) + 3
+			guard := fmt.Sprintf("%s(%s[%s] == %d);", op, arr.name, idx(arr.n), val)
+			atomic := op == "await" && g.has(Atomic) && g.chance(0.4)
+			waiter.forced = append(waiter.forced, func(b *body) int {
+				cost := b.visibleCost()
+				if !atomic {
+					b.line("%s", guard)
+					return cost
+				}
+				b.open("atomic {")
+				b.atomic = true
+				b.line("%s", guard)
+				b.atomicStmt()
+				b.atomic = false
+				b.close("}")
+				return cost
+			})
+			// The first cell keeps its initial value unless someone else writes
+			// it; the second one is set here.
+			setter := other(waiter)
+			if setter == nil {
+				setter = writer
+			}
+			setter.forced = append(setter.forced, func(b *body) int {
+				cost := b.visibleCost()
+				b.line("%s[1] = %d;", arr.name, val)
+				return cost
+			})
+			writer.forced = append(writer.forced, redirect)
+		})
+	}
+	if len(plans) == 0 {
+		return
+	}
+	plans[g.pick(len(plans))]()
 }
 
 func (g *gen) mutexArray() *mutexDecl {
@@ -506,6 +681,11 @@ func (g *gen) render(seed uint64) string {
 	for _, v := range g.bools {
 		w.WriteString(v.decl + "\n")
 	}
+	for _, v := range []*sharedVar{g.sel, g.busy} {
+		if v != nil {
+			w.WriteString(v.decl + "\n")
+		}
+	}
 	for _, v := range g.arrays {
 		w.WriteString(v.decl + "\n")
 	}
@@ -528,6 +708,9 @@ func (g *gen) render(seed uint64) string {
 	funcs := func() {
 		for _, f := range g.funcs {
 			w.WriteString("\n" + f.text + "\n")
+		}
+		if g.slot {
+			fmt.Fprintf(&w, "\nfunc slot(int n) int { return ((%s %% n) + n) %% n; }\n", g.ints[0].name)
 		}
 	}
 	if !lateFuncs {

@@ -2,10 +2,12 @@ package progen
 
 import (
 	"errors"
+	"flag"
 	"regexp"
 	"strings"
 	"testing"
 
+	"kbmc/ir"
 	"kbmc/lang"
 )
 
@@ -142,15 +144,108 @@ func TestFeatureString(t *testing.T) {
 		{Mutexes, "mutexes"},
 		{Cas | Await, "cas|await"},
 		{SpinLoops, "spin-loops"},
+		{SharedIndices | Join, "join|shared-indices"},
 	} {
 		if got := tc.f.String(); got != tc.want {
 			t.Errorf("%#x: %q, want %q", uint32(tc.f), got, tc.want)
 		}
 	}
-	if n := len(FeatureList()); n != len(featureNames) || FeatureList()[n-1] != SpinLoops {
+	if n := len(FeatureList()); n != len(featureNames) || FeatureList()[n-1] != SharedIndices {
 		t.Errorf("FeatureList() = %v", FeatureList())
 	}
 	if AllFeatures.String() != strings.Join(featureNames, "|") {
 		t.Errorf("AllFeatures = %s", AllFeatures)
 	}
+}
+
+var patternSeeds = flag.Int("progen.pattern-seeds", 2000, "TestSharedIndexPattern counts the pattern in the default programs of seeds 0..N-1")
+
+// TestSharedIndexPattern measures how often the default configuration produces a
+// blocking operation whose target is chosen by a shared variable that another
+// thread writes: lock(ms[x…]), join(t[x…]), or an await or assume (also an atomic
+// block's guard) over a[x…]. A reduction that takes the waiting thread's target as
+// fixed gives wrong "safe" verdicts exactly there, so the differential tests need
+// the pattern often.
+func TestSharedIndexPattern(t *testing.T) {
+	cfg := DefaultConfig()
+	found := 0
+	for seed := range uint64(*patternSeeds) {
+		p, err := lang.Compile("gen.kb", []byte(Generate(seed, cfg)), lang.Config{Width: cfg.Width})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if hasRedirectableWait(p) {
+			found++
+		}
+	}
+	t.Logf("%d of %d programs have a blocking operation whose target another thread can change", found, *patternSeeds)
+	if found*10 < *patternSeeds {
+		t.Errorf("only %d of %d programs have the pattern; want at least 10%%", found, *patternSeeds)
+	}
+}
+
+// hasRedirectableWait reports whether some thread of p has a blocking operation
+// whose index reads a shared variable that another thread may write.
+func hasRedirectableWait(p *ir.Program) bool {
+	for _, th := range p.Threads {
+		for _, n := range th.Template.Nodes {
+			for v := range indexReads(n) {
+				for _, u := range p.Threads {
+					if u != th && writes(u.Template, v) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// indexReads returns the shared variables the index of n's blocking target reads.
+func indexReads(n *ir.Node) map[*ir.Var]bool {
+	out := map[*ir.Var]bool{}
+	var reads func(e *ir.Expr)
+	reads = func(e *ir.Expr) {
+		if e == nil {
+			return
+		}
+		if (e.Op == ir.EVar || e.Op == ir.EIndex) && e.Var.Shared {
+			out[e.Var] = true
+		}
+		reads(e.X)
+		reads(e.Y)
+		reads(e.Z)
+	}
+	var arrays func(e *ir.Expr)
+	arrays = func(e *ir.Expr) {
+		if e == nil {
+			return
+		}
+		if e.Op == ir.EIndex && e.Var.Shared {
+			reads(e.X)
+		}
+		arrays(e.X)
+		arrays(e.Y)
+		arrays(e.Z)
+	}
+	switch n.Op {
+	case ir.OpLock:
+		reads(n.MIndex)
+	case ir.OpJoin:
+		reads(n.JIndex)
+	case ir.OpAwait, ir.OpAssume:
+		arrays(n.X)
+	}
+	return out
+}
+
+func writes(tmpl *ir.Template, v *ir.Var) bool {
+	for _, tr := range tmpl.Transitions {
+		for _, w := range tr.Writes {
+			if w == v {
+				return true
+			}
+		}
+	}
+	return false
 }
