@@ -191,17 +191,29 @@ func (u *Unrolling) Threads() int { return len(u.p.Threads) }
 // Variables returns the number of solver variables the encoding has created.
 func (u *Unrolling) Variables() int { return u.vars }
 
-// Conflict is conflict(F, G) of SYMBOLIC-POR.md: some location that both touch,
-// at least one of them writing.
+// Conflict is conflict(F, G) of SYMBOLIC-POR.md: ir's dependency relation
+// (ir.Conflicts) on some location both touch, as a term.
 func (u *Unrolling) Conflict(f, g Footprint) *solver.Term {
 	b := u.b
 	var or []*solver.Term
 	for c := range f.Read {
-		fw, gw := f.Write[c], g.Write[c]
-		if fw.IsFalse() && gw.IsFalse() {
-			continue
+		of := func(fp Footprint, k ir.AccessKind) *solver.Term {
+			if k == ir.Write {
+				return fp.Write[c]
+			}
+			return fp.Read[c]
 		}
-		or = append(or, b.And(fw, b.Or(g.Read[c], gw)), b.And(f.Read[c], gw))
+		for _, ka := range [...]ir.AccessKind{ir.Write, ir.Read} {
+			var with []*solver.Term // g's accesses dependent with f's of kind ka
+			for _, kb := range [...]ir.AccessKind{ir.Read, ir.Write} {
+				if gk := of(g, kb); ir.Conflicts(ka, kb) && !gk.IsFalse() {
+					with = append(with, gk)
+				}
+			}
+			if fk := of(f, ka); !fk.IsFalse() && len(with) > 0 {
+				or = append(or, b.And(fk, b.Or(with...)))
+			}
+		}
 	}
 	return b.Or(or...)
 }

@@ -144,7 +144,7 @@ func (s *bporSearch) races(d int) {
 		for i := d - 1; i >= 0 && left > 0; i-- {
 			st := &s.trace.steps[i]
 			v := st.thread
-			if v == u || s.found.has(v) || !conflict(st.acc, f.fp[u]) {
+			if v == u || s.found.has(v) || !ir.Conflict(st.acc, f.fp[u]) {
 				continue
 			}
 			s.found.add(v)

@@ -2,31 +2,14 @@ package explicit
 
 import "kbmc/ir"
 
-// Dependency and happens-before for the dynamic partial-order reductions.
-//
-// Two steps are dependent iff they are by different threads and access a common
-// location, at least one of them writing it (DESIGN.md §3). Locations are the ones
-// ir events report: shared cells, locks (lock and unlock both write), and each
-// thread's termination status (written by its last step, read by join). A step's
-// own thread orders it after every earlier step of that thread.
+// Happens-before for the dynamic partial-order reductions. Dependency between two
+// steps is ir's (ir.Conflict, on the accesses the steps made); a step's own thread
+// orders it after every earlier step of that thread.
 //
 // happens-before is the transitive closure of program order and of dependency
 // between steps in execution order. Flanagan and Godefroid (POPL 2005, §3) track it
 // with one vector clock per step: entry v of step i's clock says how far thread v's
 // steps are ordered before step i.
-
-// conflict reports whether two access lists touch a common location with at least
-// one write: the dependency relation on events.
-func conflict(a, b []ir.Access) bool {
-	for i := range a {
-		for j := range b {
-			if a[i].Loc == b[j].Loc && (a[i].Kind == ir.Write || b[j].Kind == ir.Write) {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // vclock is a vector clock over threads: entry v is 1 + the position (in the
 // execution) of the latest step of thread v that happens before the clock's owner,
@@ -107,7 +90,7 @@ func (h *hbTrace) push(t int, acc []ir.Access) {
 		if o.thread == t || c[o.thread] > int32(j) {
 			continue
 		}
-		if conflict(o.acc, st.acc) {
+		if ir.Conflict(o.acc, st.acc) {
 			c.join(o.clock)
 		}
 	}
@@ -136,7 +119,7 @@ func (h *hbTrace) racesOf(t int, fp []ir.Access, races []int, c vclock) []int {
 	}
 	for i := len(h.steps) - 1; i >= 0; i-- {
 		st := &h.steps[i]
-		if st.thread == t || !conflict(st.acc, fp) {
+		if st.thread == t || !ir.Conflict(st.acc, fp) {
 			continue
 		}
 		if own == nil || own[st.thread] <= int32(i) {

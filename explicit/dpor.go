@@ -168,7 +168,7 @@ func (s *dporSearch) run(d, t int) {
 		c.sleep.clear()
 		if s.sleep {
 			for q := range s.p.Threads {
-				if f.sleep.has(q) && !conflict(f.fp[q], s.ev.Accesses) {
+				if f.sleep.has(q) && !ir.Conflict(f.fp[q], s.ev.Accesses) {
 					c.sleep.add(q)
 				}
 			}
@@ -308,7 +308,7 @@ func (s *porStack) observe(d int) {
 		last, q = st.acc, st.thread
 	}
 	for t := range s.p.Threads {
-		if par != nil && t != q && !conflict(par.fp[t], last) {
+		if par != nil && t != q && !ir.Conflict(par.fp[t], last) {
 			f.status[t] = par.status[t]
 			f.fp[t] = par.fp[t]
 		} else {

@@ -279,9 +279,9 @@ type lazyTCS struct {
 }
 
 type lazyRef struct {
-	loc   int32
-	ev    int32
-	write bool
+	loc  int32
+	ev   int32
+	kind ir.AccessKind
 }
 
 // build makes the trace constraint system of the node's run (Def. 12), plus the
@@ -319,7 +319,7 @@ func (s *lazySearch) build(n *lazyNode) *lazyTCS {
 	ne := len(t.Events)
 	for e := range ne {
 		for _, a := range t.acc[e] {
-			t.refs = append(t.refs, lazyRef{loc: int32(a.Loc), ev: int32(e), write: a.Kind == ir.Write})
+			t.refs = append(t.refs, lazyRef{loc: int32(a.Loc), ev: int32(e), kind: a.Kind})
 		}
 	}
 	slices.SortFunc(t.refs, func(a, b lazyRef) int {
@@ -340,7 +340,7 @@ func (s *lazySearch) build(n *lazyNode) *lazyTCS {
 		for a := i; a < j; a++ {
 			for b := a + 1; b < j; b++ {
 				ra, rb := t.refs[a], t.refs[b]
-				if (ra.write || rb.write) && t.Events[ra.ev].Thread != t.Events[rb.ev].Thread {
+				if ir.Conflicts(ra.kind, rb.kind) && t.Events[ra.ev].Thread != t.Events[rb.ev].Thread {
 					t.dep[ra.ev].add(int(rb.ev))
 					t.dep[rb.ev].add(int(ra.ev))
 				}
@@ -436,10 +436,9 @@ func (t *lazyTCS) constrain(p *ir.Program) {
 		t.enum.requires[i] = -1
 		pair[[2]int32{d.A, d.B}] = int32(i)
 	}
-	tlBase := p.SharedSize + p.NumLocks
 	lockLoc := func(e int) int {
 		for _, a := range t.acc[e] {
-			if a.Loc >= p.SharedSize && a.Loc < tlBase && a.Kind == ir.Write {
+			if k, _ := p.Locate(a.Loc); k == ir.LocLock && a.Kind == ir.Write {
 				return a.Loc
 			}
 		}
@@ -480,7 +479,7 @@ func (t *lazyTCS) constrain(p *ir.Program) {
 			reads = t.pend[b]
 		}
 		for _, wa := range t.acc[a] {
-			if wa.Loc < tlBase || wa.Kind != ir.Write {
+			if k, _ := p.Locate(wa.Loc); k != ir.LocThread || wa.Kind != ir.Write {
 				continue
 			}
 			for _, rb := range reads {
@@ -959,7 +958,7 @@ func (s *lazySearch) monotone(t *lazyTCS, e int, acc []ir.Access) bool {
 		i, _ := slices.BinarySearchFunc(t.refs, int32(a.Loc), func(r lazyRef, loc int32) int { return int(r.loc - loc) })
 		for ; i < len(t.refs) && t.refs[i].loc == int32(a.Loc); i++ {
 			r := t.refs[i]
-			if (a.Kind == ir.Write || r.write) && t.Events[r.ev].Thread != th && !t.dep[e].has(int(r.ev)) {
+			if ir.Conflicts(a.Kind, r.kind) && t.Events[r.ev].Thread != th && !t.dep[e].has(int(r.ev)) {
 				return false
 			}
 		}

@@ -522,7 +522,7 @@ func lazyTraceOf(p *ir.Program, moves []ir.Move) string {
 	for j, ev := range run.Events {
 		before = before[:0]
 		for i := range j {
-			if run.Events[i].Thread != ev.Thread && conflict(run.Events[i].Accesses, ev.Accesses) {
+			if run.Events[i].Thread != ev.Thread && ir.Conflict(run.Events[i].Accesses, ev.Accesses) {
 				before = append(before, ids[i])
 			}
 		}

@@ -351,7 +351,7 @@ func (s *persistentSearch) sleepAfter(d, t int, into bitSet) {
 		if zp.static != nil {
 			dep = s.info.accessesConflict(acc, t, zp.static, z)
 		} else {
-			dep = conflict(zp.acc, acc)
+			dep = ir.Conflict(zp.acc, acc)
 		}
 		if !dep {
 			into.add(z)
@@ -574,8 +574,8 @@ func (s *persistentSearch) enablers(cur ir.State, v int, guard []ir.Access, row 
 		// With the index unchanged, only the owner can release the mutex; an
 		// unlock by anyone else fails and changes nothing.
 		for _, a := range guard {
-			if i := a.Loc - p.SharedSize; i >= 0 && i < p.NumLocks {
-				if o := int(cur[p.MutexBase+i]) - 1; o >= 0 && o != v && !p.Done(cur, o) {
+			if k, i := p.Locate(a.Loc); k == ir.LocLock {
+				if o := p.LockOwner(cur, i); o >= 0 && o != v && !p.Done(cur, o) {
 					row.add(o)
 				}
 			}
@@ -584,7 +584,7 @@ func (s *persistentSearch) enablers(cur ir.State, v int, guard []ir.Access, row 
 		// With the index unchanged, every joined thread must terminate: any one
 		// still running will do.
 		for _, a := range guard {
-			if u := a.Loc - p.SharedSize - p.NumLocks; u >= 0 && u < s.n && !p.Done(cur, u) {
+			if k, u := p.Locate(a.Loc); k == ir.LocThread && !p.Done(cur, u) {
 				row.add(u)
 				return
 			}
@@ -648,28 +648,32 @@ func (h *persistentTable) insert(s ir.State) int {
 }
 
 // A footprint is what a step, a transition or the rest of a thread's code may
-// access: shared cells read and written, locks (lock and unlock both write),
-// thread terminations read by join, and whether it may end its own thread (which
-// writes the thread's termination status).
+// access: the locations (ir's location space) it may read and may write — shared
+// cells, locks (lock and unlock both write), the terminations join reads — and
+// whether it may end its own thread, which writes that thread's termination. The
+// last is a flag rather than a location so that the instances of a template that
+// does not use tid can share one footprint.
 type footprint struct {
-	rd, wr bitSet // shared cells
-	mut    bitSet // lock numbers
-	joins  bitSet // threads whose termination is read
-	term   bool
+	acc  [2]bitSet // indexed by ir.AccessKind
+	term bool
 }
 
-// conflicts reports whether a (of thread ta) and b (of thread tb) may be dependent:
-// a common location with at least one write.
-func (a *footprint) conflicts(ta int, b *footprint, tb int) bool {
-	return a.wr.intersects(b.rd) || a.wr.intersects(b.wr) || b.wr.intersects(a.rd) ||
-		a.mut.intersects(b.mut) || a.term && b.joins.has(ta) || b.term && a.joins.has(tb)
+func newFootprint(p *ir.Program) footprint {
+	n := p.NumLocations()
+	return footprint{acc: [2]bitSet{ir.Read: newBitSet(n), ir.Write: newBitSet(n)}}
 }
+
+// touches reports whether f may access location l in a way dependent with an
+// access of kind k (ir.Conflicts).
+func (f *footprint) touches(l int, k ir.AccessKind) bool {
+	return ir.Conflicts(k, ir.Read) && f.acc[ir.Read].has(l) || ir.Conflicts(k, ir.Write) && f.acc[ir.Write].has(l)
+}
+
+func (f *footprint) add(l int, k ir.AccessKind) { f.acc[k].add(l) }
 
 func (a *footprint) or(b *footprint) {
-	a.rd.or(b.rd)
-	a.wr.or(b.wr)
-	a.mut.or(b.mut)
-	a.joins.or(b.joins)
+	a.acc[ir.Read].or(b.acc[ir.Read])
+	a.acc[ir.Write].or(b.acc[ir.Write])
 	a.term = a.term || b.term
 }
 
@@ -685,43 +689,38 @@ type staticInfo struct {
 	fails  [][]bool      // thread, location: some transition reachable from it may fail
 }
 
-func newFootprint(p *ir.Program) footprint {
-	return footprint{rd: newBitSet(p.SharedSize), wr: newBitSet(p.SharedSize),
-		mut: newBitSet(p.NumLocks), joins: newBitSet(len(p.Threads))}
-}
-
 // affects reports whether the next step of thread v, as probed, may be dependent
 // with some transition thread u may execute from location loc on.
 func (in *staticInfo) affects(pr *threadProbe, v, u, loc int) bool {
 	f := &in.future[u][loc]
 	if pr.static != nil {
-		return pr.static.conflicts(v, f, u)
+		return in.conflicts(pr.static, v, f, u)
 	}
 	return in.accessesConflict(pr.acc, v, f, u)
+}
+
+// conflicts reports whether code of thread ta that may access a and code of
+// thread tb that may access b may be dependent (ir.Conflicts on a common
+// location, a thread's end included).
+func (in *staticInfo) conflicts(a *footprint, ta int, b *footprint, tb int) bool {
+	for ka := range a.acc {
+		for kb := range b.acc {
+			if ir.Conflicts(ir.AccessKind(ka), ir.AccessKind(kb)) && a.acc[ka].intersects(b.acc[kb]) {
+				return true
+			}
+		}
+	}
+	return a.term && b.touches(in.p.ThreadLocation(ta), ir.Write) ||
+		b.term && a.touches(in.p.ThreadLocation(tb), ir.Write)
 }
 
 // accessesConflict reports whether a step of thread ta that made the accesses acc
 // may be dependent with code of thread tb that may access f.
 func (in *staticInfo) accessesConflict(acc []ir.Access, ta int, f *footprint, tb int) bool {
-	p := in.p
+	end := in.p.ThreadLocation(tb)
 	for _, a := range acc {
-		switch l := a.Loc; {
-		case l < p.SharedSize:
-			if f.wr.has(l) || a.Kind == ir.Write && f.rd.has(l) {
-				return true
-			}
-		case l < p.SharedSize+p.NumLocks:
-			if f.mut.has(l - p.SharedSize) {
-				return true
-			}
-		case a.Kind == ir.Write: // ta terminates
-			if f.joins.has(ta) {
-				return true
-			}
-		default: // ta joins the thread of l
-			if l-p.SharedSize-p.NumLocks == tb && f.term {
-				return true
-			}
+		if f.touches(a.Loc, a.Kind) || f.term && a.Loc == end && ir.Conflicts(a.Kind, ir.Write) {
+			return true
 		}
 	}
 	return false
@@ -732,7 +731,7 @@ func (in *staticInfo) accessesConflict(acc []ir.Access, ta int, f *footprint, tb
 func (in *staticInfo) writesAny(guard []ir.Access, u, loc int) bool {
 	f := &in.future[u][loc]
 	for _, a := range guard {
-		if a.Loc < in.p.SharedSize && f.wr.has(a.Loc) {
+		if k, _ := in.p.Locate(a.Loc); k == ir.LocCell && f.acc[ir.Write].has(a.Loc) {
 			return true
 		}
 	}
@@ -864,7 +863,7 @@ func (iv *intervals) node(n *ir.Node, fp *footprint) {
 			lo, hi = int(max(i.lo, int64(lo))), int(min(i.hi, int64(hi)))
 		}
 		for i := lo; i <= hi; i++ {
-			fp.mut.add(n.Mutex.Offset + i)
+			fp.add(iv.p.LockLocation(n.Mutex.Offset+i), ir.Write)
 		}
 	case ir.OpJoin:
 		iv.reads(n.JIndex, fp)
@@ -874,7 +873,7 @@ func (iv *intervals) node(n *ir.Node, fp *footprint) {
 			lo, hi = int(max(i.lo, int64(lo))), int(min(i.hi, int64(hi)))
 		}
 		for i := lo; i <= hi; i++ {
-			fp.joins.add(n.Join.First + i)
+			fp.add(iv.p.ThreadLocation(n.Join.First+i), ir.Read)
 		}
 	}
 }
@@ -887,11 +886,11 @@ func (iv *intervals) reads(e *ir.Expr, fp *footprint) {
 	switch e.Op {
 	case ir.EVar:
 		if e.Var.Shared {
-			fp.rd.add(e.Var.Offset)
+			fp.add(iv.p.CellLocation(e.Var.Offset), ir.Read)
 		}
 	case ir.EIndex:
 		if e.Var.Shared {
-			iv.cells(e.Var, e.X, fp.rd)
+			iv.cells(e.Var, e.X, fp, ir.Read)
 		}
 	}
 	iv.reads(e.X, fp)
@@ -910,24 +909,25 @@ func (iv *intervals) lvalue(lv *ir.LValue, fp *footprint, cas bool) {
 		return
 	}
 	if lv.Index == nil {
-		fp.wr.add(lv.Var.Offset)
+		fp.add(iv.p.CellLocation(lv.Var.Offset), ir.Write)
 		if cas {
-			fp.rd.add(lv.Var.Offset)
+			fp.add(iv.p.CellLocation(lv.Var.Offset), ir.Read)
 		}
 		return
 	}
-	iv.cells(lv.Var, lv.Index, fp.wr)
+	iv.cells(lv.Var, lv.Index, fp, ir.Write)
 	if cas {
-		iv.cells(lv.Var, lv.Index, fp.rd)
+		iv.cells(lv.Var, lv.Index, fp, ir.Read)
 	}
 }
 
-// cells adds the cells of array v that index may select to set.
-func (iv *intervals) cells(v *ir.Var, index *ir.Expr, set bitSet) {
+// cells adds to fp, as accesses of kind k, the cells of array v that index may
+// select.
+func (iv *intervals) cells(v *ir.Var, index *ir.Expr, fp *footprint, k ir.AccessKind) {
 	i := iv.eval(index)
 	lo, hi := max(i.lo, 0), min(i.hi, int64(v.Len-1))
 	for c := lo; c <= hi; c++ {
-		set.add(v.Offset + int(c))
+		fp.add(iv.p.CellLocation(v.Offset+int(c)), k)
 	}
 }
 

@@ -75,48 +75,6 @@ func (p *Program) Transition(s State, t int) *Transition {
 	return th.Template.Transitions[l]
 }
 
-// Locations: every event access names a location in one space: shared cells
-// [0, SharedSize), locks [SharedSize, SharedSize+NumLocks), and each thread's
-// termination status after that (written by its last step, read by join).
-
-// LockLocation is the location of lock number i.
-func (p *Program) LockLocation(i int) int { return p.SharedSize + i }
-
-// ThreadLocation is the location of thread t's termination status.
-func (p *Program) ThreadLocation(t int) int { return p.SharedSize + p.NumLocks + t }
-
-// NumLocations is the size of the location space.
-func (p *Program) NumLocations() int { return p.SharedSize + p.NumLocks + len(p.Threads) }
-
-// LocationName renders a location as the user wrote it: "x", "table[17]", "fork[2]",
-// "reader[1]" (a thread's termination).
-func (p *Program) LocationName(l int) string {
-	switch {
-	case l < p.SharedSize:
-		for _, v := range p.Shared {
-			if l >= v.Offset && l < v.Offset+v.Cells() {
-				if v.Len == 0 {
-					return v.Name
-				}
-				return fmt.Sprintf("%s[%d]", v.Name, l-v.Offset)
-			}
-		}
-	case l < p.SharedSize+p.NumLocks:
-		i := l - p.SharedSize
-		for _, m := range p.Mutexes {
-			if i >= m.Offset && i < m.Offset+m.Count() {
-				if m.Len == 0 {
-					return m.Name
-				}
-				return fmt.Sprintf("%s[%d]", m.Name, i-m.Offset)
-			}
-		}
-	case l < p.NumLocations():
-		return p.Threads[l-p.SharedSize-p.NumLocks].Name
-	}
-	return fmt.Sprintf("location(%d)", l)
-}
-
 // Format renders a value of type t.
 func Format(t Type, v int64) string {
 	if t == Bool {

@@ -43,7 +43,7 @@ func traceSteps(l *loaded, res *verify.Result) ([]traceStep, error) {
 			st.Nondet = append(st.Nondet, c.Value)
 		}
 		for _, a := range ev.Accesses {
-			if a.Loc >= p.SharedSize {
+			if k, _ := p.Locate(a.Loc); k != ir.LocCell {
 				continue // locks and thread status show in the text
 			}
 			if a.Kind == ir.Write {

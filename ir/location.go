@@ -1,0 +1,87 @@
+package ir
+
+import "fmt"
+
+// Locations. Every access an event reports, every footprint and every dependency
+// names a location in one space, laid out here and nowhere else:
+//
+//	[0, SharedSize)                        shared cells (scalars and array elements)
+//	[SharedSize, SharedSize+NumLocks)      locks (a lock's owner)
+//	then one per thread                    the thread's termination status
+//
+// Engines ask Locate what a location is instead of doing this arithmetic.
+
+// LocKind is what a location stands for.
+type LocKind uint8
+
+const (
+	LocCell   LocKind = iota // a shared cell: read and written by expressions and assignments
+	LocLock                  // a lock: written by lock and unlock (its owner)
+	LocThread                // a thread's termination status: written by its last step, read by join
+)
+
+var locKindNames = [...]string{LocCell: "cell", LocLock: "lock", LocThread: "thread"}
+
+func (k LocKind) String() string {
+	if int(k) < len(locKindNames) {
+		return locKindNames[k]
+	}
+	return fmt.Sprintf("LocKind(%d)", k)
+}
+
+// Locate returns the kind of location l and its number within that kind: the cell
+// (its State index), the lock number, or the thread.
+func (p *Program) Locate(l int) (LocKind, int) {
+	switch {
+	case l < p.SharedSize:
+		return LocCell, l
+	case l < p.SharedSize+p.NumLocks:
+		return LocLock, l - p.SharedSize
+	}
+	return LocThread, l - p.SharedSize - p.NumLocks
+}
+
+// CellLocation is the location of shared cell c (State index c).
+func (p *Program) CellLocation(c int) int { return c }
+
+// LockLocation is the location of lock number i.
+func (p *Program) LockLocation(i int) int { return p.SharedSize + i }
+
+// ThreadLocation is the location of thread t's termination status.
+func (p *Program) ThreadLocation(t int) int { return p.SharedSize + p.NumLocks + t }
+
+// NumLocations is the size of the location space.
+func (p *Program) NumLocations() int { return p.SharedSize + p.NumLocks + len(p.Threads) }
+
+// LockOwner returns the thread that holds lock i in s, or -1 when it is free.
+func (p *Program) LockOwner(s State, i int) int { return int(s[p.MutexBase+i]) - 1 }
+
+// LocationName renders a location as the user wrote it: "x", "table[17]", "fork[2]",
+// "reader[1]" (a thread's termination).
+func (p *Program) LocationName(l int) string {
+	if l >= 0 && l < p.NumLocations() {
+		switch k, i := p.Locate(l); k {
+		case LocCell:
+			for _, v := range p.Shared {
+				if i >= v.Offset && i < v.Offset+v.Cells() {
+					if v.Len == 0 {
+						return v.Name
+					}
+					return fmt.Sprintf("%s[%d]", v.Name, i-v.Offset)
+				}
+			}
+		case LocLock:
+			for _, m := range p.Mutexes {
+				if i >= m.Offset && i < m.Offset+m.Count() {
+					if m.Len == 0 {
+						return m.Name
+					}
+					return fmt.Sprintf("%s[%d]", m.Name, i-m.Offset)
+				}
+			}
+		case LocThread:
+			return p.Threads[i].Name
+		}
+	}
+	return fmt.Sprintf("location(%d)", l)
+}
