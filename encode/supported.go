@@ -21,20 +21,28 @@ func Supported(p *ir.Program) error {
 		for _, tr := range tm.Transitions {
 			for j, n := range tr.Nodes {
 				node := tm.Nodes[n]
-				switch node.Op {
-				case ir.OpAwait, ir.OpAssume, ir.OpLock, ir.OpJoin:
-				default:
+				props := node.Op.Props()
+				if !props.Encoded {
+					return &verify.UnsupportedError{Pos: node.Pos, Engine: engine,
+						Msg: node.Op.String() + " is not supported"}
+				}
+				if !props.Blocks {
 					continue
 				}
 				if j > 0 {
 					return &verify.UnsupportedError{Pos: node.Pos, Engine: engine,
 						Msg: node.Op.String() + " that does not start a transition"}
 				}
-				for _, e := range []*ir.Expr{node.X, node.MIndex, node.JIndex} {
-					if pos, ok := findNondet(e); ok {
-						return &verify.UnsupportedError{Pos: pos, Engine: engine,
-							Msg: "nondet in the guard of " + node.Op.String() + " (its enabledness would not match the step)"}
+				var nd *ir.Expr
+				ir.Inspect(node.Guard(), func(e *ir.Expr) bool {
+					if e.Op == ir.ENondet && nd == nil {
+						nd = e
 					}
+					return nd == nil
+				})
+				if nd != nil {
+					return &verify.UnsupportedError{Pos: nd.Pos, Engine: engine,
+						Msg: "nondet in the guard of " + node.Op.String() + " (its enabledness would not match the step)"}
 				}
 			}
 		}
@@ -42,17 +50,3 @@ func Supported(p *ir.Program) error {
 	return nil
 }
 
-func findNondet(e *ir.Expr) (ir.Pos, bool) {
-	if e == nil {
-		return ir.Pos{}, false
-	}
-	if e.Op == ir.ENondet {
-		return e.Pos, true
-	}
-	for _, x := range []*ir.Expr{e.X, e.Y, e.Z} {
-		if pos, ok := findNondet(x); ok {
-			return pos, true
-		}
-	}
-	return ir.Pos{}, false
-}

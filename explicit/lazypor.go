@@ -456,7 +456,7 @@ func (t *lazyTCS) constrain(p *ir.Program) {
 			if t.Events[f].Thread != t.Events[e].Thread || lockLoc(f) != l {
 				continue
 			}
-			if op(f).Op == ir.OpLock && staticLock(op(f)) {
+			if op(f).Op == ir.OpLock && staticTarget(op(f)) {
 				return f
 			}
 			return -1
@@ -473,7 +473,7 @@ func (t *lazyTCS) constrain(p *ir.Program) {
 		// those its guard reads are certain.
 		reads := t.acc[b]
 		switch {
-		case op(b).Op == ir.OpJoin && op(b).JIndex.ReadsShared():
+		case op(b).Op == ir.OpJoin && !staticTarget(op(b)):
 			reads = nil
 		case b >= t.runLen:
 			reads = t.pend[b]
@@ -489,11 +489,11 @@ func (t *lazyTCS) constrain(p *ir.Program) {
 			}
 		}
 		// Mutual exclusion: a = r_A, a run step releasing L.
-		if a >= t.runLen || op(a).Op != ir.OpUnlock || !staticLock(op(a)) {
+		if a >= t.runLen || op(a).Op != ir.OpUnlock || !staticTarget(op(a)) {
 			continue
 		}
 		l := lockLoc(a)
-		if l < 0 || lockLoc(b) != l || !staticLock(op(b)) {
+		if l < 0 || lockLoc(b) != l || !staticTarget(op(b)) {
 			continue
 		}
 		aA := acquire(a, l)
@@ -513,12 +513,6 @@ func (t *lazyTCS) constrain(p *ir.Program) {
 			}
 		}
 	}
-}
-
-// staticLock reports whether a lock operation's mutex does not depend on shared
-// data.
-func staticLock(n *ir.Node) bool {
-	return !n.MIndex.ReadsShared()
 }
 
 // explore is explore(u1, u2) of Listing 3.1 for node n. It returns the length of

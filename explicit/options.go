@@ -37,35 +37,24 @@ func Supported(p *ir.Program, opts Options) error {
 		max = DefaultMaxNondet
 	}
 	var bad *verify.UnsupportedError
-	var walk func(e *ir.Expr)
-	walk = func(e *ir.Expr) {
-		if e == nil || bad != nil {
-			return
+	check := func(e *ir.Expr) bool {
+		if bad != nil || e.Op != ir.ENondet {
+			return bad == nil
 		}
-		if e.Op == ir.ENondet {
-			switch {
-			case e.Unbounded:
-				bad = &verify.UnsupportedError{Pos: e.Pos, Engine: "explicit engine",
-					Msg: "nondet() without a range cannot be explored exhaustively; write nondet(lo, hi)"}
-			case uint64(e.Hi-e.Lo) >= uint64(max):
-				bad = &verify.UnsupportedError{Pos: e.Pos, Engine: "explicit engine",
-					Msg: fmt.Sprintf("nondet(%d, %d) has more than %d values (--max-nondet)", e.Lo, e.Hi, max)}
-			}
-			return
+		switch {
+		case e.Unbounded:
+			bad = &verify.UnsupportedError{Pos: e.Pos, Engine: "explicit engine",
+				Msg: "nondet() without a range cannot be explored exhaustively; write nondet(lo, hi)"}
+		case uint64(e.Hi-e.Lo) >= uint64(max):
+			bad = &verify.UnsupportedError{Pos: e.Pos, Engine: "explicit engine",
+				Msg: fmt.Sprintf("nondet(%d, %d) has more than %d values (--max-nondet)", e.Lo, e.Hi, max)}
 		}
-		walk(e.X)
-		walk(e.Y)
-		walk(e.Z)
+		return false
 	}
 	for _, t := range p.Templates {
 		for _, n := range t.Nodes {
-			for _, e := range []*ir.Expr{n.X, n.Y, n.MIndex, n.JIndex} {
-				walk(e)
-			}
-			for _, lv := range []*ir.LValue{n.LHS, n.Result} {
-				if lv != nil {
-					walk(lv.Index)
-				}
+			for e := range n.Exprs() {
+				ir.Inspect(e, check)
 			}
 		}
 	}

@@ -150,14 +150,18 @@ func (tr *Transition) collect() error {
 	locks, joins := map[*Mutex]bool{}, map[*Template]bool{}
 	for _, n := range tr.Nodes {
 		node := t.Nodes[n]
-		for _, e := range []*Expr{node.X, node.Y, node.MIndex, node.JIndex} {
-			sharedReads(e, reads)
+		for e := range node.Exprs() {
+			Inspect(e, func(x *Expr) bool {
+				if (x.Op == EVar || x.Op == EIndex) && x.Var.Shared {
+					reads[x.Var] = true
+				}
+				return true
+			})
 		}
 		for _, lv := range []*LValue{node.LHS, node.Result} {
 			if lv == nil {
 				continue
 			}
-			sharedReads(lv.Index, reads)
 			if lv.Var.Shared {
 				writes[lv.Var] = true
 				if node.Op == OpCas {
@@ -187,18 +191,6 @@ func (tr *Transition) collect() error {
 	return nil
 }
 
-func sharedReads(e *Expr, into map[*Var]bool) {
-	if e == nil {
-		return
-	}
-	if (e.Op == EVar || e.Op == EIndex) && e.Var.Shared {
-		into[e.Var] = true
-	}
-	sharedReads(e.X, into)
-	sharedReads(e.Y, into)
-	sharedReads(e.Z, into)
-}
-
 func sortedVars(m map[*Var]bool) []*Var {
 	vs := make([]*Var, 0, len(m))
 	for v := range m {
@@ -218,26 +210,19 @@ func (tr *Transition) Visible() bool {
 // Visible reports whether the operation is visible on its own (DESIGN.md §3): it can
 // block, yields, is a cas, or reads or writes shared state.
 func (n *Node) Visible() bool {
-	switch n.Op {
-	case OpAssume, OpAwait, OpLock, OpUnlock, OpJoin, OpYield, OpCas:
+	if n.Op.Props().Visible {
 		return true
 	}
-	return n.X.ReadsShared() || n.Y.ReadsShared() || n.MIndex.ReadsShared() || n.JIndex.ReadsShared() ||
-		n.LHS.touchesShared() || n.Result.touchesShared()
+	for e := range n.Exprs() {
+		if e.ReadsShared() {
+			return true
+		}
+	}
+	return n.LHS != nil && n.LHS.Var.Shared || n.Result != nil && n.Result.Var.Shared
 }
 
 // ReadsShared reports whether evaluating e reads a shared variable; e may be nil.
 func (e *Expr) ReadsShared() bool {
-	if e == nil {
-		return false
-	}
-	if (e.Op == EVar || e.Op == EIndex) && e.Var.Shared {
-		return true
-	}
-	return e.X.ReadsShared() || e.Y.ReadsShared() || e.Z.ReadsShared()
+	return Any(e, func(x *Expr) bool { return (x.Op == EVar || x.Op == EIndex) && x.Var.Shared })
 }
 
-// touchesShared reports whether storing to lv writes or reads shared state; lv may be nil.
-func (lv *LValue) touchesShared() bool {
-	return lv != nil && (lv.Var.Shared || lv.Index.ReadsShared())
-}

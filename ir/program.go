@@ -151,18 +151,51 @@ const (
 	OpCas                  // if LHS == X { LHS = Y; Result = true } else { Result = false }
 )
 
-var opNames = [...]string{
-	OpNop: "nop", OpAssign: "assign", OpBranch: "branch", OpAssert: "assert",
-	OpAssume: "assume", OpAwait: "await", OpLock: "lock", OpUnlock: "unlock",
-	OpJoin: "join", OpYield: "yield", OpCas: "cas",
+// OpProps are the properties of an operation that the lowering, the semantics,
+// the search algorithms and the symbolic encoding consult. They are kept in one
+// table (opTable) so that a new operation is described once, and no list of
+// operations elsewhere can drift from it.
+type OpProps struct {
+	Name string
+	// Blocks: the thread may wait here; whether it can proceed depends on the state
+	// (Node.Guard, Program.Status).
+	Blocks bool
+	// Visible: a scheduling point whatever the operation reads: it blocks, yields,
+	// or is a cas (DESIGN.md §3). Other operations are visible when they touch
+	// shared state (Node.Visible).
+	Visible bool
+	// Release: executing it may enable a thread that waits without reading
+	// anything it writes to a shared cell: unlock frees a mutex. (Writes that a
+	// guard reads and a thread's end, which a join waits for, release as well;
+	// they are found from footprints.)
+	Release bool
+	// Encoded: the symbolic encoding expresses the operation.
+	Encoded bool
 }
 
-func (k OpKind) String() string {
-	if int(k) < len(opNames) {
-		return opNames[k]
-	}
-	return fmt.Sprintf("OpKind(%d)", k)
+var opTable = [...]OpProps{
+	OpNop:    {Name: "nop", Encoded: true},
+	OpAssign: {Name: "assign", Encoded: true},
+	OpBranch: {Name: "branch", Encoded: true},
+	OpAssert: {Name: "assert", Encoded: true},
+	OpAssume: {Name: "assume", Blocks: true, Visible: true, Encoded: true},
+	OpAwait:  {Name: "await", Blocks: true, Visible: true, Encoded: true},
+	OpLock:   {Name: "lock", Blocks: true, Visible: true, Encoded: true},
+	OpUnlock: {Name: "unlock", Visible: true, Release: true, Encoded: true},
+	OpJoin:   {Name: "join", Blocks: true, Visible: true, Encoded: true},
+	OpYield:  {Name: "yield", Visible: true, Encoded: true},
+	OpCas:    {Name: "cas", Visible: true, Encoded: true},
 }
+
+// Props returns the operation's properties.
+func (k OpKind) Props() OpProps {
+	if int(k) < len(opTable) {
+		return opTable[k]
+	}
+	return OpProps{Name: fmt.Sprintf("OpKind(%d)", k)}
+}
+
+func (k OpKind) String() string { return k.Props().Name }
 
 // Exit is the successor index that ends the thread.
 const Exit = -1

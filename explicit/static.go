@@ -1,0 +1,716 @@
+package explicit
+
+import (
+	"math/bits"
+
+	"kbmc/ir"
+)
+
+// Static analyses: what the partial-order reductions know about a program before
+// they search it. They live here, apart from the algorithms, so that each question
+// has one answer:
+//
+//   - footprints (footprint, staticInfo): what a transition, or all the code a
+//     thread may still run, may access — persistent's stubborn sets;
+//   - where a thread may fail (failingNodes, with heldLocks): persistent's §4
+//     safety construction;
+//   - which transitions may enable another thread (releases): bpor-fair;
+//   - which lock and join operations name a fixed target (staticTarget): lazypor's
+//     mutual-exclusion and termination constraints.
+//
+// Values are approximated by intervals that know constants, tid and nondet ranges
+// (intervals), so that a[tid] or fork[(tid + 1) % N] name single cells and locks.
+// Expressions are walked with ir.Inspect; locations and dependency are ir's.
+
+// staticTarget reports whether the mutex or thread a lock, unlock or join names
+// does not depend on shared data, so that every execution of the operation from
+// the same local state names the same one.
+func staticTarget(n *ir.Node) bool {
+	return !n.MIndex.ReadsShared() && !n.JIndex.ReadsShared()
+}
+
+// A footprint is what a step, a transition or the rest of a thread's code may
+// access: the locations (ir's location space) it may read and may write — shared
+// cells, locks (lock and unlock both write), the terminations join reads — and
+// whether it may end its own thread, which writes that thread's termination. The
+// last is a flag rather than a location so that the instances of a template that
+// does not use tid can share one footprint.
+type footprint struct {
+	acc  [2]bitSet // indexed by ir.AccessKind
+	term bool
+}
+
+func newFootprint(p *ir.Program) footprint {
+	n := p.NumLocations()
+	return footprint{acc: [2]bitSet{ir.Read: newBitSet(n), ir.Write: newBitSet(n)}}
+}
+
+// touches reports whether f may access location l in a way dependent with an
+// access of kind k (ir.Conflicts).
+func (f *footprint) touches(l int, k ir.AccessKind) bool {
+	return ir.Conflicts(k, ir.Read) && f.acc[ir.Read].has(l) || ir.Conflicts(k, ir.Write) && f.acc[ir.Write].has(l)
+}
+
+func (f *footprint) add(l int, k ir.AccessKind) { f.acc[k].add(l) }
+
+func (a *footprint) or(b *footprint) {
+	a.acc[ir.Read].or(b.acc[ir.Read])
+	a.acc[ir.Write].or(b.acc[ir.Write])
+	a.term = a.term || b.term
+}
+
+// staticInfo is what the persistent-set computation knows about the program
+// before the search, per thread: the footprint of each transition and of all the
+// code reachable from each location, and where the code may fail. Array indices
+// are approximated by intervals that know constants, tid and nondet ranges, so
+// that a[tid] or fork[(tid + 1) % N] name single cells and locks.
+type staticInfo struct {
+	p      *ir.Program
+	own    [][]footprint // thread, location: the transition's footprint
+	future [][]footprint // thread, location: every transition reachable from it, itself included
+	fails  [][]bool      // thread, location: some transition reachable from it may fail
+}
+
+// conflicts reports whether code of thread ta that may access a and code of
+// thread tb that may access b may be dependent (ir.Conflicts on a common
+// location, a thread's end included).
+func (in *staticInfo) conflicts(a *footprint, ta int, b *footprint, tb int) bool {
+	for ka := range a.acc {
+		for kb := range b.acc {
+			if ir.Conflicts(ir.AccessKind(ka), ir.AccessKind(kb)) && a.acc[ka].intersects(b.acc[kb]) {
+				return true
+			}
+		}
+	}
+	return a.term && b.touches(in.p.ThreadLocation(ta), ir.Write) ||
+		b.term && a.touches(in.p.ThreadLocation(tb), ir.Write)
+}
+
+// accessesConflict reports whether a step of thread ta that made the accesses acc
+// may be dependent with code of thread tb that may access f.
+func (in *staticInfo) accessesConflict(acc []ir.Access, ta int, f *footprint, tb int) bool {
+	end := in.p.ThreadLocation(tb)
+	for _, a := range acc {
+		if f.touches(a.Loc, a.Kind) || f.term && a.Loc == end && ir.Conflicts(a.Kind, ir.Write) {
+			return true
+		}
+	}
+	return false
+}
+
+// writesAny reports whether thread u may, from location loc on, write a shared
+// cell that guard reads.
+func (in *staticInfo) writesAny(guard []ir.Access, u, loc int) bool {
+	f := &in.future[u][loc]
+	for _, a := range guard {
+		if k, _ := in.p.Locate(a.Loc); k == ir.LocCell && f.acc[ir.Write].has(a.Loc) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayFail reports whether thread t may fail (an assertion or a run-time error) in
+// some step from location loc on.
+func (in *staticInfo) mayFail(t, loc int) bool { return in.fails[t][loc] }
+
+func analyze(p *ir.Program) *staticInfo {
+	n := len(p.Threads)
+	in := &staticInfo{p: p, own: make([][]footprint, n), future: make([][]footprint, n),
+		fails: make([][]bool, n)}
+	reach := map[*ir.Template][]bool{}
+	shared := map[*ir.Template]int{} // a template whose code does not use tid: its first thread
+	for t, th := range p.Threads {
+		tmpl := th.Template
+		L := len(tmpl.Transitions)
+		r, ok := reach[tmpl]
+		if !ok {
+			r = reachable(tmpl)
+			reach[tmpl] = r
+		}
+		if u, ok := shared[tmpl]; ok {
+			in.own[t], in.future[t], in.fails[t] = in.own[u], in.future[u], in.fails[u]
+			continue
+		}
+		if !usesTid(tmpl) {
+			shared[tmpl] = t
+		}
+		iv := &intervals{p: p, tid: int64(th.Tid), min: p.MinInt(), max: p.MaxInt()}
+		own := make([]footprint, L+1)
+		fut := make([]footprint, L+1)
+		for l := range own {
+			own[l], fut[l] = newFootprint(p), newFootprint(p)
+		}
+		for l, tr := range tmpl.Transitions {
+			c := &own[l]
+			for _, i := range tr.Nodes {
+				iv.node(tmpl.Nodes[i], c)
+			}
+			for _, l2 := range tr.Succ {
+				c.term = c.term || l2 == L
+			}
+		}
+		nodeFails := failingNodes(p, th, iv)
+		trFails := make([]bool, L)
+		for l, tr := range tmpl.Transitions {
+			for _, i := range tr.Nodes {
+				trFails[l] = trFails[l] || nodeFails[i]
+			}
+		}
+		fails := make([]bool, L+1)
+		for l := range L {
+			for m := range L {
+				if r[l*(L+1)+m] {
+					fut[l].or(&own[m])
+					fails[l] = fails[l] || trFails[m]
+				}
+			}
+		}
+		in.own[t], in.future[t], in.fails[t] = own, fut, fails
+	}
+	return in
+}
+
+// reachable returns the reflexive-transitive closure of the successor relation
+// between a template's locations: entry l*(L+1)+m says m is reachable from l.
+func reachable(tmpl *ir.Template) []bool {
+	L := len(tmpl.Transitions)
+	r := make([]bool, (L+1)*(L+1))
+	var stack []int
+	for l := range L {
+		stack = append(stack[:0], l)
+		r[l*(L+1)+l] = true
+		for len(stack) > 0 {
+			m := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if m == L {
+				continue
+			}
+			for _, l2 := range tmpl.Transitions[m].Succ {
+				if !r[l*(L+1)+l2] {
+					r[l*(L+1)+l2] = true
+					stack = append(stack, l2)
+				}
+			}
+		}
+	}
+	return r
+}
+
+// usesTid reports whether some expression of the template reads tid, so that its
+// instances need their own analysis.
+func usesTid(tmpl *ir.Template) bool {
+	for _, n := range tmpl.Nodes {
+		for e := range n.Exprs() {
+			if ir.Any(e, func(x *ir.Expr) bool { return x.Op == ir.ETid }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// node adds what executing n may access to fp.
+func (iv *intervals) node(n *ir.Node, fp *footprint) {
+	iv.reads(n.X, fp)
+	iv.reads(n.Y, fp)
+	switch n.Op {
+	case ir.OpAssign:
+		iv.lvalue(n.LHS, fp, false)
+	case ir.OpCas:
+		iv.lvalue(n.LHS, fp, true)
+		iv.lvalue(n.Result, fp, false)
+	case ir.OpLock, ir.OpUnlock:
+		iv.reads(n.MIndex, fp)
+		lo, hi := 0, n.Mutex.Count()-1
+		if n.MIndex != nil {
+			i := iv.eval(n.MIndex)
+			lo, hi = int(max(i.lo, int64(lo))), int(min(i.hi, int64(hi)))
+		}
+		for i := lo; i <= hi; i++ {
+			fp.add(iv.p.LockLocation(n.Mutex.Offset+i), ir.Write)
+		}
+	case ir.OpJoin:
+		iv.reads(n.JIndex, fp)
+		lo, hi := 0, n.Join.Instances()-1
+		if n.JIndex != nil {
+			i := iv.eval(n.JIndex)
+			lo, hi = int(max(i.lo, int64(lo))), int(min(i.hi, int64(hi)))
+		}
+		for i := lo; i <= hi; i++ {
+			fp.add(iv.p.ThreadLocation(n.Join.First+i), ir.Read)
+		}
+	}
+}
+
+// reads adds the shared cells evaluating e may read to fp.
+func (iv *intervals) reads(e *ir.Expr, fp *footprint) {
+	if e == nil {
+		return
+	}
+	switch e.Op {
+	case ir.EVar:
+		if e.Var.Shared {
+			fp.add(iv.p.CellLocation(e.Var.Offset), ir.Read)
+		}
+	case ir.EIndex:
+		if e.Var.Shared {
+			iv.cells(e.Var, e.X, fp, ir.Read)
+		}
+	}
+	iv.reads(e.X, fp)
+	iv.reads(e.Y, fp)
+	iv.reads(e.Z, fp)
+}
+
+// lvalue adds what assigning lv accesses to fp: its index is read, a shared cell is
+// written (and read, for cas).
+func (iv *intervals) lvalue(lv *ir.LValue, fp *footprint, cas bool) {
+	if lv == nil {
+		return
+	}
+	iv.reads(lv.Index, fp)
+	if !lv.Var.Shared {
+		return
+	}
+	if lv.Index == nil {
+		fp.add(iv.p.CellLocation(lv.Var.Offset), ir.Write)
+		if cas {
+			fp.add(iv.p.CellLocation(lv.Var.Offset), ir.Read)
+		}
+		return
+	}
+	iv.cells(lv.Var, lv.Index, fp, ir.Write)
+	if cas {
+		iv.cells(lv.Var, lv.Index, fp, ir.Read)
+	}
+}
+
+// cells adds to fp, as accesses of kind k, the cells of array v that index may
+// select.
+func (iv *intervals) cells(v *ir.Var, index *ir.Expr, fp *footprint, k ir.AccessKind) {
+	i := iv.eval(index)
+	lo, hi := max(i.lo, 0), min(i.hi, int64(v.Len-1))
+	for c := lo; c <= hi; c++ {
+		fp.add(iv.p.CellLocation(v.Offset+int(c)), k)
+	}
+}
+
+// failingNodes tells, for each node of thread th's template, whether executing it
+// in th may fail: an assertion whose condition is not always true, an index that
+// may be out of bounds, a divisor that may be zero, a shift amount that may be out
+// of range, a lock the thread may already hold, an unlock of a mutex it may not
+// hold. Values are approximated by intervals that know constants, tid and nondet
+// ranges; which mutexes the thread holds is a data-flow analysis over the
+// template's control-flow graph. An unreachable node cannot fail.
+func failingNodes(p *ir.Program, th *ir.Thread, iv *intervals) []bool {
+	held := heldLocks(p, th, iv)
+	tmpl := th.Template
+	out := make([]bool, len(tmpl.Nodes))
+	for i, n := range tmpl.Nodes {
+		h := held[i]
+		if h == nil {
+			continue
+		}
+		switch n.Op {
+		case ir.OpAssign:
+			out[i] = iv.fails(n.X) || iv.lvFails(n.LHS)
+		case ir.OpBranch, ir.OpAssume, ir.OpAwait:
+			out[i] = iv.fails(n.X)
+		case ir.OpAssert:
+			out[i] = iv.fails(n.X) || iv.eval(n.X).lo <= 0
+		case ir.OpCas:
+			out[i] = iv.lvFails(n.LHS) || iv.fails(n.X) || iv.fails(n.Y) || iv.lvFails(n.Result)
+		case ir.OpJoin:
+			if n.JIndex != nil {
+				j := iv.eval(n.JIndex)
+				out[i] = iv.fails(n.JIndex) || j.lo < 0 || j.hi >= int64(n.Join.Instances())
+			}
+		case ir.OpLock, ir.OpUnlock:
+			l, known, bad := iv.lock(n)
+			switch {
+			case bad:
+				out[i] = true
+			case n.Op == ir.OpLock && known:
+				out[i] = h.may.has(l) || h.any.has(mutexNumber(p, n.Mutex))
+			case n.Op == ir.OpLock:
+				out[i] = h.any.has(mutexNumber(p, n.Mutex)) || h.mayAnyOf(n.Mutex)
+			default:
+				out[i] = !known || !h.must.has(l)
+			}
+		}
+	}
+	return out
+}
+
+func mutexNumber(p *ir.Program, m *ir.Mutex) int {
+	for i, o := range p.Mutexes {
+		if o == m {
+			return i
+		}
+	}
+	return -1
+}
+
+// lockFacts is what is known at a node about the mutexes the thread holds: may
+// (lock numbers possibly held), any (mutex declarations of which some element
+// with an unknown index is possibly held), must (lock numbers certainly held).
+type lockFacts struct {
+	may, any, must bitSet
+}
+
+func (h *lockFacts) mayAnyOf(m *ir.Mutex) bool {
+	for i := range m.Count() {
+		if h.may.has(m.Offset + i) {
+			return true
+		}
+	}
+	return false
+}
+
+// heldLocks computes the lock facts before every node reachable from the entry
+// (nil for the others).
+func heldLocks(p *ir.Program, th *ir.Thread, iv *intervals) []*lockFacts {
+	tmpl := th.Template
+	in := make([]*lockFacts, len(tmpl.Nodes))
+	newFacts := func() *lockFacts {
+		return &lockFacts{may: newBitSet(p.NumLocks), any: newBitSet(len(p.Mutexes)), must: newBitSet(p.NumLocks)}
+	}
+	in[tmpl.Entry] = newFacts()
+	work := []int{tmpl.Entry}
+	out := newFacts()
+	for len(work) > 0 {
+		i := work[len(work)-1]
+		work = work[:len(work)-1]
+		n := tmpl.Nodes[i]
+		out.copyFrom(in[i])
+		switch n.Op {
+		case ir.OpLock:
+			if l, known, _ := iv.lock(n); known {
+				out.may.add(l)
+				out.must.add(l)
+			} else {
+				out.any.add(mutexNumber(p, n.Mutex))
+			}
+		case ir.OpUnlock:
+			if l, known, _ := iv.lock(n); known {
+				out.may.remove(l)
+				out.must.remove(l)
+			} else {
+				for c := range n.Mutex.Count() {
+					out.must.remove(n.Mutex.Offset + c)
+				}
+			}
+		}
+		succ := [2]int{n.Next, ir.Exit}
+		if n.Op == ir.OpBranch {
+			succ[1] = n.Else
+		}
+		for _, j := range succ {
+			if j == ir.Exit {
+				continue
+			}
+			if in[j] == nil {
+				in[j] = newFacts()
+				in[j].copyFrom(out)
+				work = append(work, j)
+				continue
+			}
+			if in[j].merge(out) {
+				work = append(work, j)
+			}
+		}
+	}
+	return in
+}
+
+func (h *lockFacts) copyFrom(o *lockFacts) {
+	h.may.copyFrom(o.may)
+	h.any.copyFrom(o.any)
+	h.must.copyFrom(o.must)
+}
+
+// merge joins o into h (may and any grow, must shrinks) and reports a change.
+func (h *lockFacts) merge(o *lockFacts) bool {
+	changed := false
+	for i := range h.may {
+		if w := h.may[i] | o.may[i]; w != h.may[i] {
+			h.may[i], changed = w, true
+		}
+		if w := h.must[i] & o.must[i]; w != h.must[i] {
+			h.must[i], changed = w, true
+		}
+	}
+	for i := range h.any {
+		if w := h.any[i] | o.any[i]; w != h.any[i] {
+			h.any[i], changed = w, true
+		}
+	}
+	return changed
+}
+
+// intervals approximates the values of expressions in one thread by intervals: it
+// knows constants, tid and nondet ranges, and nothing about variables.
+type intervals struct {
+	p        *ir.Program
+	tid      int64
+	min, max int64 // the W-bit range
+}
+
+type interval struct{ lo, hi int64 }
+
+func (iv *intervals) top(t ir.Type) interval {
+	if t == ir.Bool {
+		return interval{0, 1}
+	}
+	return interval{iv.min, iv.max}
+}
+
+// fit returns [lo, hi] if it lies in the W-bit range (no wrap-around), else top.
+func (iv *intervals) fit(lo, hi int64) interval {
+	if lo < iv.min || hi > iv.max || lo > hi {
+		return interval{iv.min, iv.max}
+	}
+	return interval{lo, hi}
+}
+
+func (a interval) single() bool { return a.lo == a.hi }
+
+const safeAdd = 1 << 62 // operands below this in magnitude add without overflow
+const safeMul = 1 << 31 // operands below this in magnitude multiply without overflow
+
+func within(a interval, m int64) bool { return a.lo > -m && a.hi < m }
+
+func (iv *intervals) eval(e *ir.Expr) interval {
+	switch e.Op {
+	case ir.EConst:
+		return interval{e.Val, e.Val}
+	case ir.ETid:
+		return interval{iv.tid, iv.tid}
+	case ir.ENondet:
+		if e.Unbounded {
+			return iv.top(e.Type)
+		}
+		return interval{e.Lo, e.Hi}
+	case ir.EVar, ir.EIndex:
+		return iv.top(e.Type)
+	case ir.ENeg:
+		x := iv.eval(e.X)
+		if x.lo == iv.min {
+			return iv.top(e.Type)
+		}
+		return interval{-x.hi, -x.lo}
+	case ir.ENot:
+		x := iv.eval(e.X)
+		return interval{1 - x.hi, 1 - x.lo}
+	case ir.ECompl:
+		x := iv.eval(e.X)
+		return interval{^x.hi, ^x.lo}
+	case ir.ELAnd:
+		x := iv.eval(e.X)
+		if x.hi == 0 {
+			return interval{0, 0}
+		}
+		y := iv.eval(e.Y)
+		if x.lo == 1 || y.hi == 0 {
+			return y
+		}
+		return interval{0, 1}
+	case ir.ELOr:
+		x := iv.eval(e.X)
+		if x.lo == 1 {
+			return interval{1, 1}
+		}
+		y := iv.eval(e.Y)
+		if x.hi == 0 || y.lo == 1 {
+			return y
+		}
+		return interval{0, 1}
+	case ir.ECond:
+		x := iv.eval(e.X)
+		switch {
+		case x.lo == 1:
+			return iv.eval(e.Y)
+		case x.hi == 0:
+			return iv.eval(e.Z)
+		}
+		y, z := iv.eval(e.Y), iv.eval(e.Z)
+		return interval{min(y.lo, z.lo), max(y.hi, z.hi)}
+	}
+	x, y := iv.eval(e.X), iv.eval(e.Y)
+	switch e.Op {
+	case ir.EAdd:
+		if within(x, safeAdd) && within(y, safeAdd) {
+			return iv.fit(x.lo+y.lo, x.hi+y.hi)
+		}
+	case ir.ESub:
+		if within(x, safeAdd) && within(y, safeAdd) {
+			return iv.fit(x.lo-y.hi, x.hi-y.lo)
+		}
+	case ir.EMul:
+		if within(x, safeMul) && within(y, safeMul) {
+			c := [4]int64{x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi}
+			return iv.fit(min(c[0], c[1], c[2], c[3]), max(c[0], c[1], c[2], c[3]))
+		}
+	case ir.EDiv:
+		if x.single() && y.single() && y.lo != 0 && !(x.lo == iv.min && y.lo == -1) {
+			return interval{x.lo / y.lo, x.lo / y.lo}
+		}
+	case ir.ERem:
+		if y.single() && y.lo != 0 && y.lo != iv.min {
+			m := y.lo
+			if m < 0 {
+				m = -m
+			}
+			m--
+			switch {
+			case x.lo >= 0:
+				return interval{0, min(m, x.hi)}
+			case x.hi <= 0:
+				return interval{max(-m, x.lo), 0}
+			}
+			return interval{-m, m}
+		}
+	case ir.EShr:
+		if y.single() && y.lo >= 0 && y.lo < int64(iv.p.Width) {
+			return interval{x.lo >> uint(y.lo), x.hi >> uint(y.lo)}
+		}
+	case ir.EAnd:
+		switch {
+		case x.lo >= 0 && y.lo >= 0:
+			return interval{0, min(x.hi, y.hi)}
+		case x.lo >= 0:
+			return interval{0, x.hi}
+		case y.lo >= 0:
+			return interval{0, y.hi}
+		}
+	case ir.EOr, ir.EXor:
+		if x.lo >= 0 && y.lo >= 0 {
+			return interval{0, 1<<bits.Len64(uint64(max(x.hi, y.hi))) - 1}
+		}
+	case ir.ELt:
+		return compare(x.hi < y.lo, x.lo >= y.hi)
+	case ir.ELe:
+		return compare(x.hi <= y.lo, x.lo > y.hi)
+	case ir.EGt:
+		return compare(x.lo > y.hi, x.hi <= y.lo)
+	case ir.EGe:
+		return compare(x.lo >= y.hi, x.hi < y.lo)
+	case ir.EEq:
+		return compare(x.single() && y.single() && x.lo == y.lo, x.hi < y.lo || y.hi < x.lo)
+	case ir.ENe:
+		return compare(x.hi < y.lo || y.hi < x.lo, x.single() && y.single() && x.lo == y.lo)
+	}
+	return iv.top(e.Type)
+}
+
+// compare is the interval of a comparison that is surely true or surely false.
+func compare(yes, no bool) interval {
+	switch {
+	case yes:
+		return interval{1, 1}
+	case no:
+		return interval{0, 0}
+	}
+	return interval{0, 1}
+}
+
+// fails reports whether evaluating e may fail at run time.
+func (iv *intervals) fails(e *ir.Expr) bool {
+	if e == nil {
+		return false
+	}
+	switch e.Op {
+	case ir.EIndex:
+		if i := iv.eval(e.X); i.lo < 0 || i.hi >= int64(e.Var.Len) {
+			return true
+		}
+	case ir.EDiv, ir.ERem:
+		if y := iv.eval(e.Y); y.lo <= 0 && y.hi >= 0 {
+			return true
+		}
+	case ir.EShl, ir.EShr:
+		if y := iv.eval(e.Y); y.lo < 0 || y.hi >= int64(iv.p.Width) {
+			return true
+		}
+	}
+	return iv.fails(e.X) || iv.fails(e.Y) || iv.fails(e.Z)
+}
+
+func (iv *intervals) lvFails(lv *ir.LValue) bool {
+	if lv == nil || lv.Index == nil {
+		return false
+	}
+	i := iv.eval(lv.Index)
+	return iv.fails(lv.Index) || i.lo < 0 || i.hi >= int64(lv.Var.Len)
+}
+
+// lock resolves the mutex a lock or unlock node names: its lock number when the
+// index is known, and whether computing the index may fail.
+func (iv *intervals) lock(n *ir.Node) (l int, known, bad bool) {
+	if n.MIndex == nil {
+		return n.Mutex.Offset, true, false
+	}
+	i := iv.eval(n.MIndex)
+	bad = iv.fails(n.MIndex) || i.lo < 0 || i.hi >= int64(n.Mutex.Count())
+	if i.single() && !bad {
+		return n.Mutex.Offset + int(i.lo), true, false
+	}
+	return 0, false, bad
+}
+
+// releases computes, per thread and control location, whether the transition there
+// may enable another thread (a release operation for the fair bound, Def. 1.10):
+// it unlocks, writes a shared variable that an await or assume condition, a lock
+// index or a join index reads, or may end a thread that some join waits for.
+// Anything else can only disable other threads, which the fair-bound proofs allow.
+func releases(p *ir.Program) [][]bool {
+	guards := map[*ir.Var]bool{}
+	joined := map[*ir.Template]bool{}
+	for _, t := range p.Templates {
+		for _, n := range t.Nodes {
+			g := n.Guard()
+			if n.Op == ir.OpUnlock {
+				g = n.MIndex // which mutex it frees (conservatively)
+			}
+			ir.Inspect(g, func(e *ir.Expr) bool {
+				if (e.Op == ir.EVar || e.Op == ir.EIndex) && e.Var.Shared {
+					guards[e.Var] = true
+				}
+				return true
+			})
+			if n.Op == ir.OpJoin {
+				joined[n.Join] = true
+			}
+		}
+	}
+	byTemplate := map[*ir.Template][]bool{}
+	for _, t := range p.Templates {
+		tab := make([]bool, len(t.Transitions))
+		for i, tr := range t.Transitions {
+			for _, n := range tr.Nodes {
+				if t.Nodes[n].Op.Props().Release {
+					tab[i] = true
+				}
+			}
+			for _, v := range tr.Writes {
+				if guards[v] {
+					tab[i] = true
+				}
+			}
+			if joined[t] {
+				for _, l := range tr.Succ {
+					if l == t.Terminated() {
+						tab[i] = true
+					}
+				}
+			}
+		}
+		byTemplate[t] = tab
+	}
+	out := make([][]bool, len(p.Threads))
+	for i, th := range p.Threads {
+		out[i] = byTemplate[th.Template]
+	}
+	return out
+}

@@ -1,0 +1,59 @@
+package ir
+
+import "iter"
+
+// Inspect traverses an expression depth-first, like go/ast.Inspect: it calls f(e)
+// and, if f returns true, inspects e's operands X, Y and Z in order. e may be nil
+// (then f is not called). It is the one walker over expressions; analyses that need
+// every subexpression use it instead of recursing on their own.
+func Inspect(e *Expr, f func(*Expr) bool) {
+	if e == nil || !f(e) {
+		return
+	}
+	Inspect(e.X, f)
+	Inspect(e.Y, f)
+	Inspect(e.Z, f)
+}
+
+// Exprs yields every expression the node evaluates: its operands X and Y, the
+// indices of its mutex and joined thread, and the indices of its lvalues.
+func (n *Node) Exprs() iter.Seq[*Expr] {
+	return func(yield func(*Expr) bool) {
+		for _, e := range [...]*Expr{n.X, n.Y, n.MIndex, n.JIndex} {
+			if e != nil && !yield(e) {
+				return
+			}
+		}
+		for _, lv := range [...]*LValue{n.LHS, n.Result} {
+			if lv != nil && lv.Index != nil && !yield(lv.Index) {
+				return
+			}
+		}
+	}
+}
+
+// Guard is the expression that decides, with the state, whether the node's
+// operation can proceed: an await's or assume's condition, the index of a lock's
+// mutex or of a joined thread. It is nil for operations that do not block, and for
+// a lock or join of a single mutex or of every instance.
+func (n *Node) Guard() *Expr {
+	switch n.Op {
+	case OpAwait, OpAssume:
+		return n.X
+	case OpLock:
+		return n.MIndex
+	case OpJoin:
+		return n.JIndex
+	}
+	return nil
+}
+
+// Any reports whether f holds for e or one of its subexpressions; e may be nil.
+func Any(e *Expr, f func(*Expr) bool) bool {
+	found := false
+	Inspect(e, func(x *Expr) bool {
+		found = found || f(x)
+		return !found
+	})
+	return found
+}
