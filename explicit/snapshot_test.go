@@ -19,8 +19,8 @@ import (
 // A refactoring of the explicit engine must not change what any algorithm answers
 // or how much it explores. TestSnapshot writes, for every algorithm variant of the
 // differential tests, its verdict, violation kind and counters on every testdata
-// program, on the benchmark families (each N up to the first that takes longer
-// than -snapshot.limit), and on generated programs, one line each; two snapshots,
+// program, on generated programs, and on the benchmark families (each N up to the
+// first that does not end within -snapshot.limit), one line each; two snapshots,
 // before and after a change, are compared with diff:
 //
 //	go test ./explicit -run TestSnapshot -snapshot=/tmp/before.txt
@@ -30,7 +30,8 @@ import (
 var (
 	snapshotOut   = flag.String("snapshot", "", "TestSnapshot writes every algorithm's verdicts and counters to this file")
 	snapshotSeeds = flag.Int("snapshot.seeds", 3000, "TestSnapshot: generated programs of seeds 0..N-1")
-	snapshotLimit = flag.Duration("snapshot.limit", 10*time.Second, "TestSnapshot: a family's N grows while a run takes less than this")
+	snapshotLimit = flag.Duration("snapshot.limit", 10*time.Second, "TestSnapshot: a thesis family's N grows while a run ends within this")
+	snapshotParts = flag.String("snapshot.parts", "testdata,seeds,thesis,classic", "TestSnapshot: which programs (testdata, seeds, thesis and classic benchmark families)")
 )
 
 func TestSnapshot(t *testing.T) {
@@ -49,58 +50,73 @@ func TestSnapshot(t *testing.T) {
 	line := func(name string, v variant, r *verify.Result, err error) {
 		fmt.Fprintf(w, "%s\t%s/%s\t%s\n", name, v.algo, v.name, snapshotEntry(r, err))
 	}
-	run := func(v variant, p *ir.Program, o Options, timeout time.Duration) (*verify.Result, error, time.Duration) {
+	run := func(v variant, p *ir.Program, o Options, timeout time.Duration) (*verify.Result, error) {
 		v.set(&o)
 		eng, err := New(v.algo, o)
 		if err != nil {
-			return nil, err, 0
+			return nil, err
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		start := time.Now()
-		r, err := eng.Check(ctx, p)
-		return r, err, time.Since(start)
+		return eng.Check(ctx, p)
 	}
 
-	for _, td := range readTestdata(t) {
-		p, err := lang.Compile(td.path, td.src, td.cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, v := range variants {
-			r, err, _ := run(v, p, td.opts, time.Minute)
-			line("testdata/"+filepath.Base(td.path), v, r, err)
+	parts := map[string]bool{}
+	for _, p := range strings.Split(*snapshotParts, ",") {
+		parts[p] = true
+	}
+	if parts["testdata"] {
+		for _, td := range readTestdata(t) {
+			p, err := lang.Compile(td.path, td.src, td.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range variants {
+				r, err := run(v, p, td.opts, time.Minute)
+				line("testdata/"+filepath.Base(td.path), v, r, err)
+			}
 		}
 	}
-
-	for _, fam := range []string{"readers-writers", "indexer", "indexer-small", "branching", "peterson",
-		"dekker", "bakery", "philosophers", "philosophers-fixed", "fib-bench", "producer-consumer", "spinlock"} {
-		for _, v := range variants {
-			for n := int64(1); n <= 12; n++ {
-				p := loadFamily(t, fam, n, false)
-				var o Options
-				o.Depth = verify.DefaultDepth
-				r, err, d := run(v, p, o, 3**snapshotLimit)
-				if r != nil && r.Verdict == verify.Unknown {
-					break // too slow to compare: timing would decide the line
-				}
-				line(fmt.Sprintf("bench/%s N=%d", fam, n), v, r, err)
-				if d > *snapshotLimit {
-					break
+	if parts["seeds"] {
+		for seed := range uint64(*snapshotSeeds) {
+			c, err := newCase(seed)
+			if err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			for _, v := range variants {
+				for _, nd := range []bool{false, true} {
+					r, err := run(v, c.p, c.options(nd), time.Minute)
+					line(fmt.Sprintf("seed %d nodeadlock=%v", seed, nd), v, r, err)
 				}
 			}
 		}
 	}
-
-	for seed := range uint64(*snapshotSeeds) {
-		c, err := newCase(seed)
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
+	// Families: N grows until a run does not end within the limit (a tenth of it
+	// for the classic ones); that run is left out, since timing decided it.
+	families := map[string][]string{
+		"thesis": {"readers-writers", "indexer", "indexer-small", "branching"},
+		"classic": {"peterson", "dekker", "bakery", "philosophers", "philosophers-fixed",
+			"fib-bench", "producer-consumer", "spinlock"},
+	}
+	for _, part := range []string{"thesis", "classic"} {
+		if !parts[part] {
+			continue
 		}
-		for _, v := range variants {
-			for _, nd := range []bool{false, true} {
-				r, err, _ := run(v, c.p, c.options(nd), time.Minute)
-				line(fmt.Sprintf("seed %d nodeadlock=%v", seed, nd), v, r, err)
+		limit := *snapshotLimit
+		if part == "classic" {
+			limit /= 10
+		}
+		for _, fam := range families[part] {
+			for _, v := range variants {
+				for n := int64(1); n <= 20; n++ {
+					var o Options
+					o.Depth = verify.DefaultDepth
+					r, err := run(v, loadFamily(t, fam, n, false), o, limit)
+					if r != nil && r.Verdict == verify.Unknown {
+						break
+					}
+					line(fmt.Sprintf("bench/%s N=%d", fam, n), v, r, err)
+				}
 			}
 		}
 	}
