@@ -17,7 +17,7 @@ import (
 //
 //   - Dependency is computed from the state. A thread's next transition accesses,
 //     if it is enabled, every location any of its nondeterministic alternatives
-//     accesses; if it is blocked, what its guard reads (ir.Program.Pending). A step
+//     accesses; if it is blocked, what its guard reads (ir.Probe, ir.AllDraws). A step
 //     that changes either writes a location in it, so it is dependent with it.
 //   - Every race is reversed as in Abdulla et al.'s source-DPOR (JACM 2017): the
 //     backtracking point is an initial step of the execution that reverses the
@@ -198,19 +198,13 @@ type porStack struct {
 	trace  *hbTrace
 	ev     ir.Event
 
-	// Probing next transitions without disturbing the search.
-	scratch ir.State
-	probe   ir.Choices
-	probeEv ir.Event
-	fixed   []int64
-	seen    []uint8 // per location: accesses already in the footprint being built
 }
 
 // porFrame is one depth of a porStack.
 type porFrame struct {
 	state  ir.State
 	status []ir.Status
-	// fp[t] is what thread t's next transition may access (see pending). It points
+	// fp[t] is what thread t's next transition may access (ir.AllDraws). It points
 	// into own[t], or shares the parent's slice when t's next transition is
 	// independent of the step that led here, which leaves it unchanged.
 	fp  [][]ir.Access
@@ -230,12 +224,7 @@ type porFrame struct {
 
 func newPORStack(x *executor, clocks bool) *porStack {
 	p := x.p
-	return &porStack{
-		x: x, p: p,
-		trace:   newHBTrace(len(p.Threads), clocks),
-		scratch: make(ir.State, p.StateSize),
-		seen:    make([]uint8, p.NumLocations()),
-	}
+	return &porStack{x: x, p: p, trace: newHBTrace(len(p.Threads), clocks)}
 }
 
 // enter starts the exploration of the state at depth d, the part of Explore(S) that
@@ -313,7 +302,7 @@ func (s *porStack) observe(d int) {
 			f.fp[t] = par.fp[t]
 		} else {
 			f.status[t] = s.p.Status(f.state, t)
-			f.own[t] = s.pending(f.state, t, f.status[t], f.own[t])
+			f.own[t] = s.x.accesses(f.state, t, f.status[t], ir.AllDraws, f.own[t])
 			f.fp[t] = f.own[t]
 			f.fresh.add(t)
 		}
@@ -321,42 +310,6 @@ func (s *porStack) observe(d int) {
 			f.enabled.add(t)
 		}
 	}
-}
-
-// pending returns (in buf) the accesses of thread t's next transition in st, whose
-// status is given: for an enabled thread the union over every combination of its
-// nondeterministic values of what executing it accesses; for a blocked one what its
-// guard reads (or the lock it waits for); nothing for a terminated one.
-func (s *porStack) pending(st ir.State, t int, status ir.Status, buf []ir.Access) []ir.Access {
-	switch status {
-	case ir.Terminated:
-		return buf[:0]
-	case ir.Blocked, ir.BlockedAssume:
-		return s.p.Pending(st, t, s.scratch, buf)
-	}
-	buf = buf[:0]
-	fixed := s.fixed[:0]
-	for {
-		copy(s.scratch, st)
-		s.probe.Reset(fixed)
-		s.p.Step(s.scratch, t, &s.probe, &s.probeEv)
-		for _, a := range s.probeEv.Accesses {
-			bit := uint8(1) << a.Kind
-			if s.seen[a.Loc]&bit == 0 {
-				s.seen[a.Loc] |= bit
-				buf = append(buf, a)
-			}
-		}
-		var more bool
-		if fixed, more = s.probe.Next(fixed); !more {
-			break
-		}
-	}
-	s.fixed = fixed
-	for _, a := range buf {
-		s.seen[a.Loc] = 0
-	}
-	return buf
 }
 
 // widen handles an execution cut by the depth bound at depth d: every state on its

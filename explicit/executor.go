@@ -21,6 +21,8 @@ type executor struct {
 	polls int
 	last  time.Time // last progress report
 
+	probe *ir.Probe // looks at next transitions (accesses)
+
 	stopped bool // the context ended the search
 	cut     bool // some execution was cut by a bound
 	cutNote string
@@ -35,7 +37,7 @@ func newExecutor(ctx context.Context, p *ir.Program, opts Options) (*executor, e
 		opts.Depth = verify.DefaultDepth
 	}
 	now := time.Now()
-	return &executor{p: p, opts: opts, ctx: ctx, start: now, last: now}, nil
+	return &executor{p: p, opts: opts, ctx: ctx, start: now, last: now, probe: p.NewProbe()}, nil
 }
 
 // done reports whether the search must stop: a violation was found or the context
@@ -76,6 +78,17 @@ func (x *executor) cancelled() bool {
 func (x *executor) step(s ir.State, t int, ch *ir.Choices, ev *ir.Event) {
 	x.stats.Transitions++
 	x.p.Step(s, t, ch, ev)
+}
+
+// accesses is what thread t, whose status in s is status, may access in its next
+// transition, at precision prec (ir.Probe.Accesses). The transitions a probe
+// executes count like every other, so the statistic means the same in every
+// algorithm.
+func (x *executor) accesses(s ir.State, t int, status ir.Status, prec ir.Precision, buf []ir.Access) []ir.Access {
+	before := x.probe.Steps
+	buf = x.probe.Accesses(s, t, status, prec, buf)
+	x.stats.Transitions += x.probe.Steps - before
+	return buf
 }
 
 // move executes thread t in s (in place), its draws starting with fixed, and

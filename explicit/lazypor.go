@@ -26,7 +26,7 @@ import (
 //
 //   - A run's constraint system also holds the pending next step of every thread
 //     that had not terminated when the run ended (blocked, or cut by the depth
-//     bound), with what its guard reads (ir.Program.Pending) and what its transition
+//     bound), with what its guard reads (ir.Probe: ir.Exact) and what its transition
 //     may access, so that a variation can run a blocked thread before the step that
 //     left it blocked, and a thread the depth bound cut off before the steps that
 //     pushed it past the bound.
@@ -259,7 +259,7 @@ type lazyTCS struct {
 
 	from  []int32       // each event's control location before it
 	acc   [][]ir.Access // each event's structure
-	pend  [][]ir.Access // pending events: their ir.Program.Pending accesses at the run's end
+	pend  [][]ir.Access // pending events: their ir.Exact accesses at the run's end
 	dep   []bitSet      // dep[e]: the events dependent with e
 	refs  []lazyRef     // every structure access, by location
 	enum  tcsEnum
@@ -306,14 +306,15 @@ func (s *lazySearch) build(n *lazyNode) *lazyTCS {
 		if tr == nil {
 			continue
 		}
-		pend := slices.Clone(p.Pending(run.final, u, s.scratch, s.pend))
-		str := slices.Clone(pend)
+		status := p.Status(run.final, u)
+		pend := slices.Clone(s.x.accesses(run.final, u, status, ir.Exact, s.pend))
+		structure := pend
 		if !run.cut {
-			str = appendFootprint(p, str, u, tr)
+			structure = slices.Clone(s.x.accesses(run.final, u, status, ir.Static, s.pend))
 		}
 		t.Events = append(t.Events, TCSEvent{Thread: u, Pending: true})
 		t.from = append(t.from, int32(tr.Index))
-		t.acc = append(t.acc, str)
+		t.acc = append(t.acc, structure)
 		t.pend = append(t.pend, pend)
 	}
 	ne := len(t.Events)
@@ -370,36 +371,6 @@ func (s *lazySearch) build(n *lazyNode) *lazyTCS {
 	}
 	t.constrain(p)
 	return t
-}
-
-// appendFootprint adds to str what thread u's transition tr may access beyond its
-// guard: its static footprint (whole arrays, whole mutex arrays) and, when it may
-// end the thread, the write of u's termination status.
-func appendFootprint(p *ir.Program, str []ir.Access, u int, tr *ir.Transition) []ir.Access {
-	for _, v := range tr.Reads {
-		for c := range v.Cells() {
-			str = append(str, ir.Access{Loc: v.Offset + c, Kind: ir.Read})
-		}
-	}
-	for _, v := range tr.Writes {
-		for c := range v.Cells() {
-			str = append(str, ir.Access{Loc: v.Offset + c, Kind: ir.Write})
-		}
-	}
-	for _, m := range tr.Locks {
-		for c := range m.Count() {
-			str = append(str, ir.Access{Loc: p.LockLocation(m.Offset + c), Kind: ir.Write})
-		}
-	}
-	for _, j := range tr.Joins {
-		for c := range j.Instances() {
-			str = append(str, ir.Access{Loc: p.ThreadLocation(j.First + c), Kind: ir.Read})
-		}
-	}
-	if slices.Contains(tr.Succ, tr.Template.Terminated()) {
-		str = append(str, ir.Access{Loc: p.ThreadLocation(u), Kind: ir.Write})
-	}
-	return str
 }
 
 // constrain sets the dependency constraints that no execution can swap, so that
@@ -999,10 +970,11 @@ func (s *lazySearch) sameEnd(t *lazyTCS) bool {
 	final := t.run.final
 	for e := t.runLen; e < len(t.Events); e++ {
 		th := t.Events[e].Thread
-		if p.Location(final, th) != int(t.from[e]) || p.Status(final, th) == ir.Enabled {
+		status := p.Status(final, th)
+		if p.Location(final, th) != int(t.from[e]) || status == ir.Enabled {
 			return false
 		}
-		got := p.Pending(final, th, s.scratch, s.pend)
+		got := s.x.accesses(final, th, status, ir.Exact, s.pend)
 		s.pend = got[:0]
 		want := t.pend[e]
 		if len(got) != len(want) {
@@ -1024,10 +996,11 @@ func (s *lazySearch) sameEnd(t *lazyTCS) bool {
 func (s *lazySearch) staticallyBlocked(t *lazyTCS, e int) bool {
 	p := s.p
 	th := t.Events[e].Thread
-	if p.Location(t.state, th) != int(t.from[e]) || p.Status(t.state, th) == ir.Enabled {
+	status := p.Status(t.state, th)
+	if p.Location(t.state, th) != int(t.from[e]) || status == ir.Enabled {
 		return false
 	}
-	got := p.Pending(t.state, th, s.scratch, s.pend)
+	got := s.x.accesses(t.state, th, status, ir.Exact, s.pend)
 	s.pend = got[:0]
 	for _, a := range got {
 		if !slices.ContainsFunc(t.acc[e], func(b ir.Access) bool { return b.Loc == a.Loc }) {

@@ -111,7 +111,7 @@ type persistentFrame struct {
 type threadProbe struct {
 	status ir.Status
 	// Enabled: the accesses of the step with every draw at its low end; blocked:
-	// the accesses of its guard (ir.Program.Pending).
+	// the accesses of its guard (ir.Exact).
 	acc  []ir.Access
 	made []ir.Choice // the draws of that step
 	// If the step draws values, other values may access other cells: what its
@@ -431,17 +431,14 @@ func (s *persistentSearch) probe(d int) (*ir.Violation, int) {
 		switch pr.status {
 		case ir.Enabled:
 			f.enabled.add(t)
-			next := f.scratch
+			x.probe.Succ = f.scratch
 			if f.succ != nil {
-				next = f.successor(t, p.StateSize)
+				x.probe.Succ = f.successor(t, p.StateSize)
 			}
-			copy(next, cur)
-			f.ch.Reset(nil)
-			x.step(next, t, &f.ch, &f.ev)
-			pr.acc = append(pr.acc, f.ev.Accesses...)
-			pr.made = append(pr.made, f.ch.Made...)
-			if f.ev.Violation != nil {
-				return f.ev.Violation, t
+			pr.acc = x.accesses(cur, t, ir.Enabled, ir.Exact, pr.acc)
+			pr.made = append(pr.made, x.probe.Choices()...)
+			if v := x.probe.Event.Violation; v != nil {
+				return v, t
 			}
 			if len(pr.made) > 0 {
 				// Other values may access other cells: use what the transition
@@ -449,7 +446,7 @@ func (s *persistentSearch) probe(d int) (*ir.Violation, int) {
 				pr.static = &s.info.own[t][p.Location(cur, t)]
 			}
 		case ir.Blocked, ir.BlockedAssume:
-			pr.acc = p.Pending(cur, t, f.scratch, pr.acc)
+			pr.acc = x.accesses(cur, t, pr.status, ir.Exact, pr.acc)
 		}
 	}
 	return nil, -1
@@ -555,7 +552,7 @@ func (s *persistentSearch) closure(f *persistentFrame, set bitSet) {
 
 // enablers adds to row a necessary enabling set of the blocked thread v: threads
 // of which at least one must move before v can. guard is what v's guard accesses
-// (ir.Program.Pending).
+// (ir.Exact).
 func (s *persistentSearch) enablers(cur ir.State, v int, guard []ir.Access, row bitSet) {
 	p := s.p
 	// Whatever the operation, v's guard reads the same shared cells and decides the

@@ -201,9 +201,13 @@ func TestJoinAndTermination(t *testing.T) {
 	if !p.Enabled(s, 2) {
 		t.Fatal("join disabled after both workers terminated")
 	}
-	acc := p.Pending(s, 2, make(ir.State, len(s)), nil)
-	if len(acc) != 2 || acc[0].Loc != p.ThreadLocation(0) || acc[1].Loc != p.ThreadLocation(1) {
-		t.Errorf("Pending(join) = %v, want reads of both workers' status", acc)
+	probe := p.NewProbe()
+	acc := probe.Accesses(s, 2, p.Status(s, 2), ir.Exact, nil)
+	if len(acc) < 2 || acc[0].Loc != p.ThreadLocation(0) || acc[1].Loc != p.ThreadLocation(1) {
+		t.Errorf("Exact accesses of the join = %v, want reads of both workers' status first", acc)
+	}
+	if probe.Steps != 1 {
+		t.Errorf("the probe executed %d steps, want 1", probe.Steps)
 	}
 }
 

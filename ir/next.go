@@ -1,0 +1,168 @@
+package ir
+
+// What a thread's next transition may access. Every partial-order reduction asks
+// this about transitions that have not happened yet — to find races with them, to
+// choose persistent sets, to build trace constraint systems — and asks it here, at
+// one of three precisions:
+
+// Precision says how a Probe describes a thread's next transition.
+type Precision uint8
+
+const (
+	// Exact is what the transition accesses when it executes now, every
+	// nondeterministic draw at its low end (Probe.Succ and Probe.Event then hold
+	// the successor state and the step); for a thread that cannot move now, what
+	// its guard reads: an await's or assume's condition, the lock it waits for,
+	// the terminations it waits for, and the shared cells their indices read.
+	Exact Precision = iota
+	// AllDraws is the union of Exact over every combination of nondeterministic
+	// values the transition may draw.
+	AllDraws
+	// Static is the guard's accesses in this state plus everything the transition
+	// may access from any state: its static footprint (whole arrays, whole mutex
+	// arrays, every instance of a joined template) and, when it may end the
+	// thread, the thread's termination.
+	Static
+)
+
+// A Probe looks at threads' next transitions without disturbing the state. It owns
+// the scratch that looking ahead needs, so that probing allocates nothing once
+// its buffers have grown; a search keeps one per worker.
+type Probe struct {
+	p *Program
+	// Succ receives the successor state of an Exact probe of a thread that can
+	// move; a caller may point it at a buffer of its own (of StateSize cells).
+	Succ State
+	// Event is the step of the last probe that executed one (Exact or AllDraws).
+	Event Event
+	// Steps counts the transitions probes have executed, for the statistics.
+	Steps int64
+
+	ch    Choices
+	fixed []int64
+	seen  []uint8 // per location: access kinds already in the list being built
+}
+
+// NewProbe returns a probe of p's threads.
+func (p *Program) NewProbe() *Probe {
+	return &Probe{p: p, Succ: make(State, p.StateSize), seen: make([]uint8, p.NumLocations())}
+}
+
+// Choices returns the draws of the last step a probe executed.
+func (pr *Probe) Choices() []Choice { return pr.ch.Made }
+
+// Accesses appends to buf what thread t's next transition in s may access at
+// precision prec; status is t's Status in s. It returns nothing for a terminated
+// thread. An Exact probe of a step that fails leaves the violation in
+// pr.Event.Violation.
+func (pr *Probe) Accesses(s State, t int, status Status, prec Precision, buf []Access) []Access {
+	p := pr.p
+	buf = buf[:0]
+	tr := p.Transition(s, t)
+	if tr == nil {
+		return buf
+	}
+	if status != Enabled || prec == Static {
+		buf = pr.guard(s, t, tr.EntryNode(), buf)
+		if prec == Static {
+			buf = pr.footprint(t, tr, buf)
+		}
+		return buf
+	}
+	if prec == Exact {
+		copy(pr.Succ, s)
+		pr.ch.Reset(nil)
+		pr.Event.Violation = nil
+		p.Step(pr.Succ, t, &pr.ch, &pr.Event)
+		pr.Steps++
+		return append(buf, pr.Event.Accesses...)
+	}
+	scratch := pr.Succ
+	fixed := pr.fixed[:0]
+	for {
+		copy(scratch, s)
+		pr.ch.Reset(fixed)
+		p.Step(scratch, t, &pr.ch, &pr.Event)
+		pr.Steps++
+		buf = pr.union(buf, pr.Event.Accesses)
+		var more bool
+		if fixed, more = pr.ch.Next(fixed); !more {
+			break
+		}
+	}
+	pr.fixed = fixed
+	return pr.done(buf)
+}
+
+// guard appends what the guard of n, thread t's next operation, reads in s.
+func (pr *Probe) guard(s State, t int, n *Node, buf []Access) []Access {
+	p := pr.p
+	ev := Event{Accesses: buf}
+	m := p.newMachine(s, t, nil, &ev)
+	switch n.Op {
+	case OpAwait, OpAssume:
+		m.eval(n.X)
+	case OpLock:
+		if i := m.lockIndex(n); !m.failed {
+			ev.Accesses = append(ev.Accesses, Access{p.LockLocation(i), Write, int64(t + 1)})
+		}
+	case OpJoin:
+		lo, hi := m.joinRange(n)
+		for u := lo; u < hi; u++ {
+			ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(u), Read, 0})
+		}
+	}
+	return ev.Accesses
+}
+
+// footprint appends thread t's transition tr's static footprint.
+func (pr *Probe) footprint(t int, tr *Transition, buf []Access) []Access {
+	p := pr.p
+	for _, v := range tr.Reads {
+		for c := range v.Cells() {
+			buf = append(buf, Access{Loc: p.CellLocation(v.Offset + c), Kind: Read})
+		}
+	}
+	for _, v := range tr.Writes {
+		for c := range v.Cells() {
+			buf = append(buf, Access{Loc: p.CellLocation(v.Offset + c), Kind: Write})
+		}
+	}
+	for _, m := range tr.Locks {
+		for c := range m.Count() {
+			buf = append(buf, Access{Loc: p.LockLocation(m.Offset + c), Kind: Write})
+		}
+	}
+	for _, j := range tr.Joins {
+		for c := range j.Instances() {
+			buf = append(buf, Access{Loc: p.ThreadLocation(j.First + c), Kind: Read})
+		}
+	}
+	for _, l := range tr.Succ {
+		if l == tr.Template.Terminated() {
+			buf = append(buf, Access{Loc: p.ThreadLocation(t), Kind: Write})
+			break
+		}
+	}
+	return buf
+}
+
+// union appends the accesses of acc that buf does not hold yet (same location and
+// kind), marking them in pr.seen until done clears the marks.
+func (pr *Probe) union(buf, acc []Access) []Access {
+	for _, a := range acc {
+		bit := uint8(1) << a.Kind
+		if pr.seen[a.Loc]&bit == 0 {
+			pr.seen[a.Loc] |= bit
+			buf = append(buf, a)
+		}
+	}
+	return buf
+}
+
+func (pr *Probe) done(buf []Access) []Access {
+	for _, a := range buf {
+		pr.seen[a.Loc] = 0
+	}
+	return buf
+}

@@ -1,0 +1,60 @@
+package ir_test
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"kbmc/ir"
+)
+
+// TestProbePrecisions checks the three answers to "what may this thread's next
+// transition access": Exact (one step, draws at their low end, or a blocked
+// thread's guard), AllDraws (every combination of draws), Static (the guard plus
+// the transition's static footprint).
+func TestProbePrecisions(t *testing.T) {
+	src := `shared int a[3];
+shared int x = 1;
+mutex ms[2];
+thread w { a[nondet(0, 1)] = 7; }
+thread h { lock(ms[1]); x = 2; unlock(ms[1]); }
+thread m { lock(ms[x]); a[2] = 1; unlock(ms[x]); }
+`
+	p := compile(t, src, 32)
+	s := p.Initial()
+	var ev ir.Event
+	p.Step(s, 1, nil, &ev) // h holds ms[1]: m waits for it (x == 1)
+	names := func(acc []ir.Access) string {
+		var out []string
+		for _, a := range acc {
+			k := "r"
+			if a.Kind == ir.Write {
+				k = "w"
+			}
+			out = append(out, k+":"+p.LocationName(a.Loc))
+		}
+		sort.Strings(out)
+		return strings.Join(slices.Compact(out), " ")
+	}
+	for _, tc := range []struct {
+		thread int
+		prec   ir.Precision
+		want   string
+		steps  int64
+	}{
+		{0, ir.Exact, "w:a[0] w:w", 1}, // w ends: it writes its termination
+		{0, ir.AllDraws, "w:a[0] w:a[1] w:w", 2},
+		{0, ir.Static, "w:a[0] w:a[1] w:a[2] w:w", 0},
+		{2, ir.Exact, "r:x w:ms[1]", 0},          // blocked: what its guard reads
+		{2, ir.AllDraws, "r:x w:ms[1]", 0},       // the same
+		{2, ir.Static, "r:x w:ms[0] w:ms[1]", 0}, // a[2] = 1 is a transition of its own
+	} {
+		probe := p.NewProbe()
+		got := names(probe.Accesses(s, tc.thread, p.Status(s, tc.thread), tc.prec, nil))
+		if got != tc.want || probe.Steps != tc.steps {
+			t.Errorf("thread %s, precision %d: %q after %d steps, want %q after %d",
+				p.Threads[tc.thread].Name, tc.prec, got, probe.Steps, tc.want, tc.steps)
+		}
+	}
+}
