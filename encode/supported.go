@@ -49,4 +49,3 @@ func Supported(p *ir.Program) error {
 	}
 	return nil
 }
-

@@ -197,7 +197,6 @@ type porStack struct {
 	moves  []ir.Move   // the current path
 	trace  *hbTrace
 	ev     ir.Event
-
 }
 
 // porFrame is one depth of a porStack.

@@ -225,4 +225,3 @@ func (n *Node) Visible() bool {
 func (e *Expr) ReadsShared() bool {
 	return Any(e, func(x *Expr) bool { return (x.Op == EVar || x.Op == EIndex) && x.Var.Shared })
 }
-
