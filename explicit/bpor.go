@@ -65,25 +65,15 @@ func checkBPOR(ctx context.Context, p *ir.Program, opts Options, fair bool) (*ve
 		s.bound = math.MaxInt
 	}
 	copy(s.frame(0).state, p.Initial())
+	s.costs = append(s.costs[:0], 0)
 	s.explore(0)
-	r, err := x.result(name)
-	if err != nil {
-		return nil, err
-	}
+	b := depthOnly()
 	if fair {
-		r.Bound.Fair = bound
+		b.Fair = bound
 	} else {
-		r.Bound.Preemptions = bound
+		b.Preemptions = bound
 	}
-	if s.livelock && r.Verdict != verify.Unsafe {
-		within := "a fair execution"
-		if bound >= 0 {
-			within = fmt.Sprintf("an execution within fair bound %d", bound)
-		}
-		r.Verdict = verify.Unknown
-		r.Note = fmt.Sprintf("livelock: %s runs past %d steps (--max-steps)", within, s.maxSteps)
-	}
-	return r, nil
+	return x.result(name, b)
 }
 
 type bporSearch struct {
@@ -94,10 +84,10 @@ type bporSearch struct {
 	release  [][]bool // fair: per thread, per control location: may its transition release?
 	yields   []int    // fair: per thread, yields on the current path
 	maxSteps int
-	livelock bool
+	costs    []int // costs[d]: Pb or Fb of the path's steps up to depth d
 }
 
-func (s *bporSearch) stopped() bool { return s.livelock || s.x.done() }
+func (s *bporSearch) stopped() bool { return s.x.Livelock != "" || s.x.done() }
 
 // explore is Algorithm 1's Explore(S) for the execution on the stack, |S| = d.
 func (s *bporSearch) explore(d int) {
@@ -108,7 +98,11 @@ func (s *bporSearch) explore(d int) {
 	}
 	if s.fair && s.maxSteps > 0 && d > s.maxSteps {
 		x.stats.Executions++
-		s.livelock = true
+		within := "a fair execution"
+		if s.bound != math.MaxInt {
+			within = fmt.Sprintf("an execution within fair bound %d", s.bound)
+		}
+		x.Livelock = fmt.Sprintf("%s runs past %d steps (--max-steps)", within, s.maxSteps)
 		return
 	}
 	s.initialize(d)
@@ -124,7 +118,7 @@ func (s *bporSearch) explore(d int) {
 			s.pruned()
 			continue
 		}
-		s.frame(d + 1).cost = c
+		s.costs = append(s.costs[:d+1], c)
 		s.run(d, u)
 	}
 }
@@ -218,7 +212,7 @@ func (s *bporSearch) initialize(d int) {
 // costOf is Bv(S.next(s, u)): Pb (Def. 1.5) or Fb (Def. 1.9).
 func (s *bporSearch) costOf(d, u int) int {
 	f := s.frames[d]
-	c := f.cost
+	c := s.costs[d]
 	if !s.fair {
 		if d > 0 {
 			if l := s.moves[d-1].Thread; l != u && f.enabled.has(l) {
@@ -239,9 +233,9 @@ func (s *bporSearch) costOf(d, u int) int {
 // can no longer be safe.
 func (s *bporSearch) pruned() {
 	if s.fair {
-		s.x.cutOff("fair bound reached")
+		s.x.CutBy("fair bound reached")
 	} else {
-		s.x.cutOff("preemption bound reached")
+		s.x.CutBy("preemption bound reached")
 	}
 }
 
@@ -255,24 +249,15 @@ func (s *bporSearch) run(d, u int) {
 	if yield {
 		s.yields[u]++
 	}
-	fixed := f.fixed[:0]
-	for {
-		copy(c.state, f.state)
-		if !x.move(c.state, u, &f.ch, fixed, &s.ev, s.moves[:d+1]) {
-			break
-		}
+	f.succ.start()
+	for x.next(&f.succ, f.state, c.state, u, &s.ev, s.moves[:d+1]) {
 		s.trace.push(u, s.ev.Accesses)
 		s.explore(d + 1)
 		s.trace.pop()
 		if s.stopped() {
 			break
 		}
-		var more bool
-		if fixed, more = f.ch.Next(fixed); !more {
-			break
-		}
 	}
-	f.fixed = fixed
 	if yield {
 		s.yields[u]--
 	}

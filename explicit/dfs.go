@@ -21,14 +21,10 @@ func (d DFS) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
 		return nil, err
 	}
 	k := x.opts.Depth
-	s := &dfsSearch{x: x, states: make([]ir.State, k+1), moves: make([]ir.Move, k),
-		choices: make([]ir.Choices, k)}
-	for i := range s.states {
-		s.states[i] = make(ir.State, p.StateSize)
-	}
-	copy(s.states[0], p.Initial())
+	s := &dfsSearch{x: x, states: make([]ir.State, 1), moves: make([]ir.Move, 0, min(k, 64))}
+	s.states[0] = p.Initial()
 	if d.Stateful {
-		s.visited = newStateSet()
+		s.visited = newVisitedStore[struct{}]()
 	}
 	s.explore(0)
 	keys := []string(nil)
@@ -36,17 +32,28 @@ func (d DFS) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
 		x.stats.States = int64(s.visited.len())
 		keys = append(keys, "states")
 	}
-	name := "dfs"
-	return x.result(name, keys...)
+	return x.result("dfs", depthOnly(), keys...)
 }
 
 type dfsSearch struct {
 	x       *executor
 	states  []ir.State   // states[i]: the state after i steps on the current path
 	moves   []ir.Move    // the current path
-	choices []ir.Choices // per depth, so that a step's alternatives survive the recursion
+	succ    []successors // per depth, so that a step's alternatives survive the recursion
 	ev      ir.Event
-	visited *stateSet
+	visited *visitedStore[struct{}]
+}
+
+// grow makes room for the state and move of depth d+1: buffers grow with the depth
+// the search reaches, never with the bound.
+func (s *dfsSearch) grow(d int) {
+	if len(s.states) <= d+1 {
+		s.states = append(s.states, make(ir.State, s.x.p.StateSize))
+		s.succ = append(s.succ, successors{})
+	}
+	if len(s.moves) <= d {
+		s.moves = append(s.moves, ir.Move{})
+	}
 }
 
 // explore searches below states[depth] and returns the length of the longest
@@ -55,29 +62,29 @@ func (s *dfsSearch) explore(depth int) int {
 	x := s.x
 	cur := s.states[depth]
 	budget := x.opts.Depth - depth
-	var seen *visit
+	var seen *visit[struct{}]
 	if s.visited != nil {
 		if seen = s.visited.lookup(cur); seen != nil {
 			switch {
-			case seen.onStack:
+			case seen.active > 0:
 				// A cycle: some execution runs forever, so past any bound.
 				x.bounded("a cycle of states runs past the depth bound")
 				return budget + 1
-			case seen.budget >= budget:
-				if seen.height > budget {
+			case int(seen.budget) >= budget:
+				if int(seen.height) > budget {
 					x.bounded("depth bound reached")
 				}
-				return min(seen.height, budget+1)
+				return min(int(seen.height), budget+1)
 			}
 		} else {
 			seen = s.visited.insert(cur)
 		}
-		seen.onStack, seen.budget = true, budget
-		defer func() { seen.onStack = false }()
+		seen.active, seen.budget = 1, int32(budget)
+		defer func() { seen.active = 0 }()
 	}
 	height := s.successors(depth)
 	if seen != nil {
-		seen.height = height
+		seen.height = int32(height)
 	}
 	return height
 }
@@ -87,7 +94,21 @@ func (s *dfsSearch) successors(depth int) int {
 	p := x.p
 	cur := s.states[depth]
 	enabled := false
+	for t := range p.Threads {
+		if p.Enabled(cur, t) {
+			enabled = true
+			break
+		}
+	}
+	if leaf, cut := x.leaf(cur, enabled, s.moves[:depth]); leaf {
+		if cut {
+			return 1
+		}
+		return 0
+	}
+	s.grow(depth)
 	height := 0
+	it := &s.succ[depth]
 	for t := range p.Threads {
 		if x.done() {
 			return height
@@ -95,31 +116,13 @@ func (s *dfsSearch) successors(depth int) int {
 		if !p.Enabled(cur, t) {
 			continue
 		}
-		enabled = true
-		if depth == x.opts.Depth {
-			x.bounded("depth bound reached")
-			return 1
-		}
-		ch := &s.choices[depth]
-		var fixed []int64
-		for {
-			next := s.states[depth+1]
-			copy(next, cur)
-			if !x.move(next, t, ch, fixed, &s.ev, s.moves[:depth+1]) {
-				return height
-			}
+		it.start()
+		for x.next(it, cur, s.states[depth+1], t, &s.ev, s.moves[:depth+1]) {
 			height = max(height, 1+s.explore(depth+1))
 			if x.done() {
 				return height
 			}
-			var more bool
-			if fixed, more = ch.Next(fixed); !more {
-				break
-			}
 		}
-	}
-	if !enabled {
-		x.terminal(cur, s.moves[:depth])
 	}
 	return height
 }

@@ -113,8 +113,8 @@ func newCase(seed uint64) (*diffCase, error) {
 	return c, nil
 }
 
-// An outcome is one run of an algorithm on one program.
-type outcome struct {
+// A trial is one run of an algorithm on one program.
+type trial struct {
 	res   *verify.Result
 	terms *terminalSet // collected through Options.Terminal, if asked for
 	err   error
@@ -132,7 +132,7 @@ func byName(name string) engineMaker {
 // runAlgo runs the algorithm mk configures on p. A panic is turned into an error,
 // so that one broken program is reported with its seed instead of ending the whole
 // test.
-func runAlgo(mk engineMaker, opts Options, p *ir.Program, collect bool) (out outcome) {
+func runAlgo(mk engineMaker, opts Options, p *ir.Program, collect bool) (out trial) {
 	if collect {
 		out.terms = newTerminalSet()
 		opts.Terminal = out.terms.add
@@ -167,9 +167,9 @@ func panicStack() string {
 	return strings.Join(lines[:min(len(lines), 16)], "\n")
 }
 
-// failure reports what is wrong with an outcome on its own, before any comparison:
+// failure reports what is wrong with a trial on its own, before any comparison:
 // an error, no verdict in time, or a counterexample that does not replay.
-func (o outcome) failure(c *diffCase) error {
+func (o trial) failure(c *diffCase) error {
 	if o.err != nil {
 		return o.err
 	}

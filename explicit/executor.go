@@ -10,23 +10,32 @@ import (
 )
 
 // executor is what every explicit algorithm shares: it executes ir transitions,
-// counts, enforces the depth bound and the time limit, and turns what the search
-// found into a validated verify.Result.
+// enumerates a step's nondeterministic successors, probes next transitions,
+// decides where an execution ends (leaf), enforces the depth bound and the time
+// limit, and turns what the search found into a validated verify.Result.
+//
+// What a run has established (the outcome: the first violation, cuts, the
+// statistics) is kept apart from the scratch a search works with (the probe, the
+// polling counters), so that parallel workers can each have their own scratch
+// and share one outcome.
 type executor struct {
-	p     *ir.Program
-	opts  Options
-	ctx   context.Context
-	stats verify.Stats
+	p    *ir.Program
+	opts Options
+	ctx  context.Context
+
+	*outcome
+
+	// Scratch of one search.
+	probe *ir.Probe // looks at next transitions (accesses)
 	start time.Time
 	polls int
 	last  time.Time // last progress report
+}
 
-	probe *ir.Probe // looks at next transitions (accesses)
-
-	stopped bool // the context ended the search
-	cut     bool // some execution was cut by a bound
-	cutNote string
-	found   *verify.Result
+// outcome is what a run has found so far, and its statistics.
+type outcome struct {
+	verify.Outcome
+	stats verify.Stats
 }
 
 func newExecutor(ctx context.Context, p *ir.Program, opts Options) (*executor, error) {
@@ -37,13 +46,14 @@ func newExecutor(ctx context.Context, p *ir.Program, opts Options) (*executor, e
 		opts.Depth = verify.DefaultDepth
 	}
 	now := time.Now()
-	return &executor{p: p, opts: opts, ctx: ctx, start: now, last: now, probe: p.NewProbe()}, nil
+	return &executor{p: p, opts: opts, ctx: ctx, outcome: new(outcome), start: now, last: now,
+		probe: p.NewProbe()}, nil
 }
 
 // done reports whether the search must stop: a violation was found or the context
 // ended. It looks at the context only every 1024 calls, to stay off the hot path.
 func (x *executor) done() bool {
-	if x.found != nil || x.stopped {
+	if x.Violation != nil || x.Stopped != nil {
 		return true
 	}
 	x.polls++
@@ -51,7 +61,7 @@ func (x *executor) done() bool {
 		return false
 	}
 	if x.ctx.Err() != nil {
-		x.stopped = true
+		x.Stopped = context.Cause(x.ctx)
 		return true
 	}
 	if x.opts.Progress != nil {
@@ -68,10 +78,10 @@ func (x *executor) done() bool {
 // verdict unknown. Unlike done, it looks at the context at once (for a caller
 // that has just seen an operation fail, which may be the context's doing).
 func (x *executor) cancelled() bool {
-	if x.ctx.Err() != nil {
-		x.stopped = true
+	if x.ctx.Err() != nil && x.Stopped == nil {
+		x.Stopped = context.Cause(x.ctx)
 	}
-	return x.stopped
+	return x.Stopped != nil
 }
 
 // step executes thread t in s (in place) and counts it.
@@ -107,19 +117,65 @@ func (x *executor) move(s ir.State, t int, ch *ir.Choices, fixed []int64, ev *ir
 	return true
 }
 
+// successors enumerates the successors of one thread's step from a state: one per
+// combination of the values its nondeterministic draws may take, in the order of
+// ir.Choices.Next. Each search keeps one per depth, so that the alternatives of a
+// step survive the exploration below it.
+type successors struct {
+	ch      ir.Choices
+	fixed   []int64
+	started bool
+	failed  bool // the last step failed: its violation is recorded
+}
+
+// start prepares the enumeration of a new step's successors.
+func (it *successors) start() { it.fixed, it.started = it.fixed[:0], false }
+
+// resume continues an enumeration whose first successor the caller already has
+// (a probe executed the step with the draws made).
+func (it *successors) resume(made []ir.Choice) {
+	it.ch.Made = append(it.ch.Made[:0], made...)
+	it.fixed, it.started = it.fixed[:0], true
+}
+
+// next executes thread t from cur into next with the next combination of
+// nondeterministic values, recording the step as the last move of path. It
+// returns false when every combination has been executed, and when the step
+// failed: the executor has then recorded the violation.
+func (x *executor) next(it *successors, cur, next ir.State, t int, ev *ir.Event, path []ir.Move) bool {
+	if it.started {
+		var more bool
+		if it.fixed, more = it.ch.Next(it.fixed); !more {
+			return false
+		}
+	}
+	it.started = true
+	copy(next, cur)
+	it.failed = !x.move(next, t, &it.ch, it.fixed, ev, path)
+	return !it.failed
+}
+
+// leaf decides whether the state s, reached by path, ends an execution: when no
+// thread is enabled (a terminal state, which may be a deadlock) or when the depth
+// bound is reached with a thread enabled (the execution is cut). Either counts one
+// execution. It reports whether s is a leaf, and whether the bound cut it.
+func (x *executor) leaf(s ir.State, anyEnabled bool, path []ir.Move) (leaf, cut bool) {
+	switch {
+	case !anyEnabled:
+		x.terminal(s, path)
+		return true, false
+	case len(path) >= x.opts.Depth:
+		x.bounded("depth bound reached")
+		return true, true
+	}
+	return false, false
+}
+
 // failed records a step that failed at the end of trace (the moves so far,
 // copied): one execution, ending in a violation.
 func (x *executor) failed(v *ir.Violation, trace []ir.Move) {
 	x.stats.Executions++
-	x.report(v, trace)
-}
-
-// report records the violation the search found, unless it found one before.
-func (x *executor) report(v *ir.Violation, trace []ir.Move) {
-	if x.found != nil {
-		return
-	}
-	x.found = &verify.Result{Verdict: verify.Unsafe, Violation: v, Trace: copyMoves(trace)}
+	x.Found(v, trace)
 }
 
 // terminal handles a state in which no thread is enabled: one maximal execution
@@ -131,55 +187,36 @@ func (x *executor) terminal(s ir.State, trace []ir.Move) {
 		x.opts.Terminal(s, v != nil)
 	}
 	if v != nil && !x.opts.NoDeadlock {
-		x.report(v, trace)
+		x.Found(v, trace)
 	}
 }
 
 // bounded records an execution cut by the depth bound (or another bound).
 func (x *executor) bounded(note string) {
 	x.stats.Executions++
-	x.cutOff(note)
+	x.CutBy(note)
 }
 
-// cutOff records that a bound kept the search from something (note says which),
-// so that the verdict can no longer be safe; it counts no execution.
-func (x *executor) cutOff(note string) {
-	if !x.cut {
-		x.cut, x.cutNote = true, note
-	}
-}
-
-// result builds the verdict, replays any counterexample and fills in the statistics.
-func (x *executor) result(algo string, keys ...string) (*verify.Result, error) {
-	r := x.found
-	switch {
-	case r != nil:
-	case x.stopped:
-		r = &verify.Result{Verdict: verify.Unknown, Note: fmt.Sprintf("stopped: %v", context.Cause(x.ctx))}
-	case x.cut:
-		r = &verify.Result{Verdict: verify.BoundedSafe, Note: x.cutNote}
-	default:
-		r = &verify.Result{Verdict: verify.Safe}
-	}
+// result decides the verdict from the outcome (verify.Outcome.Decide), replays any
+// counterexample and fills in the statistics; bound is what limited the search
+// besides the depth.
+func (x *executor) result(algo string, bound verify.Bound, keys ...string) (*verify.Result, error) {
+	r := x.Decide()
 	x.stats.Time = time.Since(x.start)
 	r.Stats = x.stats
 	r.StatKeys = append([]string{"executions", "transitions"}, keys...)
 	r.StatKeys = append(r.StatKeys, "time_ms")
 	r.Engine, r.Algo = "explicit", algo
-	r.Bound = verify.Bound{Depth: x.opts.Depth, Preemptions: -1, Fair: -1}
+	bound.Depth = x.opts.Depth
+	r.Bound = bound
 	if _, err := verify.Validate(x.p, r); err != nil {
 		return nil, fmt.Errorf("explicit %s: %w", algo, err)
 	}
 	return r, nil
 }
 
-func copyMoves(trace []ir.Move) []ir.Move {
-	out := make([]ir.Move, len(trace))
-	for i, m := range trace {
-		out[i] = ir.Move{Thread: m.Thread, Choices: append([]int64(nil), m.Choices...)}
-	}
-	return out
-}
+// depthOnly is the Bound of an algorithm that has only the depth bound.
+func depthOnly() verify.Bound { return verify.Bound{Preemptions: -1, Fair: -1} }
 
 // values copies the values of drawn choices into buf.
 func values(buf []int64, cs []ir.Choice) []int64 {

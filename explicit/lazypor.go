@@ -76,7 +76,7 @@ func (a LazyPOR) Check(ctx context.Context, p *ir.Program) (*verify.Result, erro
 		return nil, err
 	}
 	s := &lazySearch{x: x, p: p, solver: solver, observe: a.observe, noVisited: a.noVisited, moves: make([]ir.Move, x.opts.Depth+1),
-		visited: map[uint64][]lazyVisit{}, scratch: make(ir.State, p.StateSize)}
+		visited: newVisitedStore[[]lazyVisit](), scratch: make(ir.State, p.StateSize)}
 	if _, ok := solver.(*TopoSolver); !ok {
 		s.canon = new(TopoSolver)
 	}
@@ -84,7 +84,7 @@ func (a LazyPOR) Check(ctx context.Context, p *ir.Program) (*verify.Result, erro
 	if s.err != nil {
 		return nil, s.err
 	}
-	return x.result("lazypor", "tcs_built", "tcs_solved", "tcs_unsat")
+	return x.result("lazypor", depthOnly(), "tcs_built", "tcs_solved", "tcs_unsat")
 }
 
 // lazySearch is one LazyPOR search.
@@ -103,7 +103,7 @@ type lazySearch struct {
 	err    error
 
 	moves   []ir.Move // the path from the initial state
-	visited map[uint64][]lazyVisit
+	visited *visitedStore[[]lazyVisit]
 	observe func(moves []ir.Move)
 
 	noVisited bool
@@ -114,11 +114,11 @@ type lazySearch struct {
 	pend    []ir.Access
 }
 
-// A lazyVisit is a completed node: every maximal execution from state within
-// budget steps was covered; maxLen is the longest of them and cut says whether the
-// depth bound cut one.
+// A lazyVisit is a completed node at a stored state: every maximal execution from
+// the state within budget steps was covered; maxLen is the longest of them and cut
+// says whether the depth bound cut one. A state keeps one per completed node, in
+// the order they completed.
 type lazyVisit struct {
-	state  ir.State
 	budget int
 	maxLen int
 	cut    bool
@@ -223,22 +223,13 @@ func (s *lazySearch) complete(st ir.State, pos int, run *lazyRun) (extended, ok 
 				break
 			}
 		}
-		if t < 0 {
-			run.final = append(run.final[:0], st...)
-			if s.observe != nil {
-				s.observe(s.moves[:pos])
-			}
-			x.terminal(st, s.moves[:pos])
-			return extended, !x.done()
+		if s.observe != nil && (t < 0 || pos == x.opts.Depth) {
+			s.observe(s.moves[:pos])
 		}
-		if pos == x.opts.Depth {
+		if leaf, cut := x.leaf(st, t >= 0, s.moves[:pos]); leaf {
 			run.final = append(run.final[:0], st...)
-			run.cut = true
-			if s.observe != nil {
-				s.observe(s.moves[:pos])
-			}
-			x.bounded("depth bound reached")
-			return extended, true
+			run.cut = cut
+			return extended, cut || !x.done()
 		}
 		if !s.step(st, pos, t, nil) {
 			return extended, false
@@ -532,8 +523,11 @@ func (s *lazySearch) explore(n *lazyNode) (maxLen int, cut bool) {
 		note(l, c)
 	}
 	if !x.done() && s.err == nil && !s.noVisited {
-		h := n.state.Hash()
-		s.visited[h] = append(s.visited[h], lazyVisit{state: n.state, budget: budget, maxLen: maxLen, cut: cut})
+		v := s.visited.lookup(n.state)
+		if v == nil {
+			v = s.visited.insert(n.state)
+		}
+		v.own = append(v.own, lazyVisit{budget: budget, maxLen: maxLen, cut: cut})
 	}
 	return maxLen, cut
 }
@@ -543,8 +537,12 @@ func (s *lazySearch) explore(n *lazyNode) (maxLen int, cut bool) {
 // it returns the covered length (capped by budget) and cut flag, and marks the
 // search as cut when executions from st exceed budget.
 func (s *lazySearch) lookup(st ir.State, budget int) (maxLen int, cut, ok bool) {
-	for _, v := range s.visited[st.Hash()] {
-		if v.budget < budget || !v.state.Equal(st) {
+	rec := s.visited.lookup(st)
+	if rec == nil {
+		return 0, false, false
+	}
+	for _, v := range rec.own {
+		if v.budget < budget {
 			continue
 		}
 		cut = v.cut
@@ -552,7 +550,7 @@ func (s *lazySearch) lookup(st ir.State, budget int) (maxLen int, cut, ok bool) 
 			cut = v.maxLen > budget
 		}
 		if cut {
-			s.x.cutOff("depth bound reached")
+			s.x.CutBy("depth bound reached")
 		}
 		return min(v.maxLen, budget), cut, true
 	}
@@ -1060,13 +1058,8 @@ func (s *lazySearch) choice(t *lazyTCS, e int) (maxLen int, cut bool) {
 	runVals := n.run.values(e)
 	good, alternatives := true, 0
 	if t.need[e] == 0 && s.p.Location(t.state, th) == int(t.from[e]) && s.p.Enabled(t.state, th) {
-		var ch ir.Choices
-		var fixed []int64
-		for more := true; more; {
-			copy(s.scratch, t.state)
-			if !x.move(s.scratch, th, &ch, fixed, &s.ev, s.moves[:pos+1]) {
-				return 0, false
-			}
+		var it successors
+		for x.next(&it, t.state, s.scratch, th, &s.ev, s.moves[:pos+1]) {
 			if !slices.Equal(s.moves[pos].Choices, runVals) {
 				alternatives++
 				if !s.monotone(t, e, s.ev.Accesses) {
@@ -1074,7 +1067,9 @@ func (s *lazySearch) choice(t *lazyTCS, e int) (maxLen int, cut bool) {
 					break
 				}
 			}
-			fixed, more = ch.Next(fixed)
+		}
+		if it.failed {
+			return 0, false
 		}
 	} else {
 		good = false
@@ -1093,12 +1088,8 @@ func (s *lazySearch) choice(t *lazyTCS, e int) (maxLen int, cut bool) {
 	// Every alternative is good: a child after each. (They were executed above
 	// without failing.) A child keeps a copy of its state, so st can be reused.
 	st := make(ir.State, len(t.piState))
-	var ch ir.Choices
-	var fixed []int64
-	for more := true; more && !x.done(); {
-		copy(st, t.piState)
-		x.move(st, th, &ch, fixed, &s.ev, s.moves[:pos+1])
-		fixed, more = ch.Next(fixed)
+	var it successors
+	for !x.done() && x.next(&it, t.piState, st, th, &s.ev, s.moves[:pos+1]) {
 		if slices.Equal(s.moves[pos].Choices, runVals) {
 			continue
 		}
@@ -1116,22 +1107,19 @@ func (s *lazySearch) expand(n *lazyNode) (maxLen int, cut bool) {
 	x, p := s.x, s.p
 	// A child keeps a copy of its state, so one successor buffer will do.
 	st := make(ir.State, len(n.state))
-	var ch ir.Choices
-	var fixed []int64
+	var it successors
 	for th := range p.Threads {
 		if !p.Enabled(n.state, th) {
 			continue
 		}
-		fixed = fixed[:0]
-		for more := true; more && !x.done(); {
-			copy(st, n.state)
-			if !x.move(st, th, &ch, fixed, &s.ev, s.moves[:n.depth+1]) {
-				return maxLen, cut
-			}
-			fixed, more = ch.Next(fixed)
+		it.start()
+		for !x.done() && x.next(&it, n.state, st, th, &s.ev, s.moves[:n.depth+1]) {
 			l, c := s.child(st, n.depth+1, nil, 0)
 			maxLen = max(maxLen, 1+l)
 			cut = cut || c
+		}
+		if it.failed {
+			return maxLen, cut
 		}
 	}
 	return maxLen, cut

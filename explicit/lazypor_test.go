@@ -586,7 +586,7 @@ func lazyAllTraces(p *ir.Program, depth int) map[string][]ir.Move {
 		}
 		if !enabled || len(moves) == depth {
 			if tr := lazyTraceOf(p, moves); traces[tr] == nil {
-				traces[tr] = copyMoves(moves)
+				traces[tr] = ir.CloneMoves(moves)
 			}
 		}
 	}

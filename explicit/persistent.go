@@ -61,11 +61,11 @@ func (a Persistent) Check(ctx context.Context, p *ir.Program) (*verify.Result, e
 		s.exhaust(0)
 		s.phase1 = false
 	}
-	if s.long && x.found == nil && !x.stopped {
-		s.table.init(s.n)
+	if s.long && x.Violation == nil && x.Stopped == nil {
+		s.table = s.newTable()
 		s.visit(0)
 	}
-	return x.result("persistent", "states", "sleep_blocked")
+	return x.result("persistent", depthOnly(), "states", "sleep_blocked")
 }
 
 // persistentSearch is one run of the algorithm.
@@ -77,7 +77,7 @@ type persistentSearch struct {
 	noSleep bool
 	noCache bool
 	info    *staticInfo
-	table   persistentTable
+	table   *visitedStore[persistentRecord] // H of Figure 1
 	states  []ir.State // states[d]: the state after d steps on the current path
 	moves   []ir.Move
 	frames  []*persistentFrame
@@ -97,13 +97,12 @@ type persistentFrame struct {
 	seen    bitSet   // closure scratch
 	best    bitSet
 	queue   []int
-	ch      ir.Choices
+	succ    successors // the alternatives of the step being explored
 	ev      ir.Event
-	fixed   []int64
 	scratch ir.State
-	succ    []int64 // the successor of every probed thread, or nil (see frame)
+	cache   []int64 // the successor of every probed thread, or nil (see frame)
 	// fromProbe says that the step run is taking is the probed one, its
-	// successor copied from succ (frames[d].ev is then stale).
+	// successor copied from cache (frames[d].ev is then stale).
 	fromProbe bool
 }
 
@@ -123,21 +122,23 @@ func newPersistentSearch(x *executor, noSleep, noCache bool) *persistentSearch {
 	p := x.p
 	k := x.opts.Depth
 	n := len(p.Threads)
-	s := &persistentSearch{x: x, p: p, k: k, n: n, noSleep: noSleep, noCache: noCache, info: analyze(p),
-		states: make([]ir.State, k+2), moves: make([]ir.Move, k+1), frames: make([]*persistentFrame, k+2)}
-	s.table.init(n)
+	s := &persistentSearch{x: x, p: p, k: k, n: n, noSleep: noSleep, noCache: noCache, info: analyze(p)}
+	s.table = s.newTable()
 	s.frame(0)
 	copy(s.states[0], p.Initial())
 	return s
 }
 
 // frame returns the frame of depth d, allocating it (and states[d]) on first use.
+// Frames, states and moves grow with the depth the search reaches, never with the
+// bound.
 func (s *persistentSearch) frame(d int) *persistentFrame {
-	if f := s.frames[d]; f != nil {
-		return f
+	if d < len(s.frames) {
+		return s.frames[d]
 	}
 	n := s.n
-	s.states[d] = make(ir.State, s.p.StateSize)
+	s.states = append(s.states, make(ir.State, s.p.StateSize))
+	s.moves = append(s.moves, ir.Move{})
 	f := &persistentFrame{probes: make([]threadProbe, n), enabled: newBitSet(n),
 		pset: newBitSet(n), sleepIn: newBitSet(n), sleep: newBitSet(n),
 		todo: newBitSet(n), adj: make([]bitSet, n), seen: newBitSet(n),
@@ -148,14 +149,14 @@ func (s *persistentSearch) frame(d int) *persistentFrame {
 	// Keeping the successor of every probed thread saves executing the step
 	// again when it is explored; the frames up to this one may hold 32M cells.
 	if !s.noCache && int64(d+1)*int64(n)*int64(s.p.StateSize) <= 1<<25 {
-		f.succ = make([]int64, n*s.p.StateSize)
+		f.cache = make([]int64, n*s.p.StateSize)
 	}
-	s.frames[d] = f
+	s.frames = append(s.frames, f)
 	return f
 }
 
 func (f *persistentFrame) successor(t, size int) ir.State {
-	return ir.State(f.succ[t*size : (t+1)*size])
+	return ir.State(f.cache[t*size : (t+1)*size])
 }
 
 // exhaust is the exhaustive phase at depth d: it explores the state unless it was
@@ -178,9 +179,7 @@ func (s *persistentSearch) exhaust(d int) int {
 	}
 	f := s.frame(d)
 	cur := s.states[d]
-	idx, found := s.table.find(cur)
-	if found {
-		e := &s.table.entries[idx]
+	if e := s.table.lookup(cur); e != nil {
 		if e.active > 0 || d+int(e.height) > s.k {
 			// A cycle, or a state explored before closer to the root whose
 			// longest execution does not fit here.
@@ -188,45 +187,61 @@ func (s *persistentSearch) exhaust(d int) int {
 		}
 		return int(e.height)
 	}
-	idx = s.insert(cur)
+	e := s.insert(cur)
 	if d == s.k {
-		for t := range s.n {
-			if s.p.Enabled(cur, t) {
-				s.tooLong()
-				return 0
-			}
+		// At the bound: probing would execute steps beyond it.
+		if _, cut := x.leaf(cur, s.anyEnabled(cur), s.moves[:d]); cut {
+			s.long = true
 		}
-		s.table.entries[idx].height = 0
-		x.terminal(cur, s.moves[:d])
 		return 0
 	}
 	if s.probeFailed(d) {
 		return 0
 	}
-	if f.enabled.empty() {
-		s.table.entries[idx].height = 0
-		x.terminal(cur, s.moves[:d])
+	if leaf, _ := x.leaf(cur, !f.enabled.empty(), s.moves[:d]); leaf {
 		return 0
 	}
 	s.selectPersistent(d, false)
-	s.table.entries[idx].active++
+	e.active++
 	h := 0
 	for t := f.pset.next(0); t >= 0 && !s.long && !x.done(); t = f.pset.next(t + 1) {
 		s.run(d, t, func() {
 			h = max(h, 1+s.exhaust(d+1))
 		})
 	}
-	e := &s.table.entries[idx]
 	e.active--
 	e.height = int32(h)
 	return h
 }
 
+// persistentRecord is what H remembers of a state besides a visit's common
+// record: the sleep set it was explored with and its persistent set.
+type persistentRecord struct {
+	sleep, pset bitSet
+}
+
+func (s *persistentSearch) newTable() *visitedStore[persistentRecord] {
+	return newVisitedStore[persistentRecord]()
+}
+
 // insert stores the state cur in H. The statistic counts the states stored by
 // both phases.
-func (s *persistentSearch) insert(cur ir.State) int {
+func (s *persistentSearch) insert(cur ir.State) *visit[persistentRecord] {
 	s.x.stats.States++
-	return s.table.insert(cur)
+	e := s.table.insert(cur)
+	words := (s.n + 63) / 64
+	sets := make(bitSet, 2*words)
+	e.own = persistentRecord{sleep: sets[:words:words], pset: sets[words:]}
+	return e
+}
+
+func (s *persistentSearch) anyEnabled(cur ir.State) bool {
+	for t := range s.n {
+		if s.p.Enabled(cur, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // tooLong records that some execution is longer than the bound.
@@ -258,58 +273,48 @@ func (s *persistentSearch) visit(d int) {
 	if s.noSleep {
 		f.sleepIn.clear()
 	}
-	idx, found := s.table.find(cur)
+	e := s.table.lookup(cur)
 	partial := false
-	if found {
-		e := &s.table.entries[idx]
+	if e != nil {
 		if int(e.budget) >= budget {
-			if e.sleep.subsetOf(f.sleepIn) {
+			if e.own.sleep.subsetOf(f.sleepIn) {
 				return
 			}
 			partial = true
 		}
 	} else {
-		idx = s.insert(cur)
+		e = s.insert(cur)
 	}
 	if budget == 0 {
 		if partial {
 			return
 		}
-		e := &s.table.entries[idx]
 		e.budget = 0
-		e.sleep.copyFrom(f.sleepIn)
-		for t := range s.n {
-			if s.p.Enabled(cur, t) {
-				x.bounded("depth bound reached")
-				return
-			}
-		}
-		x.terminal(cur, s.moves[:d])
+		e.own.sleep.copyFrom(f.sleepIn)
+		x.leaf(cur, s.anyEnabled(cur), s.moves[:d])
 		return
 	}
 	if s.probeFailed(d) {
 		return
 	}
-	e := &s.table.entries[idx]
 	if partial {
 		// Figure 1, s already in H: T = H(s).Sleep \ s.Sleep. Only threads of the
 		// persistent set need exploring, and it is a function of the state.
-		f.todo.copyFrom(e.pset)
-		f.todo.and(e.sleep)
+		f.todo.copyFrom(e.own.pset)
+		f.todo.and(e.own.sleep)
 		f.todo.andNot(f.sleepIn)
 		f.sleep.copyFrom(f.sleepIn)
-		f.sleep.and(e.sleep)
-		e.sleep.copyFrom(f.sleep)
+		f.sleep.and(e.own.sleep)
+		e.own.sleep.copyFrom(f.sleep)
 		e.budget = int32(budget)
 	} else {
 		e.budget = int32(budget)
-		e.sleep.copyFrom(f.sleepIn)
-		if f.enabled.empty() {
-			x.terminal(cur, s.moves[:d])
+		e.own.sleep.copyFrom(f.sleepIn)
+		if leaf, _ := x.leaf(cur, !f.enabled.empty(), s.moves[:d]); leaf {
 			return
 		}
 		s.selectPersistent(d, true)
-		e.pset.copyFrom(f.pset)
+		e.own.pset.copyFrom(f.pset)
 		f.sleep.copyFrom(f.sleepIn)
 		f.todo.copyFrom(f.pset)
 		f.todo.andNot(f.sleep)
@@ -367,36 +372,28 @@ func (s *persistentSearch) run(d, t int, next func()) {
 	f := s.frames[d]
 	cur := s.states[d]
 	succ := s.states[d+1]
-	pr := &f.probes[t]
-	ch := &f.ch
-	fixed := f.fixed[:0]
-	for first := true; ; first = false {
-		f.fromProbe = first && f.succ != nil
-		if f.fromProbe {
-			copy(succ, f.successor(t, s.p.StateSize))
-			ch.Made = append(ch.Made[:0], pr.made...)
-		} else {
-			copy(succ, cur)
-			ch.Reset(fixed)
-			x.step(succ, t, ch, &f.ev)
-		}
+	it := &f.succ
+	f.fromProbe = f.cache != nil
+	if f.fromProbe {
+		pr := &f.probes[t]
+		copy(succ, f.successor(t, s.p.StateSize))
+		it.resume(pr.made)
 		mv := &s.moves[d]
 		mv.Thread = t
-		mv.Choices = values(mv.Choices, ch.Made)
-		if !f.fromProbe && f.ev.Violation != nil {
-			x.failed(f.ev.Violation, s.moves[:d+1])
-			break
-		}
+		mv.Choices = values(mv.Choices, pr.made)
+	} else if it.start(); !x.next(it, cur, succ, t, &f.ev, s.moves[:d+1]) {
+		return
+	}
+	for {
 		next()
 		if x.done() || s.phase1 && s.long {
-			break
+			return
 		}
-		var more bool
-		if fixed, more = ch.Next(fixed); !more {
-			break
+		f.fromProbe = false
+		if !x.next(it, cur, succ, t, &f.ev, s.moves[:d+1]) {
+			return
 		}
 	}
-	f.fixed = fixed
 }
 
 // probeFailed probes every thread in the state at depth d (see probe) and reports
@@ -432,7 +429,7 @@ func (s *persistentSearch) probe(d int) (*ir.Violation, int) {
 		case ir.Enabled:
 			f.enabled.add(t)
 			x.probe.Succ = f.scratch
-			if f.succ != nil {
+			if f.cache != nil {
 				x.probe.Succ = f.successor(t, p.StateSize)
 			}
 			pr.acc = x.accesses(cur, t, ir.Enabled, ir.Exact, pr.acc)
@@ -586,61 +583,6 @@ func (s *persistentSearch) enablers(cur ir.State, v int, guard []ir.Access, row 
 			}
 		}
 	}
-}
-
-// persistentTable is the hash table H of Figure 1, keyed by the full state (a hash
-// collision must never merge two states). The exhaustive phase keeps the longest
-// execution from each state; the bounded phase the sleep set, the remaining depth
-// and the persistent set (a function of the state, computed once). Both count the
-// visits of a state on the search stack.
-type persistentTable struct {
-	index   map[uint64]int32
-	entries []persistentEntry
-	words   int // words of a thread set
-}
-
-type persistentEntry struct {
-	state  ir.State
-	next   int32 // next entry with the same hash, or -1
-	budget int32 // remaining depth of the last exploration
-	height int32 // longest execution from the state
-	active int32
-	sleep  bitSet
-	pset   bitSet
-}
-
-func (h *persistentTable) init(threads int) {
-	h.index = map[uint64]int32{}
-	h.entries = nil
-	h.words = (threads + 63) / 64
-}
-
-func (h *persistentTable) find(s ir.State) (int, bool) {
-	i, ok := h.index[s.Hash()]
-	if !ok {
-		return -1, false
-	}
-	for ; i >= 0; i = h.entries[i].next {
-		if h.entries[i].state.Equal(s) {
-			return int(i), true
-		}
-	}
-	return -1, false
-}
-
-// insert adds s, which must not be in the table.
-func (h *persistentTable) insert(s ir.State) int {
-	hash := s.Hash()
-	next, ok := h.index[hash]
-	if !ok {
-		next = -1
-	}
-	sets := make(bitSet, 2*h.words)
-	h.entries = append(h.entries, persistentEntry{state: s.Clone(), next: next,
-		budget: -1, sleep: sets[:h.words:h.words], pset: sets[h.words:]})
-	i := len(h.entries) - 1
-	h.index[hash] = int32(i)
-	return i
 }
 
 // affects reports whether the next step of thread v, as probed, may be dependent

@@ -9,6 +9,15 @@ type Move struct {
 	Choices []int64
 }
 
+// CloneMoves returns a deep copy of a schedule.
+func CloneMoves(moves []Move) []Move {
+	out := make([]Move, len(moves))
+	for i, m := range moves {
+		out[i] = Move{Thread: m.Thread, Choices: append([]int64(nil), m.Choices...)}
+	}
+	return out
+}
+
 // A Run is an execution replayed concretely: States[i] is the state before step i
 // (States[len(Events)] the final one), Events[i] what step i did.
 type Run struct {

@@ -1,0 +1,48 @@
+package verify
+
+import (
+	"errors"
+	"testing"
+
+	"kbmc/ir"
+)
+
+func TestDecide(t *testing.T) {
+	v := &ir.Violation{Kind: ir.Assertion, Msg: "boom"}
+	stop := errors.New("context deadline exceeded")
+	for _, tc := range []struct {
+		name string
+		o    Outcome
+		want Verdict
+		note string
+	}{
+		{"nothing", Outcome{}, Safe, ""},
+		{"cut", Outcome{Cut: "depth bound reached"}, BoundedSafe, "depth bound reached"},
+		{"stopped", Outcome{Stopped: stop, Cut: "depth bound reached"}, Unknown, "stopped: context deadline exceeded"},
+		{"livelock", Outcome{Livelock: "a fair execution runs past 50 steps", Cut: "x"}, Unknown,
+			"livelock: a fair execution runs past 50 steps"},
+		{"violation wins", Outcome{Violation: v, Stopped: stop, Livelock: "l", Cut: "c"}, Unsafe, ""},
+	} {
+		r := tc.o.Decide()
+		if r.Verdict != tc.want || r.Note != tc.note {
+			t.Errorf("%s: %s (%q), want %s (%q)", tc.name, r.Verdict, r.Note, tc.want, tc.note)
+		}
+		if (r.Verdict == Unsafe) != (r.Violation != nil) {
+			t.Errorf("%s: verdict %s with violation %v", tc.name, r.Verdict, r.Violation)
+		}
+	}
+}
+
+func TestOutcomeKeepsTheFirst(t *testing.T) {
+	var o Outcome
+	trace := []ir.Move{{Thread: 1, Choices: []int64{3}}}
+	first := &ir.Violation{Kind: ir.Bounds}
+	o.Found(first, trace)
+	trace[0].Choices[0] = 9 // the outcome holds a copy
+	o.Found(&ir.Violation{Kind: ir.Assertion}, nil)
+	o.CutBy("depth bound reached")
+	o.CutBy("preemption bound reached")
+	if o.Violation != first || o.Trace[0].Choices[0] != 3 || o.Cut != "depth bound reached" {
+		t.Errorf("outcome %+v: want the first violation, a copy of its trace, and the first cut", o)
+	}
+}
