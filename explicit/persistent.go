@@ -78,7 +78,7 @@ type persistentSearch struct {
 	noCache bool
 	info    *staticInfo
 	table   *visitedStore[persistentRecord] // H of Figure 1
-	states  []ir.State // states[d]: the state after d steps on the current path
+	states  []ir.State                      // states[d]: the state after d steps on the current path
 	moves   []ir.Move
 	frames  []*persistentFrame
 	long    bool // the exhaustive phase met an execution longer than the bound
