@@ -62,6 +62,9 @@ func TestExitCodes(t *testing.T) {
 		{"unknown command", []string{"frob"}, 1, "unknown command"},
 		{"run", []string{"run", "--schedule", "0,1,0,1,2,2", unsafe}, 10, "lost update"},
 		{"run bad schedule", []string{"run", "--schedule", "2", unsafe}, 1, "not enabled"},
+		{"run by thread names", []string{"run", "--schedule", "w[0],w[1],w[0],w[1],m,m", unsafe}, 10, "lost update"},
+		{"run no such thread", []string{"run", "--schedule", "w[0],x", unsafe}, 1, "nor a thread's name"},
+		{"run json without violation", []string{"run", "--json", safe}, 0, `"outcome":"every thread terminated"`},
 		{"ir", []string{"ir", unsafe}, 0, "thread w[2]"},
 	}
 	for _, tc := range tests {

@@ -24,11 +24,11 @@ type traceStep struct {
 	Writes   map[string]int64 `json:"writes"`
 }
 
-// traceSteps replays the counterexample (already validated by the engine) to show
-// what each step read and wrote, locals included.
-func traceSteps(l *loaded, res *verify.Result) ([]traceStep, error) {
+// traceSteps replays a schedule (a counterexample already validated by the engine,
+// or a simulated run) to show what each step read and wrote, locals included.
+func traceSteps(l *loaded, moves []ir.Move) ([]traceStep, error) {
 	p := l.prog
-	run, err := p.Replay(res.Trace)
+	run, err := p.Replay(moves)
 	if err != nil {
 		return nil, fmt.Errorf("internal error: %w: %v", verify.ErrReplay, err)
 	}
@@ -96,7 +96,7 @@ func writeText(w io.Writer, l *loaded, res *verify.Result, format string) error 
 			who = "thread " + l.prog.Threads[v.Thread].Name
 		}
 		fmt.Fprintf(w, "%s%s:%d:%d: %s: %s (%s)\n", comment, l.path, v.Pos.Line, v.Pos.Col, v.Kind, v.Msg, who)
-		steps, err := traceSteps(l, res)
+		steps, err := traceSteps(l, res.Trace)
 		if err != nil {
 			return err
 		}
@@ -217,6 +217,15 @@ type jsonViolation struct {
 	Thread  string `json:"thread,omitempty"`
 }
 
+func violationJSON(l *loaded, v *ir.Violation) *jsonViolation {
+	j := &jsonViolation{Kind: v.Kind.String(), Message: v.Msg,
+		Pos: fmt.Sprintf("%s:%d:%d", l.path, v.Pos.Line, v.Pos.Col)}
+	if v.Thread >= 0 {
+		j.Thread = l.prog.Threads[v.Thread].Name
+	}
+	return j
+}
+
 func optional(s string) *string {
 	if s == "" {
 		return nil
@@ -239,13 +248,8 @@ func jsonOf(l *loaded, res *verify.Result) (*jsonResult, error) {
 		j.Stats[k] = vals[k]
 	}
 	if res.Verdict == verify.Unsafe {
-		v := res.Violation
-		j.Violation = &jsonViolation{Kind: v.Kind.String(), Message: v.Msg,
-			Pos: fmt.Sprintf("%s:%d:%d", l.path, v.Pos.Line, v.Pos.Col)}
-		if v.Thread >= 0 {
-			j.Violation.Thread = l.prog.Threads[v.Thread].Name
-		}
-		steps, err := traceSteps(l, res)
+		j.Violation = violationJSON(l, res.Violation)
+		steps, err := traceSteps(l, res.Trace)
 		if err != nil {
 			return nil, err
 		}
