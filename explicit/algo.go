@@ -2,7 +2,6 @@ package explicit
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"kbmc/verify"
@@ -25,12 +24,8 @@ func New(name string, opts Options) (verify.Engine, error) {
 	case "bpor-fair":
 		return BPORFair{Options: opts}, nil
 	case "lazypor":
-		s, err := NewTCSSolver(opts.TCSSolver)
-		if err != nil {
+		if err := CheckTCSSolver(opts.TCSSolver); err != nil {
 			return nil, err
-		}
-		if c, ok := s.(io.Closer); ok {
-			c.Close()
 		}
 		return LazyPOR{Options: opts}, nil
 	case "persistent":

@@ -66,7 +66,7 @@ func TestDFS(t *testing.T) {
 					if res.Violation.Kind != tc.kind {
 						t.Errorf("violation %s, want %s", res.Violation.Kind, tc.kind)
 					}
-					if _, _, err := p.Check(res.Trace, res.Violation.Kind); err != nil {
+					if _, _, err := p.Confirm(res.Trace, res.Violation.Kind); err != nil {
 						t.Errorf("counterexample does not replay: %v", err)
 					}
 				}

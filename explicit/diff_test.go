@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -186,7 +185,7 @@ func (o trial) failure(c *diffCase) error {
 	if len(r.Trace) > c.depth {
 		return fmt.Errorf("counterexample of %d steps exceeds the depth bound %d", len(r.Trace), c.depth)
 	}
-	if _, _, err := c.p.Check(r.Trace, r.Violation.Kind); err != nil {
+	if _, _, err := c.p.Confirm(r.Trace, r.Violation.Kind); err != nil {
 		return fmt.Errorf("%s counterexample does not replay: %v", r.Violation.Kind, err)
 	}
 	return nil
@@ -445,14 +444,8 @@ func variantsOf(algo string) []variant {
 		vs := []variant{{name: "topo", algo: algo, set: func(o *Options) { o.TCSSolver = "topo" }}}
 		for _, solver := range []string{"gini", "z3"} {
 			vs = append(vs, variant{name: solver, algo: algo, every: 10,
-				set: func(o *Options) { o.TCSSolver = solver },
-				available: func() error {
-					s, err := NewTCSSolver(solver)
-					if c, ok := s.(io.Closer); ok {
-						c.Close()
-					}
-					return err
-				}})
+				set:       func(o *Options) { o.TCSSolver = solver },
+				available: func() error { return CheckTCSSolver(solver) }})
 		}
 		return vs
 	case "bpor-preempt":

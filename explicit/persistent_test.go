@@ -232,7 +232,7 @@ func persistentCompareWith(t *testing.T, p *ir.Program, opts Options, a Persiste
 			if len(got.Trace) > o.Depth {
 				t.Errorf("depth %d: counterexample of %d steps", o.Depth, len(got.Trace))
 			}
-			if _, _, err := p.Check(got.Trace, got.Violation.Kind); err != nil {
+			if _, _, err := p.Confirm(got.Trace, got.Violation.Kind); err != nil {
 				t.Errorf("depth %d: counterexample does not replay: %v", o.Depth, err)
 			}
 			continue

@@ -57,7 +57,7 @@ func TestRedirectedWaits(t *testing.T) {
 					if r.Verdict != verify.Unsafe {
 						t.Fatalf("verdict %s (%s), want unsafe", r.Verdict, r.Note)
 					}
-					if _, _, err := p.Check(r.Trace, r.Violation.Kind); err != nil {
+					if _, _, err := p.Confirm(r.Trace, r.Violation.Kind); err != nil {
 						t.Fatalf("the counterexample does not replay: %v", err)
 					}
 				})

@@ -127,13 +127,25 @@ func TCSSolvers() []string { return append([]string{"topo"}, solvers.Names()...)
 // solver of thesis Listing 5.1; "z3" and "gini" decide the system with that backend
 // (BackendTCSSolver). A solver that holds resources is an io.Closer.
 func NewTCSSolver(name string) (TCSSolver, error) {
+	if err := CheckTCSSolver(name); err != nil {
+		return nil, err
+	}
+	if name == "" || name == "topo" {
+		return new(TopoSolver), nil
+	}
+	return NewBackendTCSSolver(name)
+}
+
+// CheckTCSSolver reports whether NewTCSSolver(name) can succeed in this build,
+// without building a solver.
+func CheckTCSSolver(name string) error {
 	switch {
 	case name == "" || name == "topo":
-		return new(TopoSolver), nil
+		return nil
 	case slices.Contains(solvers.Names(), name):
-		return NewBackendTCSSolver(name)
+		return solvers.Check(name)
 	}
-	return nil, fmt.Errorf("unknown trace-constraint solver %q (available: %s)", name, strings.Join(TCSSolvers(), ", "))
+	return fmt.Errorf("unknown trace-constraint solver %q (available: %s)", name, strings.Join(TCSSolvers(), ", "))
 }
 
 // TopoSolver is the linear-extension solver of thesis Listing 5.1: it visits the

@@ -11,7 +11,7 @@
 // Status and Enabled decide whether a thread can move, Step executes one transition
 // and reports an Event with the concrete locations read and written, the
 // nondeterministic values drawn, and any run-time violation; Deadlock recognises a
-// deadlocked state; Replay and Check re-execute a schedule, which is how every engine's
+// deadlocked state; Replay and Confirm re-execute a schedule, which is how every engine's
 // counterexample is validated.
 //
 // Package ir does not parse source (that is lang) and does not search (that is

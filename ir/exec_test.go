@@ -243,11 +243,11 @@ func TestReplayRejectsBadSchedules(t *testing.T) {
 	if _, err := p.Replay([]ir.Move{{Thread: 7}}); err == nil {
 		t.Error("replay of a nonexistent thread succeeded")
 	}
-	if _, _, err := p.Check(nil, ir.Deadlock); err == nil {
+	if _, _, err := p.Confirm(nil, ir.Deadlock); err == nil {
 		t.Error("Check accepted a trace that does not deadlock")
 	}
 	// a terminates holding m: b waits forever.
-	if _, v, err := p.Check([]ir.Move{{Thread: 0}}, ir.Deadlock); err != nil || v.Kind != ir.Deadlock {
+	if _, v, err := p.Confirm([]ir.Move{{Thread: 0}}, ir.Deadlock); err != nil || v.Kind != ir.Deadlock {
 		t.Errorf("terminating while holding a lock: %v", err)
 	}
 }

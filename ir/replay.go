@@ -72,10 +72,10 @@ func (p *Program) Replay(moves []Move) (*Run, error) {
 	return run, nil
 }
 
-// Check replays moves and confirms that they end in a violation of the given kind
+// Confirm replays moves and confirms that they end in a violation of the given kind
 // (for a deadlock: in a deadlocked state). It is how every counterexample is
 // validated before it is shown.
-func (p *Program) Check(moves []Move, want ViolationKind) (*Run, *Violation, error) {
+func (p *Program) Confirm(moves []Move, want ViolationKind) (*Run, *Violation, error) {
 	run, err := p.Replay(moves)
 	if err != nil {
 		return run, nil, err

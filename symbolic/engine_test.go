@@ -51,7 +51,7 @@ func TestCounterexample(t *testing.T) {
 		if len(r.Trace) != 6 || r.Stats.Depth != 6 {
 			t.Errorf("%s: trace of %d steps at depth %d, want 6", c, len(r.Trace), r.Stats.Depth)
 		}
-		if _, _, err := p.Check(r.Trace, ir.Assertion); err != nil {
+		if _, _, err := p.Confirm(r.Trace, ir.Assertion); err != nil {
 			t.Errorf("%s: trace does not replay: %v", c, err)
 		}
 		if r.Engine != "symbolic" || r.Solver != c.solver || r.POR != c.por || r.Bound.Depth != verify.DefaultDepth {

@@ -127,7 +127,7 @@ func Validate(p *ir.Program, r *Result) (*ir.Run, error) {
 	if r.Violation == nil {
 		return nil, fmt.Errorf("%w: unsafe result without a violation", ErrReplay)
 	}
-	run, v, err := p.Check(r.Trace, r.Violation.Kind)
+	run, v, err := p.Confirm(r.Trace, r.Violation.Kind)
 	if err != nil {
 		return run, fmt.Errorf("%w: %v", ErrReplay, err)
 	}

@@ -55,10 +55,10 @@ func checkAction(c *cli.Context) error {
 	}
 	stderr := c.App.ErrWriter
 	if !asJSON && !c.Bool("quiet") && isTerminal(stderr) {
-		ec.Explicit.Progress = progressPrinter(stderr)
+		ec.Bounds.Progress = progressPrinter(stderr)
 	}
 	res, err := runEngine(c.Context, l, ec)
-	if ec.Explicit.Progress != nil {
+	if ec.Bounds.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	if err != nil {

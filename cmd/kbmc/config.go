@@ -81,18 +81,23 @@ func parseDefines(list []string) (map[string]int64, error) {
 // engineConfig is everything that picks and bounds an engine.
 type engineConfig struct {
 	Engine, Algo string
+	// Bounds are the options every engine takes: the depth, deadlock checking,
+	// progress reports.
+	Bounds verify.Options
 	// Symbolic: solver, POR constraints, and whether to deepen incrementally.
 	Solver, POR   string
 	NoIncremental bool
-	Explicit      explicit.Options
-	Timeout       time.Duration
+	// Explicit holds the explicit engine's own options; its embedded common
+	// options are taken from Bounds when the engine is built.
+	Explicit explicit.Options
+	Timeout  time.Duration
 }
 
 func readEngineConfig(c *cli.Context) (engineConfig, error) {
 	ec := engineConfig{Engine: c.String("engine"), Algo: c.String("algo"), Timeout: c.Duration("timeout"),
 		Solver: c.String("solver"), POR: c.String("por"), NoIncremental: c.Bool("no-incremental")}
-	ec.Explicit.Depth = c.Int("depth")
-	ec.Explicit.NoDeadlock = c.Bool("no-deadlock")
+	ec.Bounds.Depth = c.Int("depth")
+	ec.Bounds.NoDeadlock = c.Bool("no-deadlock")
 	ec.Explicit.Stateful = c.Bool("stateful")
 	ec.Explicit.NoSleep = c.Bool("no-sleep")
 	ec.Explicit.TCSSolver = c.String("tcs-solver")
@@ -100,8 +105,8 @@ func readEngineConfig(c *cli.Context) (engineConfig, error) {
 	ec.Explicit.Fair = c.Int("fair")
 	ec.Explicit.MaxSteps = c.Int("max-steps")
 	ec.Explicit.MaxNondet = c.Int64("max-nondet")
-	if ec.Explicit.Depth < 0 {
-		return ec, usageErr("--depth %d: must not be negative", ec.Explicit.Depth)
+	if ec.Bounds.Depth < 0 {
+		return ec, usageErr("--depth %d: must not be negative", ec.Bounds.Depth)
 	}
 	if ec.Explicit.MaxNondet < 1 {
 		return ec, usageErr("--max-nondet %d: must be positive", ec.Explicit.MaxNondet)
@@ -114,13 +119,15 @@ func readEngineConfig(c *cli.Context) (engineConfig, error) {
 func (ec engineConfig) engine() (verify.Engine, error) {
 	switch ec.Engine {
 	case "explicit":
-		eng, err := explicit.New(ec.Algo, ec.Explicit)
+		opts := ec.Explicit
+		opts.Options = ec.Bounds
+		eng, err := explicit.New(ec.Algo, opts)
 		if err != nil {
 			return nil, usageErr("--algo %s: %v", ec.Algo, err)
 		}
 		return eng, nil
 	case "symbolic":
-		eng, err := symbolic.New(ec.Explicit.Options, ec.Solver, ec.POR, ec.NoIncremental)
+		eng, err := symbolic.New(ec.Bounds, ec.Solver, ec.POR, ec.NoIncremental)
 		if err != nil {
 			return nil, usageErr("%v", err)
 		}

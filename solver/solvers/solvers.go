@@ -23,3 +23,20 @@ func New(name string, b *solver.Builder) (solver.Backend, error) {
 	}
 	return nil, fmt.Errorf("unknown solver %q (available: %s)", name, strings.Join(Names(), ", "))
 }
+
+// Check reports whether New(name, …) can succeed in this build, without building
+// a backend: an unknown name, or a backend this build lacks, is an error that says
+// why. Flag validation uses it, so that naming a solver costs nothing.
+func Check(name string) error {
+	switch name {
+	case "gini":
+		return nil
+	case "z3":
+		if z3.Available() {
+			return nil
+		}
+		_, err := z3.New(nil) // the stub's error says why and what to do instead
+		return err
+	}
+	return fmt.Errorf("unknown solver %q (available: %s)", name, strings.Join(Names(), ", "))
+}

@@ -40,3 +40,18 @@ func TestNew(t *testing.T) {
 		t.Errorf("New(minisat) = %v, want an error listing the solvers", err)
 	}
 }
+
+func TestCheck(t *testing.T) {
+	for _, name := range Names() {
+		be, errNew := New(name, solver.NewBuilder())
+		if errNew == nil {
+			be.Close()
+		}
+		if err := Check(name); (err == nil) != (errNew == nil) {
+			t.Errorf("Check(%q) = %v, but New gives %v", name, err, errNew)
+		}
+	}
+	if err := Check("minisat"); err == nil {
+		t.Error("Check accepted an unknown solver")
+	}
+}
