@@ -573,6 +573,18 @@ func (s *persistentSearch) enablers(cur ir.State, v int, guard []ir.Access, row 
 				}
 			}
 		}
+	case ir.OpSend, ir.OpRecv:
+		// With the index unchanged, only a send or recv on the same channel makes
+		// it not full or not empty: every thread that may still use the channel.
+		for _, a := range guard {
+			if k, _ := p.Locate(a.Loc); k == ir.LocChannel {
+				for u := range s.n {
+					if u != v && s.info.mayWrite(u, p.Location(cur, u), a.Loc) {
+						row.add(u)
+					}
+				}
+			}
+		}
 	case ir.OpJoin:
 		// With the index unchanged, every joined thread must terminate: any one
 		// still running will do.

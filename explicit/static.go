@@ -110,6 +110,9 @@ func (in *staticInfo) writesAny(guard []ir.Access, u, loc int) bool {
 	return false
 }
 
+// mayWrite reports whether thread u may, from location loc on, write location l.
+func (in *staticInfo) mayWrite(u, loc, l int) bool { return in.future[u][loc].acc[ir.Write].has(l) }
+
 // mayFail reports whether thread t may fail (an assertion or a run-time error) in
 // some step from location loc on.
 func (in *staticInfo) mayFail(t, loc int) bool { return in.fails[t][loc] }
@@ -240,27 +243,49 @@ func (iv *intervals) node(n *ir.Node, fp *footprint) {
 		for i := lo; i <= hi; i++ {
 			fp.add(iv.p.ThreadLocation(n.Join.First+i), ir.Read)
 		}
+	case ir.OpSend, ir.OpRecv:
+		for _, a := range n.Args {
+			iv.reads(a, fp)
+		}
+		iv.reads(n.CIndex, fp)
+		iv.channels(n.Chan, n.CIndex, fp, ir.Write)
+		for _, lv := range n.Dsts {
+			iv.lvalue(lv, fp, false)
+		}
 	}
 }
 
-// reads adds the shared cells evaluating e may read to fp.
+// channels adds to fp, as accesses of kind k, the channels of c that index may
+// select.
+func (iv *intervals) channels(c *ir.Channel, index *ir.Expr, fp *footprint, k ir.AccessKind) {
+	lo, hi := 0, c.Count()-1
+	if index != nil {
+		i := iv.eval(index)
+		lo, hi = int(max(i.lo, int64(lo))), int(min(i.hi, int64(hi)))
+	}
+	for i := lo; i <= hi; i++ {
+		fp.add(iv.p.ChannelLocation(c.Offset+i), k)
+	}
+}
+
+// reads adds the locations evaluating e may read to fp: shared cells, and the
+// channels whose length it asks for.
 func (iv *intervals) reads(e *ir.Expr, fp *footprint) {
-	if e == nil {
-		return
-	}
-	switch e.Op {
-	case ir.EVar:
-		if e.Var.Shared {
-			fp.add(iv.p.CellLocation(e.Var.Offset), ir.Read)
+	ir.Inspect(e, func(e *ir.Expr) bool {
+		switch e.Op {
+		case ir.EVar:
+			if e.Var.Shared {
+				fp.add(iv.p.CellLocation(e.Var.Offset), ir.Read)
+			}
+		case ir.EIndex:
+			if e.Var.Shared {
+				iv.cells(e.Var, e.X, fp, ir.Read)
+			}
+		case ir.ELen:
+			iv.channels(e.Chan, e.X, fp, ir.Read)
 		}
-	case ir.EIndex:
-		if e.Var.Shared {
-			iv.cells(e.Var, e.X, fp, ir.Read)
-		}
-	}
-	iv.reads(e.X, fp)
-	iv.reads(e.Y, fp)
-	iv.reads(e.Z, fp)
+		return true
+	})
 }
 
 // lvalue adds what assigning lv accesses to fp: its index is read, a shared cell is
@@ -325,6 +350,14 @@ func failingNodes(p *ir.Program, th *ir.Thread, iv *intervals) []bool {
 			if n.JIndex != nil {
 				j := iv.eval(n.JIndex)
 				out[i] = iv.fails(n.JIndex) || j.lo < 0 || j.hi >= int64(n.Join.Instances())
+			}
+		case ir.OpSend, ir.OpRecv:
+			out[i] = iv.chanFails(n.Chan, n.CIndex)
+			for _, a := range n.Args {
+				out[i] = out[i] || iv.fails(a)
+			}
+			for _, lv := range n.Dsts {
+				out[i] = out[i] || iv.lvFails(lv)
 			}
 		case ir.OpLock, ir.OpUnlock:
 			l, known, bad := iv.lock(n)
@@ -633,8 +666,21 @@ func (iv *intervals) fails(e *ir.Expr) bool {
 		if y := iv.eval(e.Y); y.lo < 0 || y.hi >= int64(iv.p.Width) {
 			return true
 		}
+	case ir.ELen:
+		if iv.chanFails(e.Chan, e.X) {
+			return true
+		}
 	}
 	return iv.fails(e.X) || iv.fails(e.Y) || iv.fails(e.Z)
+}
+
+// chanFails reports whether selecting a channel of c with index may fail.
+func (iv *intervals) chanFails(c *ir.Channel, index *ir.Expr) bool {
+	if index == nil {
+		return false
+	}
+	i := iv.eval(index)
+	return iv.fails(index) || i.lo < 0 || i.hi >= int64(c.Count())
 }
 
 func (iv *intervals) lvFails(lv *ir.LValue) bool {

@@ -135,6 +135,11 @@ type Event struct {
 	// LocalWrites (Loc is the cell's offset in the thread's frame), for traces.
 	TraceLocals bool
 	LocalWrites []Access
+
+	// Channel is the channel number a send or recv used (-1: none), Message the
+	// message it appended or took.
+	Channel int
+	Message []int64
 }
 
 // Status is a thread's situation in a state.
@@ -185,6 +190,16 @@ func (p *Program) Status(s State, t int) Status {
 			if !p.Done(s, u) {
 				return Blocked
 			}
+		}
+	case OpSend, OpRecv:
+		m := p.newMachine(s, t, nil, nil)
+		c := m.chanIndex(n.Chan, n.CIndex)
+		if m.failed {
+			return Enabled
+		}
+		l := p.ChannelQueue(s, c)[0]
+		if n.Op == OpSend && l == int64(n.Chan.Cap) || n.Op == OpRecv && l == 0 {
+			return Blocked
 		}
 	}
 	return Enabled
@@ -237,6 +252,7 @@ func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 	ev.Thread, ev.From, ev.To = t, from, from
 	ev.Accesses = ev.Accesses[:0]
 	ev.LocalWrites = ev.LocalWrites[:0]
+	ev.Channel, ev.Message = -1, ev.Message[:0]
 	ev.Violation = nil
 	m := p.newMachine(s, t, ch, ev)
 	n := tmpl.Transitions[from].Entry
@@ -393,10 +409,76 @@ func (m *machine) exec(n *Node) int {
 			}
 			m.store(n.Result, r)
 		}
+	case OpSend:
+		c := m.chanIndex(n.Chan, n.CIndex)
+		msg := m.message(n.Args)
+		if m.failed {
+			break
+		}
+		q := p.ChannelQueue(m.s, c)
+		f := len(n.Chan.Fields)
+		if q[0] == int64(n.Chan.Cap) {
+			panic(fmt.Sprintf("ir: Step of %s blocked at %s", m.th.Name, n.Pos))
+		}
+		copy(q[1+int(q[0])*f:], msg)
+		q[0]++
+		m.access(p.ChannelLocation(c), Write, q[0])
+		m.ev.Channel = c
+	case OpRecv:
+		c := m.chanIndex(n.Chan, n.CIndex)
+		if m.failed {
+			break
+		}
+		q := p.ChannelQueue(m.s, c)
+		f := len(n.Chan.Fields)
+		if q[0] == 0 {
+			panic(fmt.Sprintf("ir: Step of %s blocked at %s", m.th.Name, n.Pos))
+		}
+		// Take the oldest message, then move the others forward and clear the
+		// freed slot, so that a queue's cells depend on its contents alone.
+		m.ev.Channel = c
+		m.ev.Message = append(m.ev.Message[:0], q[1:1+f]...)
+		copy(q[1:], q[1+f:1+int(q[0])*f])
+		clear(q[1+int(q[0]-1)*f : 1+int(q[0])*f])
+		q[0]--
+		m.access(p.ChannelLocation(c), Write, q[0])
+		for i, lv := range n.Dsts {
+			m.store(lv, m.ev.Message[i])
+			if m.failed {
+				break
+			}
+		}
 	default:
 		panic(fmt.Sprintf("ir: unknown operation %v", n.Op))
 	}
 	return n.Next
+}
+
+// chanIndex resolves a channel and its index to a channel number.
+func (m *machine) chanIndex(c *Channel, index *Expr) int {
+	if index == nil {
+		return c.Offset
+	}
+	i := m.eval(index)
+	if m.failed {
+		return 0
+	}
+	if i < 0 || i >= int64(c.Count()) {
+		m.fail(Bounds, index.Pos, "index %d out of bounds for channel %s[%d]", i, c.Name, c.Len)
+		return 0
+	}
+	return c.Offset + int(i)
+}
+
+// message evaluates the fields of a message to send, left to right, into the
+// event's Message. Only Step sends, and it always has an event.
+func (m *machine) message(args []*Expr) []int64 {
+	m.ev.Message = m.ev.Message[:0]
+	for _, a := range args {
+		v := m.eval(a)
+		m.ev.Message = append(m.ev.Message, v)
+	}
+	return m.ev.Message
 }
 
 func (m *machine) lockIndex(n *Node) int {
@@ -515,6 +597,14 @@ func (m *machine) eval(e *Expr) int64 {
 		return m.s[m.frame+c]
 	case ETid:
 		return int64(m.th.Tid)
+	case ELen:
+		c := m.chanIndex(e.Chan, e.X)
+		if m.failed {
+			return 0
+		}
+		l := m.p.ChannelQueue(m.s, c)[0]
+		m.access(m.p.ChannelLocation(c), Read, l)
+		return l
 	case ENondet:
 		if m.ch == nil { // a guard, or a Step without Choices
 			return e.Lo

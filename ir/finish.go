@@ -31,6 +31,24 @@ func (p *Program) Finish() error {
 		p.NumLocks += m.Count()
 	}
 	cells += p.NumLocks
+	p.ChanBase = cells
+	p.NumChannels = 0
+	p.chanBase, p.chanDecl = p.chanBase[:0], p.chanDecl[:0]
+	for _, c := range p.Channels {
+		if c.Cap < 1 || len(c.Fields) == 0 {
+			return fmt.Errorf("channel %s: capacity %d, %d fields", c.Name, c.Cap, len(c.Fields))
+		}
+		c.Offset = p.NumChannels
+		for range c.Count() {
+			p.chanBase = append(p.chanBase, cells)
+			p.chanDecl = append(p.chanDecl, c)
+			cells += c.Stride()
+			p.NumChannels++
+		}
+		if cells > MaxStateCells {
+			return fmt.Errorf("program state has more than %d cells", MaxStateCells)
+		}
+	}
 	p.Threads = p.Threads[:0]
 	for _, t := range p.Templates {
 		t.FrameSize = 0
@@ -148,6 +166,7 @@ func (tr *Transition) collect() error {
 
 	reads, writes := map[*Var]bool{}, map[*Var]bool{}
 	locks, joins := map[*Mutex]bool{}, map[*Template]bool{}
+	chans := map[*Channel]bool{}
 	for _, n := range tr.Nodes {
 		node := t.Nodes[n]
 		for e := range node.Exprs() {
@@ -155,13 +174,16 @@ func (tr *Transition) collect() error {
 				if (x.Op == EVar || x.Op == EIndex) && x.Var.Shared {
 					reads[x.Var] = true
 				}
+				if x.Op == ELen {
+					chans[x.Chan] = true
+				}
 				return true
 			})
 		}
-		for _, lv := range []*LValue{node.LHS, node.Result} {
-			if lv == nil {
-				continue
-			}
+		if node.Chan != nil {
+			chans[node.Chan] = true
+		}
+		for lv := range node.LValues() {
 			if lv.Var.Shared {
 				writes[lv.Var] = true
 				if node.Op == OpCas {
@@ -188,6 +210,11 @@ func (tr *Transition) collect() error {
 		tr.Joins = append(tr.Joins, j)
 	}
 	sort.Slice(tr.Joins, func(i, j int) bool { return tr.Joins[i].First < tr.Joins[j].First })
+	tr.Chans = tr.Chans[:0]
+	for c := range chans {
+		tr.Chans = append(tr.Chans, c)
+	}
+	sort.Slice(tr.Chans, func(i, j int) bool { return tr.Chans[i].Offset < tr.Chans[j].Offset })
 	return nil
 }
 
@@ -214,11 +241,16 @@ func (n *Node) Visible() bool {
 		return true
 	}
 	for e := range n.Exprs() {
-		if e.ReadsShared() {
+		if e.ReadsShared() || Any(e, func(x *Expr) bool { return x.Op == ELen }) {
 			return true
 		}
 	}
-	return n.LHS != nil && n.LHS.Var.Shared || n.Result != nil && n.Result.Var.Shared
+	for lv := range n.LValues() {
+		if lv.Var.Shared {
+			return true
+		}
+	}
+	return false
 }
 
 // ReadsShared reports whether evaluating e reads a shared variable; e may be nil.

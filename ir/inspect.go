@@ -16,16 +16,39 @@ func Inspect(e *Expr, f func(*Expr) bool) {
 }
 
 // Exprs yields every expression the node evaluates: its operands X and Y, the
-// indices of its mutex and joined thread, and the indices of its lvalues.
+// indices of its mutex, joined thread and channel, the fields of a message it
+// sends, and the indices of its lvalues.
 func (n *Node) Exprs() iter.Seq[*Expr] {
 	return func(yield func(*Expr) bool) {
-		for _, e := range [...]*Expr{n.X, n.Y, n.MIndex, n.JIndex} {
+		for _, e := range [...]*Expr{n.X, n.Y, n.MIndex, n.JIndex, n.CIndex} {
 			if e != nil && !yield(e) {
 				return
 			}
 		}
+		for _, e := range n.Args {
+			if !yield(e) {
+				return
+			}
+		}
+		for lv := range n.LValues() {
+			if lv.Index != nil && !yield(lv.Index) {
+				return
+			}
+		}
+	}
+}
+
+// LValues yields every location the node assigns: an assignment's or cas's
+// left-hand side, a cas's result, the destinations of a recv.
+func (n *Node) LValues() iter.Seq[*LValue] {
+	return func(yield func(*LValue) bool) {
 		for _, lv := range [...]*LValue{n.LHS, n.Result} {
-			if lv != nil && lv.Index != nil && !yield(lv.Index) {
+			if lv != nil && !yield(lv) {
+				return
+			}
+		}
+		for _, lv := range n.Dsts {
+			if !yield(lv) {
 				return
 			}
 		}
@@ -34,8 +57,9 @@ func (n *Node) Exprs() iter.Seq[*Expr] {
 
 // Guard is the expression that decides, with the state, whether the node's
 // operation can proceed: an await's or assume's condition, the index of a lock's
-// mutex or of a joined thread. It is nil for operations that do not block, and for
-// a lock or join of a single mutex or of every instance.
+// mutex, of a joined thread or of a channel. It is nil for operations that do not
+// block, and for a lock, join, send or recv of a single mutex, every instance, or
+// a single channel.
 func (n *Node) Guard() *Expr {
 	switch n.Op {
 	case OpAwait, OpAssume:
@@ -44,6 +68,8 @@ func (n *Node) Guard() *Expr {
 		return n.MIndex
 	case OpJoin:
 		return n.JIndex
+	case OpSend, OpRecv:
+		return n.CIndex
 	}
 	return nil
 }

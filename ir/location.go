@@ -7,6 +7,7 @@ import "fmt"
 //
 //	[0, SharedSize)                        shared cells (scalars and array elements)
 //	[SharedSize, SharedSize+NumLocks)      locks (a lock's owner)
+//	then one per channel                   the channel's queue
 //	then one per thread                    the thread's termination status
 //
 // Engines ask Locate what a location is instead of doing this arithmetic.
@@ -18,9 +19,10 @@ const (
 	LocCell   LocKind = iota // a shared cell: read and written by expressions and assignments
 	LocLock                  // a lock: written by lock and unlock (its owner)
 	LocThread                // a thread's termination status: written by its last step, read by join
+	LocChannel               // a channel's queue: written by send and recv, read by len
 )
 
-var locKindNames = [...]string{LocCell: "cell", LocLock: "lock", LocThread: "thread"}
+var locKindNames = [...]string{LocCell: "cell", LocLock: "lock", LocThread: "thread", LocChannel: "channel"}
 
 func (k LocKind) String() string {
 	if int(k) < len(locKindNames) {
@@ -30,15 +32,17 @@ func (k LocKind) String() string {
 }
 
 // Locate returns the kind of location l and its number within that kind: the cell
-// (its State index), the lock number, or the thread.
+// (its State index), the lock number, the channel number, or the thread.
 func (p *Program) Locate(l int) (LocKind, int) {
 	switch {
 	case l < p.SharedSize:
 		return LocCell, l
 	case l < p.SharedSize+p.NumLocks:
 		return LocLock, l - p.SharedSize
+	case l < p.SharedSize+p.NumLocks+p.NumChannels:
+		return LocChannel, l - p.SharedSize - p.NumLocks
 	}
-	return LocThread, l - p.SharedSize - p.NumLocks
+	return LocThread, l - p.SharedSize - p.NumLocks - p.NumChannels
 }
 
 // CellLocation is the location of shared cell c (State index c).
@@ -47,11 +51,16 @@ func (p *Program) CellLocation(c int) int { return c }
 // LockLocation is the location of lock number i.
 func (p *Program) LockLocation(i int) int { return p.SharedSize + i }
 
+// ChannelLocation is the location of channel number c.
+func (p *Program) ChannelLocation(c int) int { return p.SharedSize + p.NumLocks + c }
+
 // ThreadLocation is the location of thread t's termination status.
-func (p *Program) ThreadLocation(t int) int { return p.SharedSize + p.NumLocks + t }
+func (p *Program) ThreadLocation(t int) int { return p.SharedSize + p.NumLocks + p.NumChannels + t }
 
 // NumLocations is the size of the location space.
-func (p *Program) NumLocations() int { return p.SharedSize + p.NumLocks + len(p.Threads) }
+func (p *Program) NumLocations() int {
+	return p.SharedSize + p.NumLocks + p.NumChannels + len(p.Threads)
+}
 
 // LockOwner returns the thread that holds lock i in s, or -1 when it is free.
 func (p *Program) LockOwner(s State, i int) int { return int(s[p.MutexBase+i]) - 1 }
@@ -79,9 +88,24 @@ func (p *Program) LocationName(l int) string {
 					return fmt.Sprintf("%s[%d]", m.Name, i-m.Offset)
 				}
 			}
+		case LocChannel:
+			c := p.chanDecl[i]
+			if c.Len == 0 {
+				return c.Name
+			}
+			return fmt.Sprintf("%s[%d]", c.Name, i-c.Offset)
 		case LocThread:
 			return p.Threads[i].Name
 		}
 	}
 	return fmt.Sprintf("location(%d)", l)
 }
+
+// ChannelQueue returns the part of s that holds channel number c's queue: its
+// length, then Cap message slots of its fields, the oldest first.
+func (p *Program) ChannelQueue(s State, c int) State {
+	return s[p.chanBase[c] : p.chanBase[c]+p.chanDecl[c].Stride()]
+}
+
+// ChannelOf returns the declaration channel number c belongs to.
+func (p *Program) ChannelOf(c int) *Channel { return p.chanDecl[c] }

@@ -13,15 +13,16 @@ const (
 	// nondeterministic draw at its low end (Probe.Succ and Probe.Event then hold
 	// the successor state and the step); for a thread that cannot move now, what
 	// its guard reads: an await's or assume's condition, the lock it waits for,
-	// the terminations it waits for, and the shared cells their indices read.
+	// the terminations it waits for, the channel it sends to or receives from,
+	// and the shared cells their indices read.
 	Exact Precision = iota
 	// AllDraws is the union of Exact over every combination of nondeterministic
 	// values the transition may draw.
 	AllDraws
 	// Static is the guard's accesses in this state plus everything the transition
 	// may access from any state: its static footprint (whole arrays, whole mutex
-	// arrays, every instance of a joined template) and, when it may end the
-	// thread, the thread's termination.
+	// and channel arrays, every instance of a joined template) and, when it may
+	// end the thread, the thread's termination.
 	Static
 )
 
@@ -111,6 +112,10 @@ func (pr *Probe) guard(s State, t int, n *Node, buf []Access) []Access {
 		for u := lo; u < hi; u++ {
 			ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(u), Read, 0})
 		}
+	case OpSend, OpRecv:
+		if c := m.chanIndex(n.Chan, n.CIndex); !m.failed {
+			ev.Accesses = append(ev.Accesses, Access{p.ChannelLocation(c), Write, p.ChannelQueue(s, c)[0]})
+		}
 	}
 	return ev.Accesses
 }
@@ -136,6 +141,11 @@ func (pr *Probe) footprint(t int, tr *Transition, buf []Access) []Access {
 	for _, j := range tr.Joins {
 		for c := range j.Instances() {
 			buf = append(buf, Access{Loc: p.ThreadLocation(j.First + c), Kind: Read})
+		}
+	}
+	for _, ch := range tr.Chans {
+		for c := range ch.Count() {
+			buf = append(buf, Access{Loc: p.ChannelLocation(ch.Offset + c), Kind: Write})
 		}
 	}
 	for _, l := range tr.Succ {

@@ -11,8 +11,23 @@ import (
 // the first operation, the static footprint and the successor locations.
 func Print(w io.Writer, p *Program) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintf(tw, "program %s: %d threads, width %d, %d shared cells, %d locks\n",
+	fmt.Fprintf(tw, "program %s: %d threads, width %d, %d shared cells, %d locks",
 		p.File, len(p.Threads), p.Width, p.SharedSize, p.NumLocks)
+	if len(p.Processes) > 0 || p.NumChannels > 0 {
+		fmt.Fprintf(tw, ", %d processes, %d channels", len(p.Processes), p.NumChannels)
+	}
+	fmt.Fprintln(tw)
+	for _, c := range p.Channels {
+		fields := make([]string, len(c.Fields))
+		for i, f := range c.Fields {
+			fields[i] = f.String()
+		}
+		name := c.Name
+		if c.Len > 0 {
+			name = fmt.Sprintf("%s[%d]", c.Name, c.Len)
+		}
+		fmt.Fprintf(tw, "chan (%s) %s capacity %d\n", strings.Join(fields, ", "), name, c.Cap)
+	}
 	for _, t := range p.Templates {
 		fmt.Fprintf(tw, "\nthread %s", t.Name)
 		if t.Count > 0 {
@@ -42,6 +57,9 @@ func Print(w io.Writer, p *Program) error {
 			}
 			for _, j := range tr.Joins {
 				foot = append(foot, "joins "+j.Name)
+			}
+			for _, c := range tr.Chans {
+				foot = append(foot, "chan "+c.Name)
 			}
 			var succ []string
 			for _, l := range tr.Succ {

@@ -37,6 +37,9 @@ type Var struct {
 	Offset int
 	Init   []int64 // shared only: initial values, one per cell; nil means all zero
 	Pos    Pos     // declaration
+	// Process is the process instance whose memory a shared variable is, or nil
+	// for a program without processes (and for locals).
+	Process *Process
 }
 
 // Cells is the number of State slots the variable occupies.
@@ -50,10 +53,11 @@ func (v *Var) Cells() int {
 // A Mutex is a mutex or an array of mutexes (Len > 0). Mutex i of the array is lock
 // number Offset+i; its owner lives at State[p.MutexBase+Offset+i] as thread+1 (0: free).
 type Mutex struct {
-	Name   string
-	Len    int // 0 for a single mutex
-	Offset int
-	Pos    Pos
+	Name    string
+	Len     int // 0 for a single mutex
+	Offset  int
+	Pos     Pos
+	Process *Process // the process instance the mutex belongs to, or nil
 }
 
 // Count is the number of locks the declaration stands for.
@@ -62,6 +66,44 @@ func (m *Mutex) Count() int {
 		return 1
 	}
 	return m.Len
+}
+
+// A Channel is a bounded FIFO channel, or an array of them (Len > 0), of messages
+// with the given field types. Channel i of the array is channel number Offset+i.
+// Its queue lives in the state as its length followed by Cap message slots, the
+// oldest message first; free slots hold zeros, so that equal queues are equal
+// states.
+type Channel struct {
+	Name   string
+	Len    int // 0 for a single channel
+	Fields []Type
+	Cap    int // K >= 1: most messages in flight
+	Offset int
+	Pos    Pos
+}
+
+// Count is the number of channels the declaration stands for.
+func (c *Channel) Count() int {
+	if c.Len == 0 {
+		return 1
+	}
+	return c.Len
+}
+
+// Stride is the number of State cells one channel of the declaration occupies.
+func (c *Channel) Stride() int { return 1 + c.Cap*len(c.Fields) }
+
+// A Process is one instance of a process declaration. lang lowers a process
+// template by instantiating it: each instance gets its own copies of the process's
+// shared variables (named "node[1].leader"), mutexes and thread templates (named
+// "node[1].listener"), with pid a constant, so that everything below the language
+// sees ordinary variables, mutexes and threads that carry their Process.
+type Process struct {
+	Name     string // "node[1]", or "coordinator" for a declaration without a count
+	Template string // "node"
+	Pid      int
+	Index    int // position in Program.Processes
+	Pos      Pos
 }
 
 // ExprOp is the operator of an Expr.
@@ -95,6 +137,7 @@ const (
 	ELAnd // && (short-circuit)
 	ELOr  // || (short-circuit)
 	ECond // X ? Y : Z (short-circuit)
+	ELen  // the number of messages in channel Chan[X] (X nil for a single channel)
 	numExprOps
 )
 
@@ -103,7 +146,7 @@ var exprOpNames = [...]string{
 	ENeg: "-", ENot: "!", ECompl: "~", EMul: "*", EDiv: "/", ERem: "%", EAdd: "+",
 	ESub: "-", EShl: "<<", EShr: ">>", ELt: "<", ELe: "<=", EGt: ">", EGe: ">=",
 	EEq: "==", ENe: "!=", EAnd: "&", EXor: "^", EOr: "|", ELAnd: "&&", ELOr: "||",
-	ECond: "?:",
+	ECond: "?:", ELen: "len",
 }
 
 func (op ExprOp) String() string {
@@ -119,8 +162,9 @@ func (op ExprOp) String() string {
 type Expr struct {
 	Op        ExprOp
 	Type      Type
-	Val       int64 // EConst
-	Var       *Var  // EVar, EIndex
+	Val       int64    // EConst
+	Var       *Var     // EVar, EIndex
+	Chan      *Channel // ELen
 	X, Y, Z   *Expr
 	Lo, Hi    int64 // ENondet
 	Unbounded bool  // ENondet written as nondet()
@@ -149,6 +193,8 @@ const (
 	OpJoin                 // enabled when Join (instance JIndex, or every instance) has terminated
 	OpYield                // no effect, but visible (a scheduling point)
 	OpCas                  // if LHS == X { LHS = Y; Result = true } else { Result = false }
+	OpSend                 // append the message Args to Chan[CIndex]; enabled while it is not full
+	OpRecv                 // take the oldest message of Chan[CIndex] into Dsts; enabled while it is not empty
 )
 
 // OpProps are the properties of an operation that the lowering, the semantics,
@@ -185,6 +231,8 @@ var opTable = [...]OpProps{
 	OpJoin:   {Name: "join", Blocks: true, Visible: true, Encoded: true},
 	OpYield:  {Name: "yield", Visible: true, Encoded: true},
 	OpCas:    {Name: "cas", Visible: true, Encoded: true},
+	OpSend:   {Name: "send", Blocks: true, Visible: true, Release: true, Encoded: true},
+	OpRecv:   {Name: "recv", Blocks: true, Visible: true, Release: true, Encoded: true},
 }
 
 // Props returns the operation's properties.
@@ -210,8 +258,12 @@ type Node struct {
 	Mutex  *Mutex  // OpLock, OpUnlock
 	MIndex *Expr   // index into a mutex array; nil for a single mutex
 	Join   *Template
-	JIndex *Expr  // OpJoin: instance index, nil for every instance
-	Msg    string // OpAssert: the message (may be empty)
+	JIndex *Expr     // OpJoin: instance index, nil for every instance
+	Chan   *Channel  // OpSend, OpRecv
+	CIndex *Expr     // index into a channel array; nil for a single channel
+	Args   []*Expr   // OpSend: the message's fields
+	Dsts   []*LValue // OpRecv: where the message's fields go
+	Msg    string    // OpAssert: the message (may be empty)
 	Next   int
 	Else   int // OpBranch only
 
@@ -238,6 +290,7 @@ type Template struct {
 	Nodes     []*Node
 	Entry     int // node index where every instance starts
 	Pos       Pos
+	Process   *Process // the process instance the template belongs to, or nil
 
 	// Filled in by Program.Finish:
 	Transitions []*Transition // location i is Transitions[i]; location len(Transitions) is "terminated"
@@ -278,6 +331,7 @@ type Transition struct {
 	Reads, Writes []*Var
 	Locks         []*Mutex // lock/unlock operations
 	Joins         []*Template
+	Chans         []*Channel // send, recv and len
 }
 
 // EntryNode is the node the transition starts at; its operation decides enabledness.
@@ -298,13 +352,19 @@ type Program struct {
 	Width     int // W, in bits (8..64)
 	Shared    []*Var
 	Mutexes   []*Mutex
+	Channels  []*Channel
+	Processes []*Process // empty for a program without processes
 	Templates []*Template
 	NoFold    bool // lowered with --no-fold
 
 	// Filled in by Finish:
-	Threads    []*Thread
-	SharedSize int // shared cells: State[0:SharedSize]
-	MutexBase  int // State[MutexBase+i] is lock i's owner+1
-	NumLocks   int
-	StateSize  int
+	Threads     []*Thread
+	SharedSize  int // shared cells: State[0:SharedSize]
+	MutexBase   int // State[MutexBase+i] is lock i's owner+1
+	NumLocks    int
+	ChanBase    int // the queues of the channels, in channel number order
+	NumChannels int
+	chanBase    []int // per channel number: where its queue starts
+	chanDecl    []*Channel
+	StateSize   int
 }
