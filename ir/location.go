@@ -16,10 +16,10 @@ import "fmt"
 type LocKind uint8
 
 const (
-	LocCell   LocKind = iota // a shared cell: read and written by expressions and assignments
-	LocLock                  // a lock: written by lock and unlock (its owner)
-	LocThread                // a thread's termination status: written by its last step, read by join
-	LocChannel               // a channel's queue: written by send and recv, read by len
+	LocCell    LocKind = iota // a shared cell: read and written by expressions and assignments
+	LocLock                   // a lock: written by lock and unlock (its owner)
+	LocThread                 // a thread's termination status: written by its last step, read by join
+	LocChannel                // a channel's queue: written by send and recv, read by len
 )
 
 var locKindNames = [...]string{LocCell: "cell", LocLock: "lock", LocThread: "thread", LocChannel: "channel"}
