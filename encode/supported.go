@@ -21,6 +21,11 @@ func Supported(p *ir.Program) error {
 		for _, tr := range tm.Transitions {
 			for j, n := range tr.Nodes {
 				node := tm.Nodes[n]
+				for e := range node.Exprs() {
+					if l := findLen(e); l != nil {
+						return &verify.UnsupportedError{Pos: l.Pos, Engine: engine, Msg: "len of a channel is not supported"}
+					}
+				}
 				props := node.Op.Props()
 				if !props.Encoded {
 					return &verify.UnsupportedError{Pos: node.Pos, Engine: engine,
@@ -48,4 +53,15 @@ func Supported(p *ir.Program) error {
 		}
 	}
 	return nil
+}
+
+func findLen(e *ir.Expr) *ir.Expr {
+	var found *ir.Expr
+	ir.Inspect(e, func(x *ir.Expr) bool {
+		if x.Op == ir.ELen && found == nil {
+			found = x
+		}
+		return found == nil
+	})
+	return found
 }

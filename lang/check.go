@@ -27,6 +27,8 @@ type checker struct {
 	mutexes []*mutexObj
 	funcs   []*funcObj
 	threads []*threadObj
+	procs   []*processObj
+	chans   []*chanObj
 
 	uses   map[*syntax.Ident]object // name uses
 	defs   map[*syntax.Ident]object // declarations of locals and parameters
@@ -75,6 +77,8 @@ func (c *checker) check() {
 	for _, o := range c.consts {
 		c.resolveConst(o)
 	}
+	c.checkProcesses()
+	c.checkChannels()
 	c.checkShared()
 	c.checkMutexes()
 	c.checkThreadCounts()
@@ -92,6 +96,8 @@ func (c *checker) check() {
 }
 
 // collect declares every top-level name: they are all visible in the whole file.
+// The members of a process are visible in that process's bodies, before and
+// after their declaration.
 func (c *checker) collect() {
 	for _, d := range c.file.Decls {
 		switch d := d.(type) {
@@ -100,25 +106,141 @@ func (c *checker) collect() {
 			if c.declareGlobal(o) {
 				c.consts = append(c.consts, o)
 			}
-		case *syntax.VarDecl:
-			o := &varObj{id: d.Name, typ: typeOf(d.Type), shared: true, decl: d}
+		case *syntax.ChanDecl:
+			o := &chanObj{id: d.Name, decl: d}
 			if c.declareGlobal(o) {
-				c.shared = append(c.shared, o)
+				c.chans = append(c.chans, o)
 			}
-		case *syntax.MutexDecl:
-			o := &mutexObj{id: d.Name, decl: d}
+		case *syntax.ProcessDecl:
+			o := &processObj{id: d.Name, decl: d, names: map[string]object{}}
 			if c.declareGlobal(o) {
-				c.mutexes = append(c.mutexes, o)
+				c.procs = append(c.procs, o)
+				for _, m := range d.Decls {
+					c.collectMember(o, m)
+				}
 			}
-		case *syntax.FuncDecl:
-			o := &funcObj{id: d.Name, decl: d, result: voidType}
-			if c.declareGlobal(o) {
-				c.funcs = append(c.funcs, o)
+		default:
+			c.collectMember(nil, d)
+		}
+	}
+	// A process member may not hide a name of the file: "leader" would mean two
+	// things in the process's bodies.
+	for _, p := range c.procs {
+		for name, o := range p.names {
+			if g, ok := c.globals[name]; ok {
+				c.errorf(o.ident().Pos(), "%s redeclared in process %s (previous declaration as %s at %s)",
+					name, p.id.Name, kindOf(g), g.ident().Pos())
 			}
-		case *syntax.ThreadDecl:
-			o := &threadObj{id: d.Name, decl: d}
-			if c.declareGlobal(o) {
-				c.threads = append(c.threads, o)
+		}
+	}
+}
+
+// collectMember declares a shared variable, mutex, function or thread of process
+// p, or at top level when p is nil.
+func (c *checker) collectMember(p *processObj, d syntax.Decl) {
+	declare := func(o object) bool {
+		if p == nil {
+			return c.declareGlobal(o)
+		}
+		id := o.ident()
+		if prev, ok := p.names[id.Name]; ok {
+			c.errorf(id.Pos(), "%s redeclared in process %s (previous declaration as %s at %s)",
+				id.Name, p.id.Name, kindOf(prev), prev.ident().Pos())
+			return false
+		}
+		p.names[id.Name] = o
+		c.defs[id] = o
+		return true
+	}
+	switch d := d.(type) {
+	case *syntax.VarDecl:
+		o := &varObj{id: d.Name, typ: typeOf(d.Type), shared: true, decl: d, proc: p}
+		if declare(o) {
+			c.shared = append(c.shared, o)
+		}
+	case *syntax.MutexDecl:
+		o := &mutexObj{id: d.Name, decl: d, proc: p}
+		if declare(o) {
+			c.mutexes = append(c.mutexes, o)
+		}
+	case *syntax.FuncDecl:
+		o := &funcObj{id: d.Name, decl: d, result: voidType, proc: p}
+		if declare(o) {
+			c.funcs = append(c.funcs, o)
+		}
+	case *syntax.ThreadDecl:
+		o := &threadObj{id: d.Name, decl: d, proc: p}
+		if declare(o) {
+			c.threads = append(c.threads, o)
+		}
+	case *syntax.ConstDecl:
+		c.errorf(d.Pos(), "constant %s declared inside process %s: constants are declared at top level", d.Name.Name, p.id.Name)
+	case *syntax.ChanDecl:
+		c.errorf(d.Pos(), "channel %s declared inside process %s: channels are declared at top level", d.Name.Name, p.id.Name)
+	case *syntax.ProcessDecl:
+		c.errorf(d.Pos(), "process %s declared inside process %s: processes cannot be nested", d.Name.Name, p.id.Name)
+	}
+}
+
+// checkProcesses checks the process counts and the rule that makes a program with
+// processes distributed: every thread belongs to a process, and nothing is shared
+// outside one.
+func (c *checker) checkProcesses() {
+	for _, p := range c.procs {
+		if p.decl.Count != nil {
+			n, ok := c.size(nil, p.decl.Count, "process count", ir.MaxThreads)
+			if !ok {
+				p.count = -1
+				continue
+			}
+			p.count = n
+		}
+	}
+	if len(c.procs) == 0 {
+		return
+	}
+	for _, v := range c.shared {
+		if v.proc == nil {
+			c.errorf(v.decl.Pos(), "shared variable %s outside a process: processes share no memory; use a channel, "+
+				"or declare %s inside a process", v.id.Name, v.id.Name)
+		}
+	}
+	for _, m := range c.mutexes {
+		if m.proc == nil {
+			c.errorf(m.decl.Pos(), "mutex %s outside a process: processes share no memory; declare it inside a process", m.id.Name)
+		}
+	}
+	for _, t := range c.threads {
+		if t.proc == nil {
+			c.errorf(t.decl.Pos(), "thread %s outside a process: in a program with processes every thread belongs to a process", t.id.Name)
+		}
+	}
+}
+
+// checkChannels checks each channel declaration: its count, fields and capacity.
+func (c *checker) checkChannels() {
+	for _, ch := range c.chans {
+		d := ch.decl
+		if d.Size != nil {
+			n, ok := c.size(nil, d.Size, "channel array size", MaxArraySize)
+			if !ok {
+				n = -1
+			}
+			ch.size = n
+		}
+		if len(d.Fields) == 0 {
+			c.errorf(d.Rparen, "channel %s has no fields: a message has at least one (int or bool)", ch.id.Name)
+		}
+		for _, f := range d.Fields {
+			ch.fields = append(ch.fields, typeOf(f))
+		}
+		if n, ok := c.constInt(nil, d.Cap, "capacity of channel "+ch.id.Name); ok {
+			if n < 1 {
+				c.errorf(d.Cap.Pos(), "capacity of channel %s must be at least 1, is %d", ch.id.Name, n)
+			} else if n > MaxArraySize {
+				c.errorf(d.Cap.Pos(), "capacity of channel %s too large: %d (limit %d)", ch.id.Name, n, MaxArraySize)
+			} else {
+				ch.capacity = int(n)
 			}
 		}
 	}
@@ -320,7 +442,11 @@ func (c *checker) checkThreadCounts() {
 			}
 			t.count = n
 		}
-		total += max(t.count, 1)
+		instances := max(t.count, 1)
+		if t.proc != nil {
+			instances *= max(t.proc.count, 1)
+		}
+		total += instances
 		if total > ir.MaxThreads {
 			c.errorf(t.decl.Pos(), "too many threads: more than %d instances", ir.MaxThreads)
 			return

@@ -46,6 +46,22 @@ func (c *checker) expr1(b *body, x syntax.Expr, m exprMode) operand {
 		return operand{typ: boolType, isConst: true, val: b2i(e.Value)}
 	case *syntax.TidExpr:
 		return operand{typ: intType}
+	case *syntax.PidExpr:
+		if b.proc() == nil {
+			c.errorf(e.Pos(), "pid outside a process: pid is the index of the process instance that runs the code")
+			return bad
+		}
+		return operand{typ: intType}
+	case *syntax.LenExpr:
+		if len(e.Args) != 1 {
+			c.errorf(e.Pos(), "wrong number of arguments to len: have %d, want 1 (len(channel))", len(e.Args))
+			c.exprs(b, e.Args)
+			return bad
+		}
+		if c.chanOperand(b, e.Args[0], "len") == nil {
+			return bad
+		}
+		return operand{typ: intType}
 	case *syntax.ParenExpr:
 		return c.exprMode(b, e.X, exprMode{stmtCall: m.stmtCall})
 	case *syntax.IndexExpr:
@@ -141,6 +157,10 @@ func (c *checker) ident(b *body, e *syntax.Ident) operand {
 		c.errorf(e.Pos(), "thread %s cannot be used in an expression (only in join)", e.Name)
 	case *funcObj:
 		c.errorf(e.Pos(), "function %s used without a call", e.Name)
+	case *chanObj:
+		c.errorf(e.Pos(), "channel %s cannot be used as a value (only in send, recv and len)", e.Name)
+	case *processObj:
+		c.errorf(e.Pos(), "process %s cannot be used in an expression", e.Name)
 	}
 	return operand{}
 }
@@ -163,6 +183,8 @@ func (c *checker) indexExpr(b *body, e *syntax.IndexExpr) operand {
 		c.errorf(e.Pos(), "mutex %s cannot be used in an expression (only in lock and unlock)", e.X.Name)
 	case *threadObj:
 		c.errorf(e.Pos(), "thread %s cannot be used in an expression (only in join)", e.X.Name)
+	case *chanObj:
+		c.errorf(e.Pos(), "channel %s cannot be used as a value (only in send, recv and len)", e.X.Name)
 	default:
 		c.errorf(e.Lbrack, "cannot index %s %s (not an array)", kindOf(o), e.X.Name)
 	}

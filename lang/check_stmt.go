@@ -1,6 +1,9 @@
 package lang
 
 import (
+	"fmt"
+	"strings"
+
 	"kbmc/lang/syntax"
 )
 
@@ -14,7 +17,20 @@ type body struct {
 }
 
 func (b *body) push() { b.scope = &scope{parent: b.scope, names: map[string]*varObj{}} }
-func (b *body) pop()  { b.scope = b.scope.parent }
+
+// proc is the process whose body b is part of, or nil.
+func (b *body) proc() *processObj {
+	switch {
+	case b == nil:
+		return nil
+	case b.thread != nil:
+		return b.thread.proc
+	case b.fn != nil:
+		return b.fn.proc
+	}
+	return nil
+}
+func (b *body) pop() { b.scope = b.scope.parent }
 
 // block checks a statement list. guardOK says whether its first statement is the
 // first statement of an atomic block (where await and assume are allowed).
@@ -105,6 +121,11 @@ func (c *checker) stmt(b *body, s syntax.Stmt, guardOK bool) {
 		if b.atomic > 0 {
 			c.errorf(s.Yield, "yield inside atomic")
 		}
+	case *syntax.ChanStmt:
+		if b.atomic > 0 {
+			c.errorf(s.TokPos, "%s inside atomic: a message is sent or received on its own", s.Tok)
+		}
+		c.chanStmt(b, s)
 	case *syntax.AtomicStmt:
 		// A nested atomic block is part of the outer one: only the outermost
 		// block's first statement may be a guard.
@@ -247,7 +268,8 @@ func (c *checker) returnStmt(b *body, s *syntax.ReturnStmt) {
 	}
 }
 
-// lookupName resolves a name at a use, reporting it if undefined.
+// lookupName resolves a name at a use, reporting it if undefined: a local, a
+// member of the body's process, a name of the file.
 func (c *checker) lookupName(b *body, id *syntax.Ident) object {
 	var o object
 	if b != nil {
@@ -255,15 +277,109 @@ func (c *checker) lookupName(b *body, id *syntax.Ident) object {
 			o = v
 		}
 	}
+	if p := b.proc(); o == nil && p != nil {
+		o = p.names[id.Name]
+	}
 	if o == nil {
 		o = c.globals[id.Name]
 	}
 	if o == nil {
-		c.errorf(id.Pos(), "undefined: %s", id.Name)
+		c.errorf(id.Pos(), "undefined: %s%s", id.Name, c.elsewhere(b, id.Name))
 		return nil
 	}
 	c.uses[id] = o
 	return o
+}
+
+// elsewhere explains an undefined name that is a member of another process.
+func (c *checker) elsewhere(b *body, name string) string {
+	for _, p := range c.procs {
+		if o, ok := p.names[name]; ok && p != b.proc() {
+			return fmt.Sprintf(" (%s %s belongs to process %s; a process sees only its own memory, "+
+				"mutexes, functions and threads, and talks to others through channels)", kindOf(o), name, p.id.Name)
+		}
+	}
+	return ""
+}
+
+// chanOperand checks the channel operand of send, recv or len: a channel, or an
+// element of a channel array. It returns the channel, or nil after an error.
+func (c *checker) chanOperand(b *body, x syntax.Expr, what string) *chanObj {
+	switch e := syntax.Unparen(x).(type) {
+	case *syntax.Ident:
+		switch o := c.lookupName(b, e).(type) {
+		case nil:
+		case *chanObj:
+			if o.size != 0 {
+				c.errorf(e.Pos(), "channel array %s used without index in %s", e.Name, what)
+				return nil
+			}
+			return o
+		default:
+			c.errorf(e.Pos(), "%s is not a channel (it is a %s) in %s", e.Name, kindOf(o), what)
+		}
+		return nil
+	case *syntax.IndexExpr:
+		switch o := c.lookupName(b, e.X).(type) {
+		case nil:
+			c.expr(b, e.Index)
+		case *chanObj:
+			c.index(b, e.Index)
+			c.guards = append(c.guards, guardUse{e.Index, "channel index"})
+			if o.size == 0 {
+				c.errorf(e.Lbrack, "cannot index channel %s (not an array)", e.X.Name)
+				return nil
+			}
+			return o
+		default:
+			c.errorf(e.X.Pos(), "%s is not a channel (it is a %s) in %s", e.X.Name, kindOf(o), what)
+			c.expr(b, e.Index)
+		}
+		return nil
+	case *syntax.BadExpr:
+		return nil
+	}
+	c.expr(b, x)
+	c.errorf(x.Pos(), "%s is not a channel in %s", exprString(x), what)
+	return nil
+}
+
+// chanStmt checks send(c, e…) and recv(c, lv…): a channel, then one value or one
+// location per field of its messages, of the field's type.
+func (c *checker) chanStmt(b *body, s *syntax.ChanStmt) {
+	what := s.Tok.String()
+	if len(s.Args) == 0 {
+		c.errorf(s.Rparen, "%s needs a channel and the message's fields: %s(c, …)", what, what)
+		return
+	}
+	ch := c.chanOperand(b, s.Args[0], what)
+	fields := s.Args[1:]
+	if ch != nil && len(fields) != len(ch.fields) && len(ch.fields) > 0 {
+		c.errorf(s.Rparen, "wrong number of fields in %s on channel %s: have %d, want %d %s",
+			what, ch.id.Name, len(fields), len(ch.fields), fieldList(ch.fields))
+	}
+	for i, x := range fields {
+		want := invalid
+		if ch != nil && i < len(ch.fields) {
+			want = ch.fields[i]
+		}
+		context := fmt.Sprintf("field %d of %s", i+1, what)
+		if s.Tok == syntax.SEND {
+			c.assignable(b, x, want, context, false)
+			continue
+		}
+		if t := c.lvalue(b, x); t != invalid && want != invalid && t != want {
+			c.errorf(x.Pos(), "cannot receive %s field %d of channel %s into %s", want, i+1, ch.id.Name, describe(x, t))
+		}
+	}
+}
+
+func fieldList(fs []typ) string {
+	var names []string
+	for _, f := range fs {
+		names = append(names, f.String())
+	}
+	return "(" + strings.Join(names, ", ") + ")"
 }
 
 // lvalue checks an assignable location and returns its type.
@@ -292,6 +408,8 @@ func (c *checker) lvalue(b *body, x syntax.Expr) typ {
 		return op.typ
 	case *syntax.TidExpr:
 		c.errorf(e.Pos(), "cannot assign to tid")
+	case *syntax.PidExpr:
+		c.errorf(e.Pos(), "cannot assign to pid")
 	case *syntax.BadExpr:
 	default:
 		c.expr(b, e)

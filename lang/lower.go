@@ -21,13 +21,24 @@ type lowerer struct {
 	noFold bool
 	prog   *ir.Program
 
-	shared  map[*varObj]*ir.Var
-	mutexes map[*mutexObj]*ir.Mutex
-	tmpls   map[*threadObj]*ir.Template
+	// What a declaration stands for in each process instance (pid 0 outside
+	// processes): processes are instantiated, so that each instance has its own
+	// variables, mutexes and thread templates.
+	shared  map[instance[*varObj]]*ir.Var
+	mutexes map[instance[*mutexObj]]*ir.Mutex
+	tmpls   map[instance[*threadObj]]*ir.Template
+	chans   map[*chanObj]*ir.Channel
+	decl    map[*ir.Template]*threadObj
 
 	budget int
 	tooBig bool
 	errs   syntax.ErrorList
+}
+
+// instance is a declaration in one process instance.
+type instance[T any] struct {
+	obj T
+	pid int
 }
 
 func (l *lowerer) errorf(pos syntax.Pos, format string, args ...any) {
@@ -44,30 +55,38 @@ func lower(c *checker, width int, noFold bool) (*ir.Program, syntax.ErrorList) {
 		file:    c.file,
 		noFold:  noFold,
 		prog:    &ir.Program{File: c.file.Name, Width: width, NoFold: noFold},
-		shared:  map[*varObj]*ir.Var{},
-		mutexes: map[*mutexObj]*ir.Mutex{},
-		tmpls:   map[*threadObj]*ir.Template{},
+		shared:  map[instance[*varObj]]*ir.Var{},
+		mutexes: map[instance[*mutexObj]]*ir.Mutex{},
+		tmpls:   map[instance[*threadObj]]*ir.Template{},
+		chans:   map[*chanObj]*ir.Channel{},
+		decl:    map[*ir.Template]*threadObj{},
 		budget:  maxLowered,
 	}
-	for _, v := range c.shared {
-		iv := &ir.Var{Name: v.id.Name, Type: v.typ.ir(), Len: v.size, Shared: true, Init: v.init, Pos: irPos(v.id.Pos())}
-		l.shared[v] = iv
-		l.prog.Shared = append(l.prog.Shared, iv)
+	for _, ch := range c.chans {
+		ic := &ir.Channel{Name: ch.id.Name, Len: ch.size, Cap: ch.capacity, Pos: irPos(ch.id.Pos())}
+		for _, f := range ch.fields {
+			ic.Fields = append(ic.Fields, f.ir())
+		}
+		l.chans[ch] = ic
+		l.prog.Channels = append(l.prog.Channels, ic)
 	}
-	for _, m := range c.mutexes {
-		im := &ir.Mutex{Name: m.id.Name, Len: m.size, Pos: irPos(m.id.Pos())}
-		l.mutexes[m] = im
-		l.prog.Mutexes = append(l.prog.Mutexes, im)
+	// Declarations outside processes, then each process instance in turn: its
+	// memory, mutexes and threads, named after the instance ("node[1].leader").
+	l.instantiate(nil, 0, nil)
+	for _, p := range c.procs {
+		for pid := range p.instances() {
+			ip := &ir.Process{Name: p.name(pid), Template: p.id.Name, Pid: pid,
+				Index: len(l.prog.Processes), Pos: irPos(p.id.Pos())}
+			l.prog.Processes = append(l.prog.Processes, ip)
+			l.instantiate(p, pid, ip)
+		}
 	}
 	for _, t := range c.threads {
-		it := &ir.Template{Name: t.id.Name, Count: t.count, Pos: irPos(t.decl.Pos())}
-		l.tmpls[t] = it
-		l.prog.Templates = append(l.prog.Templates, it)
-	}
-	for _, t := range c.threads {
-		l.thread(t)
-		if l.tooBig {
-			break
+		for pid := range procInstances(t.proc) {
+			l.thread(t, pid)
+			if l.tooBig {
+				break
+			}
 		}
 	}
 	if len(l.errs) == 0 {
@@ -75,6 +94,46 @@ func lower(c *checker, width int, noFold bool) (*ir.Program, syntax.ErrorList) {
 	}
 	l.errs.Sort()
 	return l.prog, l.errs
+}
+
+// procInstances is the number of instances of p, 1 for no process.
+func procInstances(p *processObj) int {
+	if p == nil {
+		return 1
+	}
+	return p.instances()
+}
+
+// instantiate creates the variables, mutexes and thread templates of process
+// instance pid of p (p nil: the declarations outside processes).
+func (l *lowerer) instantiate(p *processObj, pid int, ip *ir.Process) {
+	prefix := ""
+	if p != nil {
+		prefix = p.name(pid) + "."
+	}
+	for _, v := range l.c.shared {
+		if v.proc == p {
+			iv := &ir.Var{Name: prefix + v.id.Name, Type: v.typ.ir(), Len: v.size, Shared: true, Init: v.init,
+				Pos: irPos(v.id.Pos()), Process: ip}
+			l.shared[instance[*varObj]{v, pid}] = iv
+			l.prog.Shared = append(l.prog.Shared, iv)
+		}
+	}
+	for _, m := range l.c.mutexes {
+		if m.proc == p {
+			im := &ir.Mutex{Name: prefix + m.id.Name, Len: m.size, Pos: irPos(m.id.Pos()), Process: ip}
+			l.mutexes[instance[*mutexObj]{m, pid}] = im
+			l.prog.Mutexes = append(l.prog.Mutexes, im)
+		}
+	}
+	for _, t := range l.c.threads {
+		if t.proc == p {
+			it := &ir.Template{Name: prefix + t.id.Name, Count: t.count, Pos: irPos(t.decl.Pos()), Process: ip}
+			l.tmpls[instance[*threadObj]{t, pid}] = it
+			l.decl[it] = t
+			l.prog.Templates = append(l.prog.Templates, it)
+		}
+	}
 }
 
 // checkSize rejects a program whose state vector would exceed ir's limit, with
@@ -87,14 +146,17 @@ func (l *lowerer) checkSize() {
 	for _, m := range l.prog.Mutexes {
 		cells += m.Count()
 	}
-	for i, t := range l.prog.Templates {
+	for _, c := range l.prog.Channels {
+		cells += c.Count() * c.Stride()
+	}
+	for _, t := range l.prog.Templates {
 		frame := 1
 		for _, v := range t.Locals {
 			frame += v.Cells()
 		}
 		cells += t.Instances() * frame
 		if cells > ir.MaxStateCells {
-			l.errorf(l.c.threads[i].decl.Pos(), "program too large: its state needs more than %d cells (thread %s has %d instances of %d cells each)",
+			l.errorf(l.decl[t].decl.Pos(), "program too large: its state needs more than %d cells (thread %s has %d instances of %d cells each)",
 				ir.MaxStateCells, t.Name, t.Instances(), frame)
 			return
 		}
@@ -120,6 +182,7 @@ type builder struct {
 	// unreachable.
 	open []*int
 
+	pid    int // the process instance being lowered (0 outside processes)
 	frame  *frame
 	atomic bool // inside an atomic block
 	inLoop bool // code may run more than once: declarations re-initialise
@@ -155,11 +218,12 @@ func join(a, b []*int) []*int {
 	return append(append(out, a...), b...)
 }
 
-func (l *lowerer) thread(t *threadObj) {
-	tm := l.tmpls[t]
+func (l *lowerer) thread(t *threadObj, pid int) {
+	tm := l.tmpls[instance[*threadObj]{t, pid}]
 	b := &builder{
 		l:     l,
 		t:     tm,
+		pid:   pid,
 		frame: &frame{vars: map[*varObj]*ir.Var{}},
 		names: map[string]int{},
 	}
@@ -256,13 +320,22 @@ func (b *builder) temp(t typ, role string) *ir.Var {
 // variable returns the variable a name denotes in the current frame.
 func (b *builder) variable(o *varObj, pos syntax.Pos) *ir.Var {
 	if o.shared {
-		return b.l.shared[o]
+		return b.l.shared[instance[*varObj]{o, b.pidOf(o.proc)}]
 	}
 	if v := b.frame.vars[o]; v != nil {
 		return v
 	}
 	b.internal(pos, "no variable for "+o.id.Name)
 	return b.temp(o.typ, "missing")
+}
+
+// pidOf is the instance a declaration of process p stands for in the code being
+// lowered: the thread's own instance, or 0 for a declaration outside processes.
+func (b *builder) pidOf(p *processObj) int {
+	if p == nil {
+		return 0
+	}
+	return b.pid
 }
 
 func (b *builder) internal(pos syntax.Pos, msg string) {
@@ -343,6 +416,8 @@ func (b *builder) stmt(s syntax.Stmt) {
 		b.lockStmt(s)
 	case *syntax.JoinStmt:
 		b.joinStmt(s)
+	case *syntax.ChanStmt:
+		b.chanStmt(s)
 	case *syntax.YieldStmt:
 		start := b.begin(s.Pos(), b.stmtText(s))
 		b.emit(&ir.Node{Op: ir.OpYield})
@@ -582,11 +657,11 @@ func (b *builder) lockStmt(s *syntax.LockStmt) {
 	switch e := syntax.Unparen(s.Mutex).(type) {
 	case *syntax.Ident:
 		if m, ok := b.l.c.uses[e].(*mutexObj); ok {
-			n.Mutex = b.l.mutexes[m]
+			n.Mutex = b.l.mutexes[instance[*mutexObj]{m, b.pidOf(m.proc)}]
 		}
 	case *syntax.IndexExpr:
 		if m, ok := b.l.c.uses[e.X].(*mutexObj); ok {
-			n.Mutex = b.l.mutexes[m]
+			n.Mutex = b.l.mutexes[instance[*mutexObj]{m, b.pidOf(m.proc)}]
 			n.MIndex = b.guard(e.Index)
 		}
 	}
@@ -604,11 +679,11 @@ func (b *builder) joinStmt(s *syntax.JoinStmt) {
 	switch e := syntax.Unparen(s.Thread).(type) {
 	case *syntax.Ident:
 		if t, ok := b.l.c.uses[e].(*threadObj); ok {
-			n.Join = b.l.tmpls[t]
+			n.Join = b.l.tmpls[instance[*threadObj]{t, b.pidOf(t.proc)}]
 		}
 	case *syntax.IndexExpr:
 		if t, ok := b.l.c.uses[e.X].(*threadObj); ok {
-			n.Join = b.l.tmpls[t]
+			n.Join = b.l.tmpls[instance[*threadObj]{t, b.pidOf(t.proc)}]
 			n.JIndex = b.guard(e.Index)
 		}
 	}
@@ -618,6 +693,49 @@ func (b *builder) joinStmt(s *syntax.JoinStmt) {
 	}
 	b.emit(n)
 	b.end(start)
+}
+
+// chanStmt lowers send(c, e…) and recv(c, lv…): the fields of a message to send
+// are evaluated left to right before the send (operations they need, a cas,
+// first), the destinations of a received message when it is taken.
+func (b *builder) chanStmt(s *syntax.ChanStmt) {
+	start := b.begin(s.Pos(), b.stmtText(s))
+	n := &ir.Node{Op: ir.OpSend}
+	if s.Tok == syntax.RECV {
+		n.Op = ir.OpRecv
+	}
+	fields := s.Args[1:]
+	if n.Op == ir.OpSend {
+		n.Args = b.exprList(fields)
+	}
+	n.Chan, n.CIndex = b.channel(s.Args[0])
+	if n.Chan == nil {
+		b.internal(s.Pos(), s.Tok.String()+" operand without channel")
+		return
+	}
+	if n.Op == ir.OpRecv {
+		for _, x := range fields {
+			n.Dsts = append(n.Dsts, b.lvalue(x, false, false))
+		}
+	}
+	b.emit(n)
+	b.end(start)
+}
+
+// channel lowers a channel operand: the channel and its index (nil for a single
+// channel).
+func (b *builder) channel(x syntax.Expr) (*ir.Channel, *ir.Expr) {
+	switch e := syntax.Unparen(x).(type) {
+	case *syntax.Ident:
+		if ch, ok := b.l.c.uses[e].(*chanObj); ok {
+			return b.l.chans[ch], nil
+		}
+	case *syntax.IndexExpr:
+		if ch, ok := b.l.c.uses[e.X].(*chanObj); ok {
+			return b.l.chans[ch], b.guard(e.Index)
+		}
+	}
+	return nil, nil
 }
 
 // atomicStmt lowers an atomic block: all its nodes are one transition, so only

@@ -155,6 +155,14 @@ func (b *builder) expr(x syntax.Expr) *ir.Expr {
 		return b.mk(ir.Expr{Op: ir.EIndex, Type: t, Var: v, X: b.expr(e.Index), Pos: irPos(e.Pos())})
 	case *syntax.TidExpr:
 		return b.mk(ir.Expr{Op: ir.ETid, Type: ir.Int, Pos: irPos(e.Pos())})
+	case *syntax.PidExpr:
+		return b.constant(intType, int64(b.pid), e.Pos())
+	case *syntax.LenExpr:
+		ch, idx := b.channel(e.Args[0])
+		if ch == nil {
+			break
+		}
+		return b.mk(ir.Expr{Op: ir.ELen, Type: ir.Int, Chan: ch, X: idx, Pos: irPos(e.Pos())})
 	case *syntax.NondetExpr:
 		n := ir.Expr{Op: ir.ENondet, Type: ir.Int, Pos: irPos(e.Pos())}
 		if len(e.Args) == 2 {

@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"fmt"
+
 	"kbmc/ir"
 	"kbmc/lang/syntax"
 )
@@ -72,14 +74,16 @@ type varObj struct {
 	param  bool
 	init   []int64 // shared: initial values (nil: all zero)
 	decl   *syntax.VarDecl
-	fn     *funcObj // the function declaring it, nil in a thread body or for shared
+	fn     *funcObj    // the function declaring it, nil in a thread body or for shared
+	proc   *processObj // shared: the process whose memory it is, or nil
 }
 
 // mutexObj is a mutex declaration.
 type mutexObj struct {
 	id   *syntax.Ident
 	decl *syntax.MutexDecl
-	size int // 0 for a single mutex
+	size int         // 0 for a single mutex
+	proc *processObj // the process it belongs to, or nil
 }
 
 // funcObj is a function declaration.
@@ -94,6 +98,8 @@ type funcObj struct {
 	exprBody syntax.Expr
 
 	calls []callSite // calls in the body, for the recursion check
+
+	proc *processObj // the process it is declared in, or nil
 }
 
 type callSite struct {
@@ -105,14 +111,47 @@ type callSite struct {
 type threadObj struct {
 	id    *syntax.Ident
 	decl  *syntax.ThreadDecl
-	count int // 0 when declared without a count
+	count int         // 0 when declared without a count
+	proc  *processObj // the process it belongs to, or nil
 }
 
-func (o *constObj) ident() *syntax.Ident  { return o.id }
-func (o *varObj) ident() *syntax.Ident    { return o.id }
-func (o *mutexObj) ident() *syntax.Ident  { return o.id }
-func (o *funcObj) ident() *syntax.Ident   { return o.id }
-func (o *threadObj) ident() *syntax.Ident { return o.id }
+// processObj is a process declaration: its members are visible in its own
+// bodies only.
+type processObj struct {
+	id    *syntax.Ident
+	decl  *syntax.ProcessDecl
+	count int // 0 when declared without a count
+	names map[string]object
+}
+
+// name is the name of instance pid as traces show it: "node[1]", or "node" for a
+// process declared without a count.
+func (p *processObj) name(pid int) string {
+	if p.count == 0 {
+		return p.id.Name
+	}
+	return fmt.Sprintf("%s[%d]", p.id.Name, pid)
+}
+
+// instances is the number of instances the declaration stands for.
+func (p *processObj) instances() int { return max(p.count, 1) }
+
+// chanObj is a channel declaration.
+type chanObj struct {
+	id       *syntax.Ident
+	decl     *syntax.ChanDecl
+	size     int // 0 for a single channel
+	fields   []typ
+	capacity int
+}
+
+func (o *constObj) ident() *syntax.Ident   { return o.id }
+func (o *varObj) ident() *syntax.Ident     { return o.id }
+func (o *mutexObj) ident() *syntax.Ident   { return o.id }
+func (o *funcObj) ident() *syntax.Ident    { return o.id }
+func (o *threadObj) ident() *syntax.Ident  { return o.id }
+func (o *processObj) ident() *syntax.Ident { return o.id }
+func (o *chanObj) ident() *syntax.Ident    { return o.id }
 
 // kindOf describes an object for messages: "mutex m", "thread t".
 func kindOf(o object) string {
@@ -133,6 +172,10 @@ func kindOf(o object) string {
 		return "function"
 	case *threadObj:
 		return "thread"
+	case *processObj:
+		return "process"
+	case *chanObj:
+		return "channel"
 	}
 	return "name"
 }

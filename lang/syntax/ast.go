@@ -78,6 +78,18 @@ type (
 	// TidExpr is the instance index tid.
 	TidExpr struct{ TidPos Pos }
 
+	// PidExpr is the process instance index pid.
+	PidExpr struct{ PidPos Pos }
+
+	// LenExpr is len(c): the number of messages in a channel; the checker
+	// validates Args.
+	LenExpr struct {
+		Len    Pos
+		Lparen Pos
+		Args   []Expr
+		Rparen Pos
+	}
+
 	// ParenExpr is (X).
 	ParenExpr struct {
 		Lparen Pos
@@ -155,6 +167,8 @@ func (x *IntLit) Pos() Pos     { return x.ValuePos }
 func (x *BoolLit) Pos() Pos    { return x.ValuePos }
 func (x *StringLit) Pos() Pos  { return x.ValuePos }
 func (x *TidExpr) Pos() Pos    { return x.TidPos }
+func (x *PidExpr) Pos() Pos    { return x.PidPos }
+func (x *LenExpr) Pos() Pos    { return x.Len }
 func (x *ParenExpr) Pos() Pos  { return x.Lparen }
 func (x *IndexExpr) Pos() Pos  { return x.X.Pos() }
 func (x *CallExpr) Pos() Pos   { return x.Fun.Pos() }
@@ -176,6 +190,8 @@ func (x *BoolLit) End() Pos {
 }
 func (x *StringLit) End() Pos  { return after(x.ValuePos, len(x.Lit)) }
 func (x *TidExpr) End() Pos    { return after(x.TidPos, len("tid")) }
+func (x *PidExpr) End() Pos    { return after(x.PidPos, len("pid")) }
+func (x *LenExpr) End() Pos    { return after(x.Rparen, 1) }
 func (x *ParenExpr) End() Pos  { return after(x.Rparen, 1) }
 func (x *IndexExpr) End() Pos  { return after(x.Rbrack, 1) }
 func (x *CallExpr) End() Pos   { return after(x.Rparen, 1) }
@@ -192,6 +208,8 @@ func (*IntLit) exprNode()     {}
 func (*BoolLit) exprNode()    {}
 func (*StringLit) exprNode()  {}
 func (*TidExpr) exprNode()    {}
+func (*PidExpr) exprNode()    {}
+func (*LenExpr) exprNode()    {}
 func (*ParenExpr) exprNode()  {}
 func (*IndexExpr) exprNode()  {}
 func (*CallExpr) exprNode()   {}
@@ -346,6 +364,16 @@ type (
 	// YieldStmt is yield.
 	YieldStmt struct{ Yield Pos }
 
+	// ChanStmt is send(c, e…) or recv(c, lv…): Args[0] names the channel; the
+	// checker validates Args.
+	ChanStmt struct {
+		TokPos Pos
+		Tok    Token // SEND or RECV
+		Lparen Pos
+		Args   []Expr
+		Rparen Pos
+	}
+
 	// AtomicStmt is atomic Body.
 	AtomicStmt struct {
 		Atomic Pos
@@ -369,6 +397,7 @@ func (s *GuardStmt) Pos() Pos  { return s.TokPos }
 func (s *LockStmt) Pos() Pos   { return s.TokPos }
 func (s *JoinStmt) Pos() Pos   { return s.Join }
 func (s *YieldStmt) Pos() Pos  { return s.Yield }
+func (s *ChanStmt) Pos() Pos   { return s.TokPos }
 func (s *AtomicStmt) Pos() Pos { return s.Atomic }
 
 func (s *VarDecl) Pos() Pos {
@@ -404,6 +433,7 @@ func (s *GuardStmt) End() Pos  { return after(s.Rparen, 1) }
 func (s *LockStmt) End() Pos   { return after(s.Rparen, 1) }
 func (s *JoinStmt) End() Pos   { return after(s.Rparen, 1) }
 func (s *YieldStmt) End() Pos  { return after(s.Yield, len("yield")) }
+func (s *ChanStmt) End() Pos   { return after(s.Rparen, 1) }
 func (s *AtomicStmt) End() Pos { return s.Body.End() }
 
 func (s *VarDecl) End() Pos {
@@ -433,6 +463,7 @@ func (*GuardStmt) stmtNode()  {}
 func (*LockStmt) stmtNode()   {}
 func (*JoinStmt) stmtNode()   {}
 func (*YieldStmt) stmtNode()  {}
+func (*ChanStmt) stmtNode()   {}
 func (*AtomicStmt) stmtNode() {}
 
 // ---------------------------------------------------------------------------
@@ -482,14 +513,43 @@ type (
 		Rbrack Pos
 		Body   *BlockStmt
 	}
+
+	// ChanDecl is chan (Fields) Name [Size] capacity Cap.
+	ChanDecl struct {
+		Chan     Pos
+		Lparen   Pos
+		Fields   []*TypeName
+		Rparen   Pos
+		Name     *Ident
+		Lbrack   Pos
+		Size     Expr // nil for a single channel
+		Rbrack   Pos
+		Capacity Pos
+		Cap      Expr
+	}
+
+	// ProcessDecl is process Name [Count] { Decls }: the shared variables,
+	// mutexes, functions and threads of one process template.
+	ProcessDecl struct {
+		Process Pos
+		Name    *Ident
+		Lbrack  Pos
+		Count   Expr // nil for a single instance
+		Rbrack  Pos
+		Lbrace  Pos
+		Decls   []Decl
+		Rbrace  Pos
+	}
 )
 
-func (d *BadDecl) Pos() Pos    { return d.From }
-func (d *ConstDecl) Pos() Pos  { return d.Const }
-func (d *MutexDecl) Pos() Pos  { return d.Mutex }
-func (d *FuncDecl) Pos() Pos   { return d.Func }
-func (d *ThreadDecl) Pos() Pos { return d.Thread }
-func (d *Param) Pos() Pos      { return d.Type.Pos() }
+func (d *BadDecl) Pos() Pos     { return d.From }
+func (d *ConstDecl) Pos() Pos   { return d.Const }
+func (d *MutexDecl) Pos() Pos   { return d.Mutex }
+func (d *FuncDecl) Pos() Pos    { return d.Func }
+func (d *ThreadDecl) Pos() Pos  { return d.Thread }
+func (d *ChanDecl) Pos() Pos    { return d.Chan }
+func (d *ProcessDecl) Pos() Pos { return d.Process }
+func (d *Param) Pos() Pos       { return d.Type.Pos() }
 
 func (d *BadDecl) End() Pos   { return d.To }
 func (d *ConstDecl) End() Pos { return d.Value.End() }
@@ -499,16 +559,20 @@ func (d *MutexDecl) End() Pos {
 	}
 	return d.Name.End()
 }
-func (d *FuncDecl) End() Pos   { return d.Body.End() }
-func (d *ThreadDecl) End() Pos { return d.Body.End() }
-func (d *Param) End() Pos      { return d.Name.End() }
+func (d *FuncDecl) End() Pos    { return d.Body.End() }
+func (d *ThreadDecl) End() Pos  { return d.Body.End() }
+func (d *ChanDecl) End() Pos    { return d.Cap.End() }
+func (d *ProcessDecl) End() Pos { return after(d.Rbrace, 1) }
+func (d *Param) End() Pos       { return d.Name.End() }
 
-func (*BadDecl) declNode()    {}
-func (*ConstDecl) declNode()  {}
-func (*VarDecl) declNode()    {}
-func (*MutexDecl) declNode()  {}
-func (*FuncDecl) declNode()   {}
-func (*ThreadDecl) declNode() {}
+func (*BadDecl) declNode()     {}
+func (*ConstDecl) declNode()   {}
+func (*VarDecl) declNode()     {}
+func (*MutexDecl) declNode()   {}
+func (*FuncDecl) declNode()    {}
+func (*ThreadDecl) declNode()  {}
+func (*ChanDecl) declNode()    {}
+func (*ProcessDecl) declNode() {}
 
 // ---------------------------------------------------------------------------
 // Files

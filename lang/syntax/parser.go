@@ -149,7 +149,7 @@ func (p *parser) leave() { p.depth-- }
 
 func isDeclStart(tok Token) bool {
 	switch tok {
-	case CONST, SHARED, MUTEX, FUNC, THREAD:
+	case CONST, SHARED, MUTEX, FUNC, THREAD, PROCESS, CHAN:
 		return true
 	}
 	return false
@@ -162,7 +162,7 @@ func (p *parser) parseFile() {
 			p.file.Decls = append(p.file.Decls, d)
 		}
 		if p.unsynced {
-			p.syncDecl()
+			p.syncDecl(false)
 		}
 		if p.pos.Offset == start && p.tok != EOF {
 			p.next() // guarantee progress
@@ -170,14 +170,19 @@ func (p *parser) parseFile() {
 	}
 }
 
-// syncDecl skips to the next declaration keyword outside braces.
-func (p *parser) syncDecl() {
+// syncDecl skips to the next declaration keyword outside braces; in a process
+// body also to the "}" that closes it.
+func (p *parser) syncDecl(inProcess bool) {
 	depth := 0
 	for p.tok != EOF {
 		switch p.tok {
 		case LBRACE:
 			depth++
 		case RBRACE:
+			if depth == 0 && inProcess {
+				p.unsynced = false
+				return
+			}
 			if depth > 0 {
 				depth--
 			}
@@ -204,6 +209,10 @@ func (p *parser) parseDecl() Decl {
 		return p.parseFuncDecl()
 	case THREAD:
 		return p.parseThreadDecl()
+	case CHAN:
+		return p.parseChanDecl()
+	case PROCESS:
+		return p.parseProcessDecl()
 	case INT, BOOL:
 		p.error(p.pos, fmt.Sprintf("expected declaration, found %s (a variable outside a body is declared with \"shared\")", p.found()))
 	default:
@@ -389,6 +398,82 @@ func (p *parser) parseThreadDecl() Decl {
 	return d
 }
 
+// parseChanDecl parses "chan (T, …) name [size] capacity K;".
+func (p *parser) parseChanDecl() Decl {
+	d := &ChanDecl{Chan: p.pos}
+	p.next()
+	var ok bool
+	if d.Lparen, ok = p.expect(LPAREN); !ok {
+		return nil
+	}
+	field := func() {
+		if t := p.parseType(); t != nil {
+			d.Fields = append(d.Fields, t)
+		}
+	}
+	if !p.parseList(RPAREN, field) {
+		return nil
+	}
+	if d.Rparen, ok = p.expect(RPAREN); !ok {
+		return nil
+	}
+	d.Name = p.parseIdent()
+	if p.unsynced {
+		return nil
+	}
+	if d.Lbrack, d.Size, d.Rbrack, ok = p.parseSize(); !ok {
+		return nil
+	}
+	if d.Capacity, ok = p.expect(CAPACITY); !ok {
+		return nil
+	}
+	if d.Cap = p.parseExpr(); p.unsynced {
+		return nil
+	}
+	p.expectSemi()
+	return d
+}
+
+// parseProcessDecl parses "process name [count] { declarations }".
+func (p *parser) parseProcessDecl() Decl {
+	d := &ProcessDecl{Process: p.pos}
+	p.next()
+	d.Name = p.parseIdent()
+	if p.unsynced {
+		return nil
+	}
+	var ok bool
+	if d.Lbrack, d.Count, d.Rbrack, ok = p.parseSize(); !ok {
+		return nil
+	}
+	if p.tok != LBRACE {
+		p.errorExpected(strconv.Quote("{"))
+		return nil
+	}
+	d.Lbrace = p.pos
+	if !p.enter() {
+		return nil
+	}
+	defer p.leave()
+	p.next()
+	for p.tok != RBRACE && p.tok != EOF {
+		start := p.pos.Offset
+		if x := p.parseDecl(); x != nil {
+			d.Decls = append(d.Decls, x)
+		}
+		if p.unsynced {
+			p.syncDecl(true)
+		}
+		if p.pos.Offset == start && p.tok != RBRACE && p.tok != EOF {
+			p.next() // guarantee progress
+		}
+	}
+	if d.Rbrace, ok = p.expect(RBRACE); !ok {
+		return nil
+	}
+	return d
+}
+
 // parseBody parses the block of a function or thread. It returns nil if the
 // block is missing or its closing brace is.
 func (p *parser) parseBody() *BlockStmt {
@@ -482,7 +567,7 @@ func (p *parser) syncStmt() {
 
 func startsExpr(tok Token) bool {
 	switch tok {
-	case IDENT, INTLIT, LPAREN, SUB, NOT, TILDE, TRUE, FALSE, TID, NONDET, CAS:
+	case IDENT, INTLIT, LPAREN, SUB, NOT, TILDE, TRUE, FALSE, TID, NONDET, CAS, PID, LEN:
 		return true
 	}
 	return false
@@ -569,6 +654,15 @@ func (p *parser) parseStmt() Stmt {
 	case YIELD:
 		s := &YieldStmt{Yield: p.pos}
 		p.next()
+		p.expectSemi()
+		return s
+	case SEND, RECV:
+		s := &ChanStmt{TokPos: p.pos, Tok: p.tok}
+		p.next()
+		var ok bool
+		if s.Lparen, s.Args, s.Rparen, ok = p.parseArgs(); !ok {
+			return nil
+		}
 		p.expectSemi()
 		return s
 	case ATOMIC:
@@ -843,6 +937,17 @@ func (p *parser) parsePrimary() Expr {
 	case TID:
 		p.next()
 		return &TidExpr{TidPos: pos}
+	case PID:
+		p.next()
+		return &PidExpr{PidPos: pos}
+	case LEN:
+		p.next()
+		x := &LenExpr{Len: pos}
+		var ok bool
+		if x.Lparen, x.Args, x.Rparen, ok = p.parseArgs(); !ok {
+			return p.bad(pos)
+		}
+		return x
 	case NONDET:
 		p.next()
 		x := &NondetExpr{Nondet: pos}

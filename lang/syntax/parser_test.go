@@ -223,6 +223,22 @@ thread t[N] {
 }`,
 	"thread t { if (a) if (b) x = 1; else y = 2; }",
 	"thread t { x = (a ? b : c) ? d : e; y = ((1)); }",
+	`const N = 2;
+chan (int, bool) to[N] capacity 2;
+chan (int) done capacity 1;
+process node[N] {
+	shared int leader = -1;
+	mutex m;
+	func next() int { return (pid + 1) % N; }
+	thread listener {
+		int from; bool b;
+		recv(to[pid], from, b);
+		lock(m); if (from > leader) { leader = from; } unlock(m);
+		if (len(to[pid]) == 0) { send(done, pid); }
+	}
+	thread announcer[2] { send(to[next()], pid * 10 + tid, true); }
+}
+process observer { thread main { int who; recv(done, who); } }`,
 }
 
 func TestRoundTrip(t *testing.T) {

@@ -99,6 +99,33 @@ func (p *printer) decl(d Decl) {
 		p.size(d.Count)
 		p.WriteByte(' ')
 		p.block(d.Body)
+	case *ChanDecl:
+		p.WriteString("chan (")
+		for i, t := range d.Fields {
+			if i > 0 {
+				p.WriteString(", ")
+			}
+			p.WriteString(t.Kind.String())
+		}
+		p.WriteString(") ")
+		p.WriteString(d.Name.Name)
+		p.size(d.Size)
+		p.WriteString(" capacity ")
+		p.expr(d.Cap)
+		p.WriteByte(';')
+	case *ProcessDecl:
+		p.WriteString("process ")
+		p.WriteString(d.Name.Name)
+		p.size(d.Count)
+		p.WriteString(" {")
+		p.indent++
+		for _, x := range d.Decls {
+			p.newline()
+			p.decl(x)
+		}
+		p.indent--
+		p.newline()
+		p.WriteByte('}')
 	}
 }
 
@@ -263,6 +290,11 @@ func (p *printer) simpleStmt(s Stmt) {
 		p.WriteByte(')')
 	case *YieldStmt:
 		p.WriteString("yield")
+	case *ChanStmt:
+		p.WriteString(s.Tok.String())
+		p.WriteByte('(')
+		p.exprList(s.Args)
+		p.WriteByte(')')
 	default:
 		p.stmt(s)
 	}
@@ -296,6 +328,12 @@ func (p *printer) expr(x Expr) {
 		p.WriteString(x.Lit)
 	case *TidExpr:
 		p.WriteString("tid")
+	case *PidExpr:
+		p.WriteString("pid")
+	case *LenExpr:
+		p.WriteString("len(")
+		p.exprList(x.Args)
+		p.WriteByte(')')
 	case *ParenExpr:
 		p.WriteByte('(')
 		p.expr(x.X)

@@ -77,6 +77,13 @@ const (
 	TID
 	NONDET
 	CAS
+	PROCESS
+	CHAN
+	CAPACITY
+	SEND
+	RECV
+	LEN
+	PID
 	keywordEnd
 )
 
@@ -98,7 +105,8 @@ var tokenStrings = [...]string{
 	BREAK: "break", CONTINUE: "continue", RETURN: "return", ASSERT: "assert",
 	ASSUME: "assume", AWAIT: "await", LOCK: "lock", UNLOCK: "unlock", JOIN: "join",
 	YIELD: "yield", ATOMIC: "atomic", TRUE: "true", FALSE: "false", TID: "tid",
-	NONDET: "nondet", CAS: "cas",
+	NONDET: "nondet", CAS: "cas", PROCESS: "process", CHAN: "chan", CAPACITY: "capacity",
+	SEND: "send", RECV: "recv", LEN: "len", PID: "pid",
 }
 
 // String returns the token's source form for operators and keywords, and a

@@ -32,6 +32,10 @@ func Inspect(n Node, f func(Node) bool) {
 		for _, a := range n.Args {
 			insp(a)
 		}
+	case *LenExpr:
+		for _, a := range n.Args {
+			insp(a)
+		}
 	case *UnaryExpr:
 		insp(n.X)
 	case *BinaryExpr:
@@ -88,6 +92,10 @@ func Inspect(n Node, f func(Node) bool) {
 		insp(n.Thread)
 	case *AtomicStmt:
 		insp(n.Body)
+	case *ChanStmt:
+		for _, a := range n.Args {
+			insp(a)
+		}
 	case *ConstDecl:
 		insp(n.Name)
 		insp(n.Value)
@@ -110,5 +118,18 @@ func Inspect(n Node, f func(Node) bool) {
 		insp(n.Name)
 		insp(n.Count)
 		insp(n.Body)
+	case *ChanDecl:
+		for _, t := range n.Fields {
+			insp(t)
+		}
+		insp(n.Name)
+		insp(n.Size)
+		insp(n.Cap)
+	case *ProcessDecl:
+		insp(n.Name)
+		insp(n.Count)
+		for _, d := range n.Decls {
+			insp(d)
+		}
 	}
 }
