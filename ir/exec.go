@@ -232,10 +232,52 @@ func (p *Program) Deadlock(s State) *Violation {
 			if pos == (Pos{}) {
 				pos = n.Pos
 			}
-			parts = append(parts, fmt.Sprintf("%s waits at %s (%d:%d)", th.Name, n.Text, n.Pos.Line, n.Pos.Col))
+			parts = append(parts, fmt.Sprintf("%s waits at %s (%d:%d): %s", th.Name, n.Text, n.Pos.Line, n.Pos.Col, p.WaitsFor(s, t)))
 		}
 	}
 	return &Violation{Kind: Deadlock, Msg: strings.Join(parts, "; "), Pos: pos, Thread: -1}
+}
+
+// WaitsFor says what blocked thread t waits for in s: the mutex and who holds it,
+// the threads a join waits for, the channel that is full or empty, or the
+// condition that is false.
+func (p *Program) WaitsFor(s State, t int) string {
+	tr := p.Transition(s, t)
+	if tr == nil {
+		return "terminated"
+	}
+	n := tr.EntryNode()
+	m := p.newMachine(s, t, nil, nil)
+	switch n.Op {
+	case OpLock:
+		if i := m.lockIndex(n); !m.failed {
+			name := p.LocationName(p.LockLocation(i))
+			if o := p.LockOwner(s, i); o >= 0 {
+				return fmt.Sprintf("mutex %s, held by %s", name, p.Threads[o].Name)
+			}
+			return "mutex " + name
+		}
+	case OpJoin:
+		lo, hi := m.joinRange(n)
+		var running []string
+		for u := lo; u < hi; u++ {
+			if !p.Done(s, u) {
+				running = append(running, p.Threads[u].Name)
+			}
+		}
+		return "the end of " + strings.Join(running, ", ")
+	case OpSend, OpRecv:
+		if c := m.chanIndex(n.Chan, n.CIndex); !m.failed {
+			name := p.LocationName(p.ChannelLocation(c))
+			if n.Op == OpSend {
+				return fmt.Sprintf("channel %s, which is full (%d messages)", name, n.Chan.Cap)
+			}
+			return fmt.Sprintf("channel %s, which is empty", name)
+		}
+	case OpAwait, OpAssume:
+		return "its condition, which is false"
+	}
+	return "nothing (it can move)"
 }
 
 // Step executes thread t's next transition in s, in place. The thread must be

@@ -22,6 +22,22 @@ type traceStep struct {
 	Nondet   []int64          `json:"nondet,omitempty"`
 	Reads    map[string]int64 `json:"reads"`
 	Writes   map[string]int64 `json:"writes"`
+	Sent     *traceMessage    `json:"sent,omitempty"`
+	Received *traceMessage    `json:"received,omitempty"`
+}
+
+// traceMessage is a message a step sent or received, on which channel.
+type traceMessage struct {
+	Channel string `json:"channel"`
+	Fields  []any  `json:"fields"` // ints and bools
+}
+
+func (m *traceMessage) String() string {
+	parts := make([]string, len(m.Fields))
+	for i, f := range m.Fields {
+		parts[i] = fmt.Sprint(f)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 // traceSteps replays a schedule (a counterexample already validated by the engine,
@@ -54,6 +70,22 @@ func traceSteps(l *loaded, moves []ir.Move) ([]traceStep, error) {
 		}
 		for _, a := range ev.LocalWrites {
 			st.Writes[th.Template.LocalName(a.Loc)] = a.Value
+		}
+		if ev.Channel >= 0 {
+			ch := p.ChannelOf(ev.Channel)
+			m := &traceMessage{Channel: p.LocationName(p.ChannelLocation(ev.Channel))}
+			for i, v := range ev.Message {
+				if ch.Fields[i] == ir.Bool {
+					m.Fields = append(m.Fields, v != 0)
+				} else {
+					m.Fields = append(m.Fields, v)
+				}
+			}
+			if n.Op == ir.OpSend {
+				st.Sent = m
+			} else {
+				st.Received = m
+			}
 		}
 		steps[i] = st
 	}
@@ -141,6 +173,12 @@ func valuesText(st traceStep) string {
 	}
 	if len(st.Nondet) > 0 {
 		parts = append(parts, fmt.Sprintf("nondet=%v", st.Nondet))
+	}
+	if st.Sent != nil {
+		parts = append(parts, fmt.Sprintf("sent %s on %s", st.Sent, st.Sent.Channel))
+	}
+	if st.Received != nil {
+		parts = append(parts, fmt.Sprintf("received %s from %s", st.Received, st.Received.Channel))
 	}
 	return strings.Join(parts, " ")
 }
