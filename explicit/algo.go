@@ -9,11 +9,15 @@ import (
 
 // Algorithms lists the --algo names New accepts, the reference DFS first.
 func Algorithms() []string {
-	return []string{"dfs", "dpor", "lazypor", "persistent", "bpor-preempt", "bpor-fair"}
+	return []string{"dfs", "dpor", "lazypor", "persistent", "process-local", "bpor-preempt", "bpor-fair"}
 }
 
 // New returns the explicit algorithm called name, configured by opts.
 func New(name string, opts Options) (verify.Engine, error) {
+	if opts.LocalDeadlock && (name != "dfs" || !opts.Stateful) {
+		return nil, fmt.Errorf("--local-deadlock needs the whole state graph, which only dfs --stateful explores: " +
+			"the reduced graphs of the other algorithms may show a process stuck when it is not (use --algo dfs --stateful)")
+	}
 	switch name {
 	case "dfs":
 		return DFS{Options: opts}, nil
@@ -30,6 +34,8 @@ func New(name string, opts Options) (verify.Engine, error) {
 		return LazyPOR{Options: opts}, nil
 	case "persistent":
 		return Persistent{Options: opts}, nil
+	case "process-local":
+		return ProcessLocal{Options: opts}, nil
 	}
 	return nil, fmt.Errorf("unknown explicit algorithm %q (available: %s)", name, strings.Join(Algorithms(), ", "))
 }

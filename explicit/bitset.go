@@ -70,6 +70,14 @@ func (b bitSet) intersects(o bitSet) bool {
 	return false
 }
 
+func (b bitSet) count() int {
+	c := 0
+	for _, w := range b {
+		c += bits.OnesCount64(w)
+	}
+	return c
+}
+
 func (b bitSet) countAnd(o bitSet) int {
 	c := 0
 	for i, w := range b {

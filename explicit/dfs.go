@@ -24,13 +24,22 @@ func (d DFS) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
 	s := &dfsSearch{x: x, states: make([]ir.State, 1), moves: make([]ir.Move, 0, min(k, 64))}
 	s.states[0] = p.Initial()
 	if d.Stateful {
-		s.visited = newVisitedStore[struct{}]()
+		s.visited = newVisitedStore[int32]()
+	}
+	if d.LocalDeadlock {
+		s.graph = &stateGraph{}
+		s.ids = []int32{-1}
 	}
 	s.explore(0)
 	keys := []string(nil)
 	if d.Stateful {
 		x.stats.States = int64(s.visited.len())
 		keys = append(keys, "states")
+	}
+	if s.graph != nil && x.Violation == nil && x.Stopped == nil {
+		if v, trace := s.graph.localDeadlock(p); v != nil {
+			x.Found(v, trace)
+		}
 	}
 	return x.result("dfs", depthOnly(), keys...)
 }
@@ -41,7 +50,9 @@ type dfsSearch struct {
 	moves   []ir.Move    // the current path
 	succ    []successors // per depth, so that a step's alternatives survive the recursion
 	ev      ir.Event
-	visited *visitedStore[struct{}]
+	visited *visitedStore[int32] // with the state's number in graph
+	graph   *stateGraph          // --local-deadlock: the explored graph
+	ids     []int32              // graph: ids[d] is the number of states[d]
 }
 
 // grow makes room for the state and move of depth d+1: buffers grow with the depth
@@ -54,6 +65,9 @@ func (s *dfsSearch) grow(d int) {
 	if len(s.moves) <= d {
 		s.moves = append(s.moves, ir.Move{})
 	}
+	if s.graph != nil && len(s.ids) <= d+1 {
+		s.ids = append(s.ids, -1)
+	}
 }
 
 // explore searches below states[depth] and returns the length of the longest
@@ -62,9 +76,12 @@ func (s *dfsSearch) explore(depth int) int {
 	x := s.x
 	cur := s.states[depth]
 	budget := x.opts.Depth - depth
-	var seen *visit[struct{}]
+	var seen *visit[int32]
 	if s.visited != nil {
 		if seen = s.visited.lookup(cur); seen != nil {
+			if s.graph != nil {
+				s.ids[depth] = seen.own
+			}
 			switch {
 			case seen.active > 0:
 				// A cycle: some execution runs forever, so past any bound.
@@ -78,6 +95,15 @@ func (s *dfsSearch) explore(depth int) int {
 			}
 		} else {
 			seen = s.visited.insert(cur)
+			if s.graph != nil {
+				var mv ir.Move
+				parent := int32(-1)
+				if depth > 0 {
+					mv, parent = s.moves[depth-1], s.ids[depth-1]
+				}
+				seen.own = s.graph.add(seen.state, parent, mv, depth)
+				s.ids[depth] = seen.own
+			}
 		}
 		seen.active, seen.budget = 1, int32(budget)
 		defer func() { seen.active = 0 }()
@@ -100,13 +126,22 @@ func (s *dfsSearch) successors(depth int) int {
 			break
 		}
 	}
+	id := int32(-1)
+	if s.graph != nil {
+		id = s.ids[depth]
+	}
 	if leaf, cut := x.leaf(cur, enabled, s.moves[:depth]); leaf {
+		if cut && id >= 0 && !s.graph.nodes[id].expanded {
+			s.graph.nodes[id].cut = true
+		}
 		if cut {
 			return 1
 		}
 		return 0
 	}
 	s.grow(depth)
+	record := id >= 0 && !s.graph.nodes[id].expanded
+	var succ []int32
 	height := 0
 	it := &s.succ[depth]
 	for t := range p.Threads {
@@ -119,10 +154,17 @@ func (s *dfsSearch) successors(depth int) int {
 		it.start()
 		for x.next(it, cur, s.states[depth+1], t, &s.ev, s.moves[:depth+1]) {
 			height = max(height, 1+s.explore(depth+1))
+			if record {
+				succ = append(succ, s.ids[depth+1])
+			}
 			if x.done() {
 				return height
 			}
 		}
+	}
+	if record {
+		n := &s.graph.nodes[id]
+		n.succ, n.expanded, n.cut = succ, true, false
 	}
 	return height
 }

@@ -11,6 +11,9 @@ import (
 type Options struct {
 	verify.Options
 	Stateful  bool  // dfs: keep a visited set
+	// LocalDeadlock (dfs --stateful): after the search, report a reachable state
+	// where some process can never move again (see localdeadlock.go).
+	LocalDeadlock bool
 	MaxNondet int64 // largest nondet range explored (values); 0 means DefaultMaxNondet
 
 	NoSleep     bool   // dpor, persistent: no sleep sets (dpor keeps source-DPOR race reversal, so counts differ from the thesis baseline)

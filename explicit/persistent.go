@@ -54,7 +54,14 @@ func (a Persistent) Check(ctx context.Context, p *ir.Program) (*verify.Result, e
 		return nil, err
 	}
 	s := newPersistentSearch(x, a.NoSleep, a.noCache)
-	if a.boundedOnly {
+	s.search(a.boundedOnly)
+	return x.result("persistent", depthOnly(), "states", "sleep_blocked")
+}
+
+// search runs the two phases (see Persistent).
+func (s *persistentSearch) search(boundedOnly bool) {
+	x := s.x
+	if boundedOnly {
 		s.tooLong()
 	} else {
 		s.phase1 = true
@@ -65,7 +72,6 @@ func (a Persistent) Check(ctx context.Context, p *ir.Program) (*verify.Result, e
 		s.table = s.newTable()
 		s.visit(0)
 	}
-	return x.result("persistent", depthOnly(), "states", "sleep_blocked")
 }
 
 // persistentSearch is one run of the algorithm.
@@ -78,6 +84,9 @@ type persistentSearch struct {
 	noCache bool
 	info    *staticInfo
 	table   *visitedStore[persistentRecord] // H of Figure 1
+	// choose computes the set of threads to explore in the state at depth d
+	// into frames[d].pset: selectPersistent, or process-local's Branch(s, p).
+	choose func(d int, safety bool)
 	states  []ir.State                      // states[d]: the state after d steps on the current path
 	moves   []ir.Move
 	frames  []*persistentFrame
@@ -123,6 +132,7 @@ func newPersistentSearch(x *executor, noSleep, noCache bool) *persistentSearch {
 	k := x.opts.Depth
 	n := len(p.Threads)
 	s := &persistentSearch{x: x, p: p, k: k, n: n, noSleep: noSleep, noCache: noCache, info: analyze(p)}
+	s.choose = s.selectPersistent
 	s.table = s.newTable()
 	s.frame(0)
 	copy(s.states[0], p.Initial())
@@ -201,7 +211,7 @@ func (s *persistentSearch) exhaust(d int) int {
 	if leaf, _ := x.leaf(cur, !f.enabled.empty(), s.moves[:d]); leaf {
 		return 0
 	}
-	s.selectPersistent(d, false)
+	s.choose(d, false)
 	e.active++
 	h := 0
 	for t := f.pset.next(0); t >= 0 && !s.long && !x.done(); t = f.pset.next(t + 1) {
@@ -313,7 +323,7 @@ func (s *persistentSearch) visit(d int) {
 		if leaf, _ := x.leaf(cur, !f.enabled.empty(), s.moves[:d]); leaf {
 			return
 		}
-		s.selectPersistent(d, true)
+		s.choose(d, true)
 		e.own.pset.copyFrom(f.pset)
 		f.sleep.copyFrom(f.sleepIn)
 		f.todo.copyFrom(f.pset)

@@ -18,12 +18,13 @@ const (
 	BadUnlock
 	Relock
 	Deadlock
+	LocalDeadlock // one process can never move again, while others may
 )
 
 var violationNames = [...]string{
 	NoViolation: "none", Assertion: "assertion", Bounds: "bounds",
 	DivisionByZero: "division-by-zero", Shift: "shift", BadUnlock: "bad-unlock",
-	Relock: "relock", Deadlock: "deadlock",
+	Relock: "relock", Deadlock: "deadlock", LocalDeadlock: "local-deadlock",
 }
 
 func (k ViolationKind) String() string {
@@ -236,6 +237,37 @@ func (p *Program) Deadlock(s State) *Violation {
 		}
 	}
 	return &Violation{Kind: Deadlock, Msg: strings.Join(parts, "; "), Pos: pos, Thread: -1}
+}
+
+// Stuck returns a LocalDeadlock violation for process i in s when the process has
+// a thread that has not terminated, none of its threads can move, and none sits on
+// a false assume (an execution there is cut, not stuck); otherwise nil. Whether
+// the process can never move again depends on the states reachable from s, which
+// a search decides; Stuck is what a single state shows.
+func (p *Program) Stuck(s State, i int) *Violation {
+	first := -1
+	var parts []string
+	var pos Pos
+	for t, th := range p.Threads {
+		if p.ProcessOf(t) != i {
+			continue
+		}
+		switch p.Status(s, t) {
+		case Enabled, BlockedAssume:
+			return nil
+		case Blocked:
+			n := p.Transition(s, t).EntryNode()
+			if first < 0 {
+				first, pos = t, n.Pos
+			}
+			parts = append(parts, fmt.Sprintf("%s waits at %s (%d:%d): %s", th.Name, n.Text, n.Pos.Line, n.Pos.Col, p.WaitsFor(s, t)))
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	return &Violation{Kind: LocalDeadlock, Pos: pos, Thread: first,
+		Msg: fmt.Sprintf("%s can never move again: %s", p.ProcessName(i), strings.Join(parts, "; "))}
 }
 
 // WaitsFor says what blocked thread t waits for in s: the mutex and who holds it,

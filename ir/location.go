@@ -109,3 +109,25 @@ func (p *Program) ChannelQueue(s State, c int) State {
 
 // ChannelOf returns the declaration channel number c belongs to.
 func (p *Program) ChannelOf(c int) *Channel { return p.chanDecl[c] }
+
+// NumProcesses is the number of processes: the program's process instances, or one
+// for a program without processes, whose threads all form one process.
+func (p *Program) NumProcesses() int { return max(len(p.Processes), 1) }
+
+// ProcessOf is the process thread t belongs to: its instance's Index, or 0 in a
+// program without processes.
+func (p *Program) ProcessOf(t int) int {
+	if pr := p.Threads[t].Template.Process; pr != nil {
+		return pr.Index
+	}
+	return 0
+}
+
+// ProcessName names process i as traces do: "node[1]", or "the program" when the
+// program declares no process.
+func (p *Program) ProcessName(i int) string {
+	if len(p.Processes) == 0 {
+		return "the program"
+	}
+	return p.Processes[i].Name
+}

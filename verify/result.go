@@ -70,6 +70,7 @@ type Stats struct {
 	TCSBuilt     int64 // LazyPOR trace constraint systems built
 	TCSSolved    int64
 	TCSUnsat     int64
+	LocalStates  int64 // process-local: states where only one process's transitions were explored
 	Depth        int64 // symbolic: depth reached
 	SolverCalls  int64
 	Variables    int64
@@ -86,7 +87,7 @@ func (s *Stats) Values() map[string]any {
 	return map[string]any{
 		"executions": s.Executions, "transitions": s.Transitions, "states": s.States,
 		"sleep_blocked": s.SleepBlocked, "tcs_built": s.TCSBuilt, "tcs_solved": s.TCSSolved,
-		"tcs_unsat": s.TCSUnsat, "depth": s.Depth, "solver_calls": s.SolverCalls,
+		"tcs_unsat": s.TCSUnsat, "local_states": s.LocalStates, "depth": s.Depth, "solver_calls": s.SolverCalls,
 		"variables": s.Variables, "clauses": s.Clauses, "conflicts": s.Conflicts,
 		"encode_ms": ms(s.EncodeTime), "solve_ms": ms(s.SolveTime), "time_ms": ms(s.Time),
 	}
@@ -126,6 +127,25 @@ func Validate(p *ir.Program, r *Result) (*ir.Run, error) {
 	}
 	if r.Violation == nil {
 		return nil, fmt.Errorf("%w: unsafe result without a violation", ErrReplay)
+	}
+	if r.Violation.Kind == ir.LocalDeadlock {
+		// The replay shows the process stuck in the final state; that it can
+		// never move again is what the engine's search of the states below
+		// established.
+		run, err := p.Replay(r.Trace)
+		if err != nil {
+			return run, fmt.Errorf("%w: %v", ErrReplay, err)
+		}
+		if run.Violation() != nil {
+			return run, fmt.Errorf("%w: the trace of a local deadlock ends in %s", ErrReplay, run.Violation().Kind)
+		}
+		v := p.Stuck(run.Final(), p.ProcessOf(r.Violation.Thread))
+		if v == nil {
+			return run, fmt.Errorf("%w: %s is not stuck at the end of the trace", ErrReplay,
+				p.ProcessName(p.ProcessOf(r.Violation.Thread)))
+		}
+		r.Violation = v
+		return run, nil
 	}
 	run, v, err := p.Confirm(r.Trace, r.Violation.Kind)
 	if err != nil {

@@ -38,6 +38,7 @@ func engineFlags() []cli.Flag {
 		&cli.IntFlag{Name: "depth", Value: verify.DefaultDepth, Usage: "maximum number of steps of an execution"},
 		&cli.BoolFlag{Name: "no-deadlock", Usage: "do not report deadlocks"},
 		&cli.BoolFlag{Name: "stateful", Usage: "dfs: keep a visited set"},
+		&cli.BoolFlag{Name: "local-deadlock", Usage: "dfs --stateful: also report a process that can never move again while others may"},
 		&cli.BoolFlag{Name: "no-sleep", Usage: "dpor, persistent: no sleep sets"},
 		&cli.IntFlag{Name: "preemptions", Value: 2, Usage: "bpor-preempt: preemption bound (negative: none)"},
 		&cli.IntFlag{Name: "fair", Value: 2, Usage: "bpor-fair: fair bound (negative: none)"},
@@ -99,6 +100,7 @@ func readEngineConfig(c *cli.Context) (engineConfig, error) {
 	ec.Bounds.Depth = c.Int("depth")
 	ec.Bounds.NoDeadlock = c.Bool("no-deadlock")
 	ec.Explicit.Stateful = c.Bool("stateful")
+	ec.Explicit.LocalDeadlock = c.Bool("local-deadlock")
 	ec.Explicit.NoSleep = c.Bool("no-sleep")
 	ec.Explicit.TCSSolver = c.String("tcs-solver")
 	ec.Explicit.Preemptions = c.Int("preemptions")
@@ -127,6 +129,10 @@ func (ec engineConfig) engine() (verify.Engine, error) {
 		}
 		return eng, nil
 	case "symbolic":
+		if ec.Explicit.LocalDeadlock {
+			return nil, usageErr("--local-deadlock: the symbolic engine cannot decide local deadlocks " +
+				"(they need every state reachable from a state); use --engine explicit --algo dfs --stateful")
+		}
 		eng, err := symbolic.New(ec.Bounds, ec.Solver, ec.POR, ec.NoIncremental)
 		if err != nil {
 			return nil, usageErr("%v", err)

@@ -90,14 +90,17 @@ func splitEngines(s string) []string {
 
 // Flags are what the test harnesses take from an //@ args: line.
 type Flags struct {
-	Depth      int  // --depth N; 0 if not given
-	NoDeadlock bool // --no-deadlock
-	Config     lang.Config
+	Depth         int  // --depth N; 0 if not given
+	NoDeadlock    bool // --no-deadlock
+	Stateful      bool // --stateful (dfs)
+	LocalDeadlock bool // --local-deadlock (dfs --stateful)
+	Config        lang.Config
 }
 
 // ParseArgs interprets args, the fields of an //@ args: line. It understands
 // --depth N, --width N, -D NAME=VALUE (VALUE an integer in Go syntax, possibly
-// negative), --no-fold and --no-deadlock, in the forms the CLI accepts; any other
+// negative), --no-fold, --no-deadlock, --stateful and --local-deadlock, in the
+// forms the CLI accepts; any other
 // argument is an error, so a harness never passes a program kbmc regress rejects.
 func ParseArgs(args []string) (Flags, error) {
 	var f Flags
@@ -152,8 +155,12 @@ func ParseArgs(args []string) (Flags, error) {
 			f.Config.NoFold = true
 		case arg == "--no-deadlock":
 			f.NoDeadlock = true
+		case arg == "--stateful":
+			f.Stateful = true
+		case arg == "--local-deadlock":
+			f.LocalDeadlock = true
 		default:
-			return f, fmt.Errorf("unknown argument %q (known: --depth N, --width N, -D NAME=VALUE, --no-fold, --no-deadlock)", arg)
+			return f, fmt.Errorf("unknown argument %q (known: --depth N, --width N, -D NAME=VALUE, --no-fold, --no-deadlock, --stateful, --local-deadlock)", arg)
 		}
 	}
 	return f, nil

@@ -83,6 +83,7 @@ func TestParseArgs(t *testing.T) {
 	}{
 		{"", Flags{}},
 		{"--depth 40", Flags{Depth: 40}},
+		{"--stateful --local-deadlock", Flags{Stateful: true, LocalDeadlock: true}},
 		{"--depth 0", Flags{}},
 		{"--width 8", Flags{Config: lang.Config{Width: 8}}},
 		{"--width 64", Flags{Config: lang.Config{Width: 64}}},
@@ -128,7 +129,7 @@ func TestParseArgsErrors(t *testing.T) {
 		{"-D N=", `-D N=: "" is not an integer`},
 		{"--depth=16", `unknown argument "--depth=16"`},
 		{"--engine symbolic", `unknown argument "--engine"`},
-		{"--no-fold --stateful", `unknown argument "--stateful"`},
+		{"--no-fold --bpor", `unknown argument "--bpor"`},
 		{"-d N=2", `unknown argument "-d"`},
 		{"16", `unknown argument "16"`},
 	}
