@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,7 +50,7 @@ func TestTestdata(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
-		if a.Expect == "error" {
+		if a.Expect == "error" || !forSymbolic(a.Engines) {
 			continue
 		}
 		flags, err := annotation.ParseArgs(a.Args)
@@ -88,4 +89,18 @@ func TestTestdata(t *testing.T) {
 		})
 	}
 	t.Logf("%d programs × %d combinations: %d runs", programs, len(cs), runs)
+}
+
+// forSymbolic reports whether a program's //@ engines: list (none: every engine)
+// names a symbolic engine.
+func forSymbolic(engines []string) bool {
+	if len(engines) == 0 {
+		return true
+	}
+	for _, e := range engines {
+		if strings.HasPrefix(e, "symbolic") {
+			return true
+		}
+	}
+	return false
 }
