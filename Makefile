@@ -7,7 +7,7 @@ FUZZ_PARSE   ?= 800000x
 FUZZ_COMPILE ?= 400000x
 KBMC     := bin/kbmc
 
-.PHONY: all deps build demo test fmt-check vet unit purego fuzz regress bench clean
+.PHONY: all deps build demo test fmt-check vet unit race purego fuzz regress bench clean
 
 all: build
 
@@ -22,7 +22,7 @@ demo: build
 	-$(KBMC) check testdata/racy-increment.kb
 	$(KBMC) check testdata/atomic-increment.kb
 
-test: deps fmt-check vet unit purego fuzz regress
+test: deps fmt-check vet unit race purego fuzz regress
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -33,6 +33,11 @@ vet:
 
 unit:
 	$(GO) test -count=1 ./...
+
+# The parallel searches share one outcome between workers: run them under the race
+# detector (a few hundred generated programs and the parallel tests).
+race:
+	$(GO) test -race -count=1 -run 'TestDifferential/.*/workers=2|TestParallel|TestShard' -diff.seeds=300 ./explicit/
 
 # Everything must also build without cgo (gini only; asking for Z3 says why not),
 # and the solver tests must pass there too (the z3 ones report themselves skipped),

@@ -18,6 +18,22 @@ func New(name string, opts Options) (verify.Engine, error) {
 		return nil, fmt.Errorf("--local-deadlock needs the whole state graph, which only dfs --stateful explores: " +
 			"the reduced graphs of the other algorithms may show a process stuck when it is not (use --algo dfs --stateful)")
 	}
+	if opts.Workers > 1 || opts.Shard.Count > 1 {
+		if opts.Shard.Count > 1 && (opts.Shard.Index < 0 || opts.Shard.Index >= opts.Shard.Count) {
+			return nil, fmt.Errorf("shard %s: the index must be in 0..%d", opts.Shard, opts.Shard.Count-1)
+		}
+		if opts.LocalDeadlock {
+			if opts.Shard.Count > 1 {
+				return nil, fmt.Errorf("--local-deadlock needs the whole state graph in one run: it cannot be sharded")
+			}
+			opts.Workers = 1 // the analysis runs on one state graph
+		} else {
+			if _, err := New(name, Options{Options: opts.Options, Stateful: opts.Stateful, TCSSolver: opts.TCSSolver}); err != nil {
+				return nil, err
+			}
+			return parallelSearch{algo: name, opts: opts}, nil
+		}
+	}
 	switch name {
 	case "dfs":
 		return DFS{Options: opts}, nil

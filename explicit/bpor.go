@@ -58,14 +58,21 @@ func checkBPOR(ctx context.Context, p *ir.Program, opts Options, fair bool) (*ve
 		bound, name = opts.Fair, "bpor-fair"
 		s.release = releases(p)
 		s.yields = make([]int, len(p.Threads))
+		if x.from != nil && x.from.yields != nil {
+			copy(s.yields, x.from.yields)
+		}
 		s.maxSteps = opts.MaxSteps
 	}
 	s.bound = bound
 	if bound < 0 {
 		s.bound = math.MaxInt
 	}
-	copy(s.frame(0).state, p.Initial())
-	s.costs = append(s.costs[:0], 0)
+	copy(s.frame(0).state, x.initial())
+	cost := 0
+	if x.from != nil {
+		cost = x.from.cost
+	}
+	s.costs = append(s.costs[:0], cost)
 	s.explore(0)
 	b := depthOnly()
 	if fair {
@@ -87,7 +94,7 @@ type bporSearch struct {
 	costs    []int // costs[d]: Pb or Fb of the path's steps up to depth d
 }
 
-func (s *bporSearch) stopped() bool { return s.x.Livelock != "" || s.x.done() }
+func (s *bporSearch) stopped() bool { return s.x.done() }
 
 // explore is Algorithm 1's Explore(S) for the execution on the stack, |S| = d.
 func (s *bporSearch) explore(d int) {
@@ -96,13 +103,13 @@ func (s *bporSearch) explore(d int) {
 	if !more {
 		return
 	}
-	if s.fair && s.maxSteps > 0 && d > s.maxSteps {
+	if s.fair && s.maxSteps > 0 && d+x.prefixLen() > s.maxSteps {
 		x.stats.Executions++
 		within := "a fair execution"
 		if s.bound != math.MaxInt {
 			within = fmt.Sprintf("an execution within fair bound %d", s.bound)
 		}
-		x.Livelock = fmt.Sprintf("%s runs past %d steps (--max-steps)", within, s.maxSteps)
+		x.livelock(fmt.Sprintf("%s runs past %d steps (--max-steps)", within, s.maxSteps))
 		return
 	}
 	s.initialize(d)
@@ -191,8 +198,8 @@ func (s *bporSearch) releases(i, u int) bool {
 func (s *bporSearch) initialize(d int) {
 	f := s.frames[d]
 	if !s.fair {
-		if d > 0 {
-			if l := s.moves[d-1].Thread; f.enabled.has(l) {
+		if l := s.x.lastThread(s.moves, d); l >= 0 {
+			if f.enabled.has(l) {
 				f.backtrack.add(l)
 				return
 			}
@@ -212,18 +219,24 @@ func (s *bporSearch) initialize(d int) {
 // costOf is Bv(S.next(s, u)): Pb (Def. 1.5) or Fb (Def. 1.9).
 func (s *bporSearch) costOf(d, u int) int {
 	f := s.frames[d]
-	c := s.costs[d]
-	if !s.fair {
-		if d > 0 {
-			if l := s.moves[d-1].Thread; l != u && f.enabled.has(l) {
-				c++
-			}
+	return boundCost(s.fair, s.costs[d], s.x.lastThread(s.moves, d), u, f.enabled, s.yields)
+}
+
+// boundCost is Bv(S.next(s, u)) for the path S with cost c whose last step was by
+// thread last (-1: none), in a state whose enabled threads are enabled: for the
+// preemption bound, c plus one if the step preempts last (Def. 1.5); for the fair
+// bound, the largest lead in yields of u over an enabled thread, at least c (Def.
+// 1.9). The search and the frontier of a parallel run (parallel.go) both use it.
+func boundCost(fair bool, c, last, u int, enabled bitSet, yields []int) int {
+	if !fair {
+		if last >= 0 && last != u && enabled.has(last) {
+			c++
 		}
 		return c
 	}
-	for t := range s.p.Threads {
-		if f.enabled.has(t) && s.yields[u]-s.yields[t] > c {
-			c = s.yields[u] - s.yields[t]
+	for t := range yields {
+		if enabled.has(t) && yields[u]-yields[t] > c {
+			c = yields[u] - yields[t]
 		}
 	}
 	return c
@@ -233,9 +246,9 @@ func (s *bporSearch) costOf(d, u int) int {
 // can no longer be safe.
 func (s *bporSearch) pruned() {
 	if s.fair {
-		s.x.CutBy("fair bound reached")
+		s.x.cutOff("fair bound reached")
 	} else {
-		s.x.CutBy("preemption bound reached")
+		s.x.cutOff("preemption bound reached")
 	}
 }
 

@@ -22,7 +22,7 @@ func (d DFS) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
 	}
 	k := x.opts.Depth
 	s := &dfsSearch{x: x, states: make([]ir.State, 1), moves: make([]ir.Move, 0, min(k, 64))}
-	s.states[0] = p.Initial()
+	s.states[0] = x.initial()
 	if d.Stateful {
 		s.visited = newVisitedStore[int32]()
 	}
@@ -36,9 +36,9 @@ func (d DFS) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
 		x.stats.States = int64(s.visited.len())
 		keys = append(keys, "states")
 	}
-	if s.graph != nil && x.Violation == nil && x.Stopped == nil {
+	if s.graph != nil && !x.halted() {
 		if v, trace := s.graph.localDeadlock(p); v != nil {
-			x.Found(v, trace)
+			x.found(v, trace)
 		}
 	}
 	return x.result("dfs", depthOnly(), keys...)

@@ -424,10 +424,32 @@ type variant struct {
 	available func() error
 }
 
-// variantsOf lists how algo is checked. An algorithm this list does not know yet is
-// checked as trace-complete with default options, the strictest comparison: a new
-// algorithm is never skipped.
+// variantsOf lists how algo is checked: its sequential variants, and the parallel
+// run of the first of them (two workers over the subtrees of a frontier).
 func variantsOf(algo string) []variant {
+	vs := sequentialVariantsOf(algo)
+	par := vs[0]
+	set := par.set
+	par.name, par.every = "workers=2", 3
+	par.set = func(o *Options) { set(o); o.Workers = 2 }
+	switch algo {
+	case "dfs":
+		par.set = func(o *Options) { o.Workers = 2 } // stateless: its counts add up exactly
+	case "bpor-preempt", "bpor-fair":
+		// The bounded runs too: the frontier carries the bound.
+		b := vs[len(vs)-1]
+		bset := b.set
+		b.name, b.every = b.name+"/workers=2", 3
+		b.set = func(o *Options) { bset(o); o.Workers = 2 }
+		vs = append(vs, b)
+	}
+	return append(vs, par)
+}
+
+// sequentialVariantsOf lists how algo is checked. An algorithm this list does not
+// know yet is checked as trace-complete with default options, the strictest
+// comparison: a new algorithm is never skipped.
+func sequentialVariantsOf(algo string) []variant {
 	none := func(*Options) {}
 	switch algo {
 	case "dfs":
@@ -542,6 +564,10 @@ func (v variant) check(c *diffCase, st *stats) []string {
 		res := out.res
 		st.executions += res.Stats.Executions
 		st.refExecutions += ref.Stats.Executions
+		if v.algo == "dfs" && v.name == "workers=2" && res.Verdict != verify.Unsafe &&
+			res.Stats.Executions != ref.Stats.Executions {
+			fail("%s%s: %d executions; the sequential dfs has %d", label, modeName, res.Stats.Executions, ref.Stats.Executions)
+		}
 		got, want := verdictString(res), verdictString(ref)
 
 		if v.class == preemptBounded {

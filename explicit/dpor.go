@@ -45,7 +45,10 @@ func (a DPOR) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) 
 	n := len(p.Threads)
 	s := &dporSearch{porStack: newPORStack(x, true), sleep: !a.NoSleep,
 		next: make(vclock, n), first: make([]int, n), initials: newBitSet(n)}
-	copy(s.frame(0).state, p.Initial())
+	copy(s.frame(0).state, x.initial())
+	if s.sleep && x.from != nil && x.from.sleep != nil {
+		s.frame(0).sleep.copyFrom(x.from.sleep)
+	}
 	s.explore(0)
 	var keys []string
 	if s.sleep {

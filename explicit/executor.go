@@ -3,6 +3,8 @@ package explicit
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"kbmc/ir"
@@ -14,16 +16,21 @@ import (
 // decides where an execution ends (leaf), enforces the depth bound and the time
 // limit, and turns what the search found into a validated verify.Result.
 //
-// What a run has established (the outcome: the first violation, cuts, the
-// statistics) is kept apart from the scratch a search works with (the probe, the
-// polling counters), so that parallel workers can each have their own scratch
-// and share one outcome.
+// What a run has established (the outcome: the first violation, cuts, a stop) is
+// kept apart from what one search works with (its statistics, the probe, the
+// polling counters): the parallel searches of one run (parallel.go) each have an
+// executor of their own and share one outcome.
 type executor struct {
-	p    *ir.Program
-	opts Options
-	ctx  context.Context
+	p     *ir.Program
+	opts  Options
+	ctx   context.Context
+	out   *outcome
+	stats verify.Stats
+	depth int // the depth bound of the whole run (opts.Depth is what is left below from)
 
-	*outcome
+	// from is where this search starts: the initial state, or the end of a
+	// schedule prefix when it explores one subtree of a parallel or sharded run.
+	from *prefix
 
 	// Scratch of one search.
 	probe *ir.Probe // looks at next transitions (accesses)
@@ -32,10 +39,26 @@ type executor struct {
 	last  time.Time // last progress report
 }
 
-// outcome is what a run has found so far, and its statistics.
+// outcome is what a run has found so far. The searches of a parallel run share
+// one: the first violation any of them finds stops them all.
 type outcome struct {
-	verify.Outcome
-	stats verify.Stats
+	mu    sync.Mutex
+	facts verify.Outcome
+	end   atomic.Bool // a violation was found or the run was stopped: every search ends
+	// progress, if set, receives each search's statistics now and then (see done).
+	progress func(id int, st *verify.Stats)
+}
+
+// A prefix is a schedule from the initial state and the state it leads to, with
+// what BPOR's bounds need to know about it.
+type prefix struct {
+	moves  []ir.Move
+	state  ir.State
+	last   int    // the thread of the last move, -1 for none
+	cost   int    // bpor-preempt: the preemptions in the prefix
+	yields []int  // bpor-fair: yields per thread in the prefix
+	sleep  bitSet // the threads asleep at its state (nil: none), for algorithms with sleep sets
+	id     int    // its number in the run, for progress
 }
 
 func newExecutor(ctx context.Context, p *ir.Program, opts Options) (*executor, error) {
@@ -46,14 +69,60 @@ func newExecutor(ctx context.Context, p *ir.Program, opts Options) (*executor, e
 		opts.Depth = verify.DefaultDepth
 	}
 	now := time.Now()
-	return &executor{p: p, opts: opts, ctx: ctx, outcome: new(outcome), start: now, last: now,
-		probe: p.NewProbe()}, nil
+	x := &executor{p: p, opts: opts, ctx: ctx, out: opts.shared, depth: opts.Depth, from: opts.from,
+		start: now, last: now, probe: p.NewProbe()}
+	if x.out == nil {
+		x.out = new(outcome)
+	}
+	if x.from != nil {
+		x.opts.Depth = max(opts.Depth-len(x.from.moves), 0)
+	}
+	return x, nil
+}
+
+// initial is the state the search starts from.
+func (x *executor) initial() ir.State {
+	if x.from != nil {
+		return x.from.state.Clone()
+	}
+	return x.p.Initial()
+}
+
+// lastThread is the thread that moved last before depth d of the search's own
+// path moves (d > 0: moves[d-1]; d == 0: the prefix's last move), or -1.
+func (x *executor) lastThread(moves []ir.Move, d int) int {
+	switch {
+	case d > 0:
+		return moves[d-1].Thread
+	case x.from != nil:
+		return x.from.last
+	}
+	return -1
+}
+
+// prefixLen is the length of the schedule prefix the search starts after.
+func (x *executor) prefixLen() int {
+	if x.from == nil {
+		return 0
+	}
+	return len(x.from.moves)
+}
+
+// halted reports whether the run is over: a violation was found (by any search of
+// the run) or the context ended.
+func (x *executor) halted() bool { return x.out.end.Load() }
+
+// violated reports whether some search of the run found a violation.
+func (x *executor) violated() bool {
+	x.out.mu.Lock()
+	defer x.out.mu.Unlock()
+	return x.out.facts.Violation != nil
 }
 
 // done reports whether the search must stop: a violation was found or the context
 // ended. It looks at the context only every 1024 calls, to stay off the hot path.
 func (x *executor) done() bool {
-	if x.Violation != nil || x.Stopped != nil {
+	if x.halted() {
 		return true
 	}
 	x.polls++
@@ -61,27 +130,76 @@ func (x *executor) done() bool {
 		return false
 	}
 	if x.ctx.Err() != nil {
-		x.Stopped = context.Cause(x.ctx)
+		x.stop()
 		return true
 	}
-	if x.opts.Progress != nil {
-		if now := time.Now(); now.Sub(x.last) >= 500*time.Millisecond {
-			x.last = now
-			x.stats.Time = now.Sub(x.start)
+	if now := time.Now(); now.Sub(x.last) >= 500*time.Millisecond {
+		x.last = now
+		x.stats.Time = now.Sub(x.start)
+		switch {
+		case x.out.progress != nil:
+			id := 0
+			if x.from != nil {
+				id = x.from.id
+			}
+			x.out.progress(id, &x.stats)
+		case x.opts.Progress != nil:
 			x.opts.Progress(&x.stats)
 		}
 	}
 	return false
 }
 
+// stop records that the context ended the run.
+func (x *executor) stop() {
+	x.out.mu.Lock()
+	if x.out.facts.Stopped == nil {
+		x.out.facts.Stopped = context.Cause(x.ctx)
+	}
+	x.out.mu.Unlock()
+	x.out.end.Store(true)
+}
+
 // cancelled reports whether the context has ended; the search then stops with
 // verdict unknown. Unlike done, it looks at the context at once (for a caller
 // that has just seen an operation fail, which may be the context's doing).
 func (x *executor) cancelled() bool {
-	if x.ctx.Err() != nil && x.Stopped == nil {
-		x.Stopped = context.Cause(x.ctx)
+	if x.ctx.Err() != nil {
+		x.stop()
+		return true
 	}
-	return x.Stopped != nil
+	return false
+}
+
+// found records a violation reached by trace (the search's own path, below its
+// prefix): the run's first one wins, and every search of the run stops.
+func (x *executor) found(v *ir.Violation, trace []ir.Move) {
+	if x.from != nil {
+		trace = append(append([]ir.Move(nil), x.from.moves...), trace...)
+	}
+	x.out.mu.Lock()
+	x.out.facts.Found(v, trace)
+	x.out.mu.Unlock()
+	x.out.end.Store(true)
+}
+
+// cutOff records that a bound kept the search from some execution (note says
+// which), so that the verdict can no longer be safe; it counts no execution.
+func (x *executor) cutOff(note string) {
+	x.out.mu.Lock()
+	x.out.facts.CutBy(note)
+	x.out.mu.Unlock()
+}
+
+// livelock records a possible livelock (bpor-fair past --max-steps); the run
+// stops with verdict unknown.
+func (x *executor) livelock(msg string) {
+	x.out.mu.Lock()
+	if x.out.facts.Livelock == "" {
+		x.out.facts.Livelock = msg
+	}
+	x.out.mu.Unlock()
+	x.out.end.Store(true)
 }
 
 // step executes thread t in s (in place) and counts it.
@@ -171,11 +289,11 @@ func (x *executor) leaf(s ir.State, anyEnabled bool, path []ir.Move) (leaf, cut 
 	return false, false
 }
 
-// failed records a step that failed at the end of trace (the moves so far,
-// copied): one execution, ending in a violation.
+// failed records a step that failed at the end of trace (the moves so far):
+// one execution, ending in a violation.
 func (x *executor) failed(v *ir.Violation, trace []ir.Move) {
 	x.stats.Executions++
-	x.Found(v, trace)
+	x.found(v, trace)
 }
 
 // terminal handles a state in which no thread is enabled: one maximal execution
@@ -187,27 +305,29 @@ func (x *executor) terminal(s ir.State, trace []ir.Move) {
 		x.opts.Terminal(s, v != nil)
 	}
 	if v != nil && !x.opts.NoDeadlock {
-		x.Found(v, trace)
+		x.found(v, trace)
 	}
 }
 
 // bounded records an execution cut by the depth bound (or another bound).
 func (x *executor) bounded(note string) {
 	x.stats.Executions++
-	x.CutBy(note)
+	x.cutOff(note)
 }
 
 // result decides the verdict from the outcome (verify.Outcome.Decide), replays any
 // counterexample and fills in the statistics; bound is what limited the search
 // besides the depth.
 func (x *executor) result(algo string, bound verify.Bound, keys ...string) (*verify.Result, error) {
-	r := x.Decide()
+	x.out.mu.Lock()
+	r := x.out.facts.Decide()
+	x.out.mu.Unlock()
 	x.stats.Time = time.Since(x.start)
 	r.Stats = x.stats
 	r.StatKeys = append([]string{"executions", "transitions"}, keys...)
 	r.StatKeys = append(r.StatKeys, "time_ms")
 	r.Engine, r.Algo = "explicit", algo
-	bound.Depth = x.opts.Depth
+	bound.Depth = x.depth
 	r.Bound = bound
 	if _, err := verify.Validate(x.p, r); err != nil {
 		return nil, fmt.Errorf("explicit %s: %w", algo, err)

@@ -189,7 +189,7 @@ type lazyNode struct {
 
 // search explores from the initial state: explore(ε, ε).
 func (s *lazySearch) search() {
-	root := &lazyNode{state: s.p.Initial(), run: new(lazyRun)}
+	root := &lazyNode{state: s.x.initial(), run: new(lazyRun)}
 	st := root.state.Clone()
 	if _, ok := s.complete(st, 0, root.run); !ok {
 		return
@@ -550,7 +550,7 @@ func (s *lazySearch) lookup(st ir.State, budget int) (maxLen int, cut, ok bool) 
 			cut = v.maxLen > budget
 		}
 		if cut {
-			s.x.CutBy("depth bound reached")
+			s.x.cutOff("depth bound reached")
 		}
 		return min(v.maxLen, budget), cut, true
 	}

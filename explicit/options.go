@@ -10,17 +10,26 @@ import (
 // Options configure an explicit search.
 type Options struct {
 	verify.Options
-	Stateful  bool  // dfs: keep a visited set
+	Stateful bool // dfs: keep a visited set
+	// Workers > 1 explores subtrees of the search on that many goroutines; Shard
+	// makes the run one part of a sharded search (see parallel.go).
+	Workers int
+	Shard   Shard
 	// LocalDeadlock (dfs --stateful): after the search, report a reachable state
 	// where some process can never move again (see localdeadlock.go).
 	LocalDeadlock bool
-	MaxNondet int64 // largest nondet range explored (values); 0 means DefaultMaxNondet
+	MaxNondet     int64 // largest nondet range explored (values); 0 means DefaultMaxNondet
 
 	NoSleep     bool   // dpor, persistent: no sleep sets (dpor keeps source-DPOR race reversal, so counts differ from the thesis baseline)
 	Preemptions int    // bpor-preempt: preemption bound c
 	Fair        int    // bpor-fair: fair bound c
 	MaxSteps    int    // bpor-fair: livelock report past this many steps
 	TCSSolver   string // lazypor: "topo" (default), "z3" or "gini"
+
+	// Set by a parallel or sharded run (parallel.go) for each of its searches:
+	// the outcome they share, and the subtree this search explores.
+	shared *outcome
+	from   *prefix
 
 	// Terminal, if set, is called with every terminal state the search reaches (no
 	// thread enabled; deadlock says whether it is a deadlock). Differential tests use

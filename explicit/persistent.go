@@ -68,8 +68,11 @@ func (s *persistentSearch) search(boundedOnly bool) {
 		s.exhaust(0)
 		s.phase1 = false
 	}
-	if s.long && x.Violation == nil && x.Stopped == nil {
+	if s.long && !x.halted() {
 		s.table = s.newTable()
+		if x.from != nil && x.from.sleep != nil {
+			s.frames[0].sleepIn.copyFrom(x.from.sleep)
+		}
 		s.visit(0)
 	}
 }
@@ -87,11 +90,11 @@ type persistentSearch struct {
 	// choose computes the set of threads to explore in the state at depth d
 	// into frames[d].pset: selectPersistent, or process-local's Branch(s, p).
 	choose func(d int, safety bool)
-	states  []ir.State                      // states[d]: the state after d steps on the current path
-	moves   []ir.Move
-	frames  []*persistentFrame
-	long    bool // the exhaustive phase met an execution longer than the bound
-	phase1  bool // the exhaustive phase is running
+	states []ir.State // states[d]: the state after d steps on the current path
+	moves  []ir.Move
+	frames []*persistentFrame
+	long   bool // the exhaustive phase met an execution longer than the bound
+	phase1 bool // the exhaustive phase is running
 }
 
 // persistentFrame holds what the search knows about the state at one depth.
@@ -135,7 +138,7 @@ func newPersistentSearch(x *executor, noSleep, noCache bool) *persistentSearch {
 	s.choose = s.selectPersistent
 	s.table = s.newTable()
 	s.frame(0)
-	copy(s.states[0], p.Initial())
+	copy(s.states[0], x.initial())
 	return s
 }
 

@@ -113,6 +113,11 @@ type Result struct {
 	Solver    string   // symbolic solver
 	POR       string   // symbolic partial-order reduction
 	Note      string   // why the verdict is Unknown or bounded, for people
+	// A parallel or sharded explicit run: its workers, its part ("2/8"), and the
+	// subtrees it explored.
+	Workers  int
+	Shard    string
+	Subtrees int
 }
 
 // ErrReplay marks a counterexample that does not replay: an internal error.

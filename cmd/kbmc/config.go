@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +47,8 @@ func engineFlags() []cli.Flag {
 		&cli.StringFlag{Name: "tcs-solver", Value: "topo", Usage: "lazypor: trace constraint system solver (" + strings.Join(explicit.TCSSolvers(), ", ") + ")"},
 		&cli.Int64Flag{Name: "max-nondet", Value: explicit.DefaultMaxNondet, Usage: "largest nondet(lo, hi) range explored"},
 		&cli.DurationFlag{Name: "timeout", Usage: "give up after this long (verdict unknown), e.g. 30s"},
+		&cli.IntFlag{Name: "workers", Value: runtime.GOMAXPROCS(0), Usage: "explicit: explore subtrees on this many goroutines (default: the CPUs kbmc may use)"},
+		&cli.StringFlag{Name: "shard", Usage: "explicit: explore part I of N of the search (I/N, 0 <= I < N); combine the parts' --json results with kbmc merge"},
 	}
 }
 
@@ -107,6 +110,17 @@ func readEngineConfig(c *cli.Context) (engineConfig, error) {
 	ec.Explicit.Fair = c.Int("fair")
 	ec.Explicit.MaxSteps = c.Int("max-steps")
 	ec.Explicit.MaxNondet = c.Int64("max-nondet")
+	ec.Explicit.Workers = c.Int("workers")
+	if ec.Explicit.Workers < 1 {
+		return ec, usageErr("--workers %d: must be at least 1", ec.Explicit.Workers)
+	}
+	if spec := c.String("shard"); spec != "" {
+		sh, err := parseShard(spec)
+		if err != nil {
+			return ec, usageErr("--shard %s: %v", spec, err)
+		}
+		ec.Explicit.Shard = sh
+	}
 	if ec.Bounds.Depth < 0 {
 		return ec, usageErr("--depth %d: must not be negative", ec.Bounds.Depth)
 	}
@@ -140,6 +154,23 @@ func (ec engineConfig) engine() (verify.Engine, error) {
 		return eng, nil
 	}
 	return nil, usageErr("--engine %s: unknown engine (available: explicit, symbolic)", ec.Engine)
+}
+
+// parseShard reads I/N.
+func parseShard(spec string) (explicit.Shard, error) {
+	i, n, ok := strings.Cut(spec, "/")
+	if !ok {
+		return explicit.Shard{}, fmt.Errorf("want I/N, e.g. 0/8")
+	}
+	index, err1 := strconv.Atoi(i)
+	count, err2 := strconv.Atoi(n)
+	switch {
+	case err1 != nil || err2 != nil:
+		return explicit.Shard{}, fmt.Errorf("want I/N with whole numbers, e.g. 0/8")
+	case count < 1 || index < 0 || index >= count:
+		return explicit.Shard{}, fmt.Errorf("want 0 <= I < N")
+	}
+	return explicit.Shard{Index: index, Count: count}, nil
 }
 
 // loaded is a compiled program with its source, for error rendering and traces.

@@ -1,0 +1,428 @@
+package explicit
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"kbmc/ir"
+	"kbmc/verify"
+)
+
+// Parallel and sharded exploration (--workers, --shard).
+//
+// A run is split into subtrees at the top of the search: the frontier is every
+// schedule prefix of some depth d from the initial state (all enabled threads, all
+// nondeterministic values: a plain search, so no execution is missed), deep enough
+// to hold several subtrees per worker or per part. Each subtree is then explored
+// by the chosen algorithm from the state its prefix leads to, with the depth left
+// below it. Executions that end within the frontier (terminal states, failing
+// steps, a bound) are handled by the frontier itself.
+//
+//   - --workers W: W goroutines take subtrees from a shared queue, each with an
+//     executor of its own (scratch, statistics) and one outcome for the run: the
+//     first violation any of them finds stops them all, and the time limit covers
+//     them all. Many more subtrees than workers keep the load balanced.
+//   - --shard I/N: the frontier is the same in every part (a deterministic
+//     function of the program and the flags); part I explores subtrees I, I+N,
+//     I+2N, …, and part 0 also owns the executions that end within the frontier.
+//     kbmc merge combines the parts' results.
+//
+// Why this is sound for the reducing algorithms: each subtree is explored by the
+// algorithm from a state, which covers every execution from that state within the
+// remaining depth (up to its equivalence), and the frontier covers every prefix.
+// No sleep set, backtrack set or visited state crosses subtrees, which is what
+// Simsa, Bryant and Gibson ("Scalable Dynamic Partial Order Reduction", RV 2012)
+// have to repair when they hand out subtrees of a DPOR search already under way;
+// the price is that the frontier itself is not reduced by the algorithm. For those
+// algorithms prefixes that lead to the same state are explored once, and the
+// frontier keeps sleep sets (Godefroid): a thread whose step commutes with an
+// earlier sibling's is not started again below it, which keeps the frontier from
+// exploring one trace in several subtrees; each subtree starts with its prefix's
+// sleep set (dpor and persistent's bounded phase use it; the others may explore
+// more). For dfs neither is done, so that the parts' execution counts add up
+// exactly to the sequential count, nor for BPOR, whose bound may forbid the
+// representative a sleep set relies on.
+// BPOR's bounds carry over: a prefix knows its preemptions, its last thread and
+// the yields so far, and a prefix beyond the bound is cut like a step would be.
+
+// A Shard names one of Count parts of a run (Index from 0); Count 0 is no sharding.
+type Shard struct{ Index, Count int }
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// parallelSearch runs the algorithm algo over the subtrees of a frontier.
+type parallelSearch struct {
+	algo string
+	opts Options
+}
+
+// subtreesPer is how many subtrees the frontier aims at per worker or part.
+const subtreesPer = 16
+
+func (ps parallelSearch) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
+	opts := ps.opts
+	x, err := newExecutor(ctx, p, opts)
+	if err != nil {
+		return nil, err
+	}
+	workers := max(opts.Workers, 1)
+	target := subtreesPer * workers
+	if opts.Shard.Count > 1 {
+		target = subtreesPer * opts.Shard.Count
+	}
+	f := newFrontier(x, ps.algo, opts)
+	subtrees := f.expand(target)
+	if opts.Shard.Count > 1 {
+		var mine []*prefix
+		for i, pre := range subtrees {
+			if i%opts.Shard.Count == opts.Shard.Index {
+				mine = append(mine, pre)
+			}
+		}
+		subtrees = mine
+	}
+	// The frontier's own executions are owned by part 0.
+	total := verify.Stats{}
+	if opts.Shard.Count <= 1 || opts.Shard.Index == 0 {
+		total = x.stats
+	}
+	keys, err := ps.statKeys()
+	if err != nil {
+		return nil, err
+	}
+
+	progress := newProgressBoard(opts.Progress, x.start)
+	x.out.progress = progress.report
+	queue := make(chan *prefix)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for range workers {
+		wg.Go(func() {
+			for pre := range queue {
+				o := opts
+				o.Workers, o.Shard = 0, Shard{}
+				o.shared, o.from = x.out, pre
+				eng, err := New(ps.algo, o)
+				var r *verify.Result
+				if err == nil {
+					r, err = eng.Check(ctx, p)
+				}
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+					x.out.end.Store(true) // the run ends with the error: stop the others
+				}
+				var st *verify.Stats
+				if r != nil {
+					addStats(&total, &r.Stats)
+					st = &r.Stats
+				}
+				mu.Unlock()
+				progress.finish(pre.id, st)
+			}
+		})
+	}
+	for _, pre := range subtrees {
+		if x.halted() {
+			break
+		}
+		queue <- pre
+	}
+	close(queue)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	x.stats = total
+	r, err := x.result(ps.algo, f.bound, keys...)
+	if err != nil {
+		return nil, err
+	}
+	r.Workers, r.Shard = workers, opts.Shard.String()
+	if opts.Shard.Count <= 1 {
+		r.Shard = ""
+	}
+	r.Subtrees = len(subtrees)
+	return r, nil
+}
+
+// statKeys are the statistics the algorithm reports, from a run of it on nothing.
+func (ps parallelSearch) statKeys() ([]string, error) {
+	switch ps.algo {
+	case "dfs":
+		if ps.opts.Stateful {
+			return []string{"states"}, nil
+		}
+		return nil, nil
+	case "dpor":
+		if ps.opts.NoSleep {
+			return nil, nil
+		}
+		return []string{"sleep_blocked"}, nil
+	case "lazypor":
+		return []string{"tcs_built", "tcs_solved", "tcs_unsat"}, nil
+	case "persistent":
+		return []string{"states", "sleep_blocked"}, nil
+	case "process-local":
+		return []string{"states", "local_states", "sleep_blocked"}, nil
+	}
+	return nil, nil
+}
+
+// addStats adds the counters of s to t (not the times: the run's time is its wall
+// time).
+func addStats(t, s *verify.Stats) {
+	t.Executions += s.Executions
+	t.Transitions += s.Transitions
+	t.States += s.States
+	t.SleepBlocked += s.SleepBlocked
+	t.TCSBuilt += s.TCSBuilt
+	t.TCSSolved += s.TCSSolved
+	t.TCSUnsat += s.TCSUnsat
+	t.LocalStates += s.LocalStates
+}
+
+// frontier builds the subtrees of a run: the prefixes of one depth, level by level.
+type frontier struct {
+	x      *executor
+	algo   string
+	dedup  bool // one prefix per state (reducing algorithms)
+	bpor   bool
+	fair   bool
+	limit  int  // the preemption or fair bound (bpor)
+	sleepy bool // keep sleep sets
+	// sel, for persistent and process-local, chooses which threads a frontier
+	// state explores: the same persistent sets their searches use (the bounded
+	// phase's, which are valid in both phases), so that the frontier is reduced
+	// as the search is.
+	sel    *persistentSearch
+	bound  verify.Bound
+	ev     ir.Event
+	enable bitSet
+	acc    [][]ir.Access // per thread: what its next transition may access (sleep sets)
+}
+
+func newFrontier(x *executor, algo string, opts Options) *frontier {
+	n := len(x.p.Threads)
+	f := &frontier{x: x, algo: algo, dedup: algo != "dfs" || opts.Stateful, bound: depthOnly(),
+		enable: newBitSet(n), acc: make([][]ir.Access, n)}
+	f.sleepy = f.dedup && !strings.HasPrefix(algo, "bpor") && algo != "dfs"
+	switch algo {
+	case "persistent":
+		f.sel = newPersistentSearch(x, opts.NoSleep, true)
+	case "process-local":
+		f.sel = newPersistentSearch(x, opts.NoSleep, true)
+		f.sel.choose = newProcessLocal(f.sel).choose
+	}
+	switch algo {
+	case "bpor-preempt":
+		f.bpor, f.limit = true, opts.Preemptions
+		f.bound.Preemptions = opts.Preemptions
+	case "bpor-fair":
+		f.bpor, f.fair, f.limit = true, true, opts.Fair
+		f.bound.Fair = opts.Fair
+	}
+	if f.limit < 0 {
+		f.limit = int(^uint(0) >> 1)
+	}
+	return f
+}
+
+// expand grows the frontier level by level from the initial state until it holds
+// at least target prefixes, or cannot grow (every prefix ended, or the next level
+// would reach the depth bound). Prefixes are numbered in a deterministic order.
+func (f *frontier) expand(target int) []*prefix {
+	x := f.x
+	p := x.p
+	level := []*prefix{{state: p.Initial(), last: -1}}
+	if f.fair {
+		level[0].yields = make([]int, len(p.Threads))
+	}
+	if f.sleepy {
+		level[0].sleep = newBitSet(len(p.Threads))
+	}
+	for d := 0; len(level) < target && d+1 < x.depth && len(level) > 0; d++ {
+		var next []*prefix
+		seen := map[string]*prefix{}
+		for _, pre := range level {
+			next = f.children(pre, next, seen)
+			if x.halted() {
+				return nil
+			}
+		}
+		level = next
+	}
+	for i, pre := range level {
+		pre.id = i + 1
+	}
+	return level
+}
+
+// children appends to next the prefixes one step longer than pre, handling the
+// executions that end at pre's state.
+func (f *frontier) children(pre *prefix, next []*prefix, seen map[string]*prefix) []*prefix {
+	x := f.x
+	p := x.p
+	f.enable.clear()
+	for t := range p.Threads {
+		if p.Enabled(pre.state, t) {
+			f.enable.add(t)
+		}
+	}
+	if leaf, _ := x.leaf(pre.state, !f.enable.empty(), pre.moves); leaf {
+		return next
+	}
+	var sleep bitSet // the working sleep set: pre's, then each explored sibling
+	if f.sleepy {
+		sleep = newBitSet(len(p.Threads))
+		sleep.copyFrom(pre.sleep)
+		for t := range p.Threads {
+			if f.enable.has(t) {
+				f.acc[t] = x.accesses(pre.state, t, ir.Enabled, ir.AllDraws, f.acc[t])
+			}
+		}
+		if firstOf(f.enable, nil, sleep, nil) < 0 {
+			x.stats.SleepBlocked++
+			return next
+		}
+	}
+	allowed := f.enable
+	if f.sel != nil {
+		copy(f.sel.states[0], pre.state)
+		if v, t := f.sel.probe(0); v != nil {
+			path := append(append([]ir.Move(nil), pre.moves...), ir.Move{Thread: t, Choices: values(nil, f.sel.frames[0].probes[t].made)})
+			x.failed(v, path)
+			return next
+		}
+		f.sel.choose(0, true)
+		allowed = f.sel.frames[0].pset
+	}
+	var it successors
+	path := append(append([]ir.Move(nil), pre.moves...), ir.Move{})
+	succ := make(ir.State, len(pre.state))
+	for t := range p.Threads {
+		if !allowed.has(t) || sleep != nil && sleep.has(t) {
+			continue
+		}
+		cost := pre.cost
+		if f.bpor {
+			cost = boundCost(f.fair, pre.cost, pre.last, t, f.enable, pre.yields)
+			if cost > f.limit {
+				if f.fair {
+					x.cutOff("fair bound reached")
+				} else {
+					x.cutOff("preemption bound reached")
+				}
+				continue
+			}
+		}
+		yield := f.fair && p.Transition(pre.state, t).EntryNode().Op == ir.OpYield
+		it.start()
+		for x.next(&it, pre.state, succ, t, &f.ev, path) {
+			child := &prefix{last: t, cost: cost}
+			if f.fair {
+				child.yields = append([]int(nil), pre.yields...)
+				if yield {
+					child.yields[t]++
+				}
+			}
+			var childSleep bitSet
+			if sleep != nil {
+				// Godefroid: the threads asleep here, or explored already, whose
+				// next step commutes with this one.
+				childSleep = newBitSet(len(p.Threads))
+				for z := sleep.next(0); z >= 0; z = sleep.next(z + 1) {
+					if z != t && !ir.Conflict(f.acc[z], f.ev.Accesses) {
+						childSleep.add(z)
+					}
+				}
+			}
+			k := ""
+			if f.dedup {
+				// BPOR's future depends on the bound so far and the last
+				// thread as well as on the state.
+				k = stateKey(succ)
+				if f.bpor {
+					k += fmt.Sprint(t, cost, child.yields)
+				}
+				if old := seen[k]; old != nil {
+					if old.sleep != nil {
+						old.sleep.and(childSleep) // reached again: what sleeps on both ways
+					}
+					continue
+				}
+			}
+			child.moves, child.state, child.sleep = ir.CloneMoves(path), succ.Clone(), childSleep
+			if f.dedup {
+				seen[k] = child
+			}
+			next = append(next, child)
+		}
+		if it.failed {
+			return next
+		}
+		if sleep != nil {
+			sleep.add(t) // every execution starting with t here is covered
+		}
+	}
+	return next
+}
+
+// stateKey is a map key for a whole state.
+func stateKey(s ir.State) string {
+	b := make([]byte, 0, 8*len(s))
+	for _, v := range s {
+		for i := range 8 {
+			b = append(b, byte(v>>(8*i)))
+		}
+	}
+	return string(b)
+}
+
+// progressBoard merges the statistics of a run's searches for progress reports:
+// each search reports its own now and then; the board adds up the latest of
+// every search still running and of every one finished.
+type progressBoard struct {
+	mu       sync.Mutex
+	sink     func(*verify.Stats)
+	start    time.Time
+	running  map[int]verify.Stats
+	finished verify.Stats
+	last     time.Time
+}
+
+func newProgressBoard(f func(*verify.Stats), start time.Time) *progressBoard {
+	return &progressBoard{sink: f, start: start, running: map[int]verify.Stats{}}
+}
+
+func (b *progressBoard) report(id int, st *verify.Stats) {
+	if b.sink == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.running[id] = *st
+	if now := time.Now(); now.Sub(b.last) >= 500*time.Millisecond {
+		b.last = now
+		sum := b.finished
+		for _, s := range b.running {
+			addStats(&sum, &s)
+		}
+		sum.Time = now.Sub(b.start)
+		b.sink(&sum)
+	}
+}
+
+// finish records the final statistics of a search that has ended.
+func (b *progressBoard) finish(id int, st *verify.Stats) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if st != nil {
+		addStats(&b.finished, st)
+	}
+	delete(b.running, id)
+}
