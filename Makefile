@@ -7,7 +7,7 @@ FUZZ_PARSE   ?= 800000x
 FUZZ_COMPILE ?= 400000x
 KBMC     := bin/kbmc
 
-.PHONY: all deps build demo test fmt-check vet unit race purego fuzz regress bench clean
+.PHONY: all deps build demo test fmt-check vet unit race purego fuzz regress deploy-test bench clean
 
 all: build
 
@@ -22,7 +22,7 @@ demo: build
 	-$(KBMC) check testdata/racy-increment.kb
 	$(KBMC) check testdata/atomic-increment.kb
 
-test: deps fmt-check vet unit race purego fuzz regress
+test: deps fmt-check vet unit race purego fuzz regress deploy-test
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -54,6 +54,10 @@ fuzz:
 
 regress: build
 	$(KBMC) regress testdata
+
+# The scheduler entry point of deploy/, run as the schedulers run it, 8 parts.
+deploy-test: build
+	deploy/test-local.sh $(KBMC)
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./explicit/

@@ -53,6 +53,7 @@ func checkAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	l.settings = verdictSettings(c)
 	stderr := c.App.ErrWriter
 	if !asJSON && !c.Bool("quiet") && isTerminal(stderr) {
 		ec.Bounds.Progress = progressPrinter(stderr)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -175,9 +176,37 @@ func parseShard(spec string) (explicit.Shard, error) {
 
 // loaded is a compiled program with its source, for error rendering and traces.
 type loaded struct {
-	path string
-	src  []byte
-	prog *ir.Program
+	path     string
+	src      []byte
+	prog     *ir.Program
+	settings []string // the flags that decide the verdict, as name=value (see verdictSettings)
+}
+
+// verdictFlags are the flags whose values decide a run's verdict; the parts of a
+// sharded run must agree on them (kbmc merge checks). How the work is spread
+// (--workers, --shard), limits and output formats are not among them.
+var verdictFlags = []string{"engine", "algo", "solver", "por", "no-incremental", "depth", "width", "D",
+	"no-fold", "no-deadlock", "local-deadlock", "stateful", "no-sleep", "preemptions", "fair", "max-steps",
+	"tcs-solver", "max-nondet"}
+
+// verdictSettings lists the values of the verdict flags the command has.
+func verdictSettings(c *cli.Context) []string {
+	var out []string
+	for _, name := range verdictFlags {
+		for _, f := range c.Command.Flags {
+			if !slices.Contains(f.Names(), name) {
+				continue
+			}
+			if name == "D" {
+				defs := slices.Clone(c.StringSlice("D"))
+				slices.Sort(defs)
+				out = append(out, "D="+strings.Join(defs, ","))
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s=%v", name, c.Value(name)))
+		}
+	}
+	return out
 }
 
 // load reads and compiles a file. Input errors come back as exit code 2.

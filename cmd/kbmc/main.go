@@ -78,6 +78,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			runCommand(),
 			irCommand(),
 			regressCommand(),
+			mergeCommand(),
 			benchCommand(),
 		},
 		Action: func(c *cli.Context) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -246,6 +247,13 @@ type jsonResult struct {
 	Trace     []traceStep    `json:"trace,omitempty"`
 	Stats     map[string]any `json:"stats"`
 	Note      string         `json:"note,omitempty"`
+	// What kbmc merge checks: the run's part and the program and settings it
+	// checked (every part of a sharded run must agree on both).
+	Shard    string   `json:"shard,omitempty"`
+	Workers  int      `json:"workers,omitempty"`
+	Subtrees int      `json:"subtrees,omitempty"`
+	Program  string   `json:"program_sha256,omitempty"`
+	Settings []string `json:"settings,omitempty"`
 }
 
 type jsonViolation struct {
@@ -285,6 +293,9 @@ func jsonOf(l *loaded, res *verify.Result) (*jsonResult, error) {
 	for _, k := range res.StatKeys {
 		j.Stats[k] = vals[k]
 	}
+	j.Shard, j.Workers, j.Subtrees = res.Shard, res.Workers, res.Subtrees
+	j.Program = fmt.Sprintf("%x", sha256.Sum256(l.src))
+	j.Settings = l.settings
 	if res.Verdict == verify.Unsafe {
 		j.Violation = violationJSON(l, res.Violation)
 		steps, err := traceSteps(l, res.Trace)

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"kbmc/verify"
+)
+
+func mergeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "merge",
+		Usage:     "combine the --json results of the parts of a sharded run (check --shard I/N) into one verdict",
+		ArgsUsage: "FILE...",
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print one JSON object"}},
+		Action:    mergeAction,
+	}
+}
+
+// counterKeys are the statistics that add up over the parts.
+var counterKeys = []string{"executions", "transitions", "states", "local_states", "sleep_blocked",
+	"tcs_built", "tcs_solved", "tcs_unsat"}
+
+// mergeAction checks that the files are every part of one sharded run, exactly
+// once, of one program with one set of verdict flags, and combines them: unsafe
+// if a part is unsafe (with that part's replayed trace), unknown if a part is,
+// bounded-safe if a part is, safe only if every part is.
+func mergeAction(c *cli.Context) error {
+	if c.Args().Len() == 0 {
+		return usageErr("merge takes the --json results of the parts: kbmc merge part-*.json")
+	}
+	var parts []*jsonResult
+	var names []string
+	for _, f := range c.Args().Slice() {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return &exitError{exitInput, err}
+		}
+		var j jsonResult
+		if err := json.Unmarshal(data, &j); err != nil {
+			return &exitError{exitInput, fmt.Errorf("%s: not a kbmc --json result: %v", f, err)}
+		}
+		parts = append(parts, &j)
+		names = append(names, f)
+	}
+	count, err := checkParts(parts, names)
+	if err != nil {
+		return &exitError{exitInput, err}
+	}
+	m := mergeParts(parts, count)
+	out := c.App.Writer
+	if c.Bool("json") {
+		if err := writeJSONValue(out, m); err != nil {
+			return &exitError{exitInternal, err}
+		}
+	} else {
+		fmt.Fprintf(out, "%s: %s (%d parts merged)\n", m.File, m.Verdict, count)
+		if v := m.Violation; v != nil {
+			who := "no thread can move"
+			if v.Thread != "" {
+				who = "thread " + v.Thread
+			}
+			fmt.Fprintf(out, "%s: %s: %s (%s)\n", v.Pos, v.Kind, v.Message, who)
+			fmt.Fprintf(out, "trace (%d steps):\n", len(m.Trace))
+			printSteps(out, m.Trace)
+		}
+		if m.Note != "" {
+			fmt.Fprintf(out, "note: %s\n", m.Note)
+		}
+		var stats []string
+		for _, k := range append(slices.Clone(counterKeys), "time_ms") {
+			if v, ok := m.Stats[k]; ok {
+				stats = append(stats, fmt.Sprintf("%s %v", strings.ReplaceAll(k, "_", " "), v))
+			}
+		}
+		fmt.Fprintf(out, "stats: %s\n", strings.Join(stats, ", "))
+	}
+	verdict, _ := verify.ParseVerdict(m.Verdict)
+	if code := verdict.ExitCode(); code != exitOK {
+		return &exitError{code, nil}
+	}
+	return nil
+}
+
+// checkParts reports a missing, duplicated or foreign part: every file must be a
+// part I/N of the same N, every I must occur once, and all must have checked the
+// same program with the same verdict flags.
+func checkParts(parts []*jsonResult, names []string) (int, error) {
+	count := -1
+	seen := map[int]string{}
+	for i, j := range parts {
+		idx, n, err := parseShardField(j.Shard)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %v", names[i], err)
+		}
+		if count < 0 {
+			count = n
+		} else if n != count {
+			return 0, fmt.Errorf("%s is part %s, but %s is part of %d", names[i], j.Shard, names[0], count)
+		}
+		if prev, dup := seen[idx]; dup {
+			return 0, fmt.Errorf("part %d/%d is given twice: %s and %s", idx, count, prev, names[i])
+		}
+		seen[idx] = names[i]
+		if j.Program != parts[0].Program {
+			return 0, fmt.Errorf("%s checked another program than %s (its source differs: sha256 %.12s… vs %.12s…)",
+				names[i], names[0], j.Program, parts[0].Program)
+		}
+		if d := settingsDiff(parts[0].Settings, j.Settings); d != "" {
+			return 0, fmt.Errorf("%s was run with other settings than %s: %s", names[i], names[0], d)
+		}
+	}
+	var missing []string
+	for i := range count {
+		if _, ok := seen[i]; !ok {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, count))
+		}
+	}
+	if len(missing) > 0 {
+		return 0, fmt.Errorf("parts missing: %s (a verdict needs every part)", strings.Join(missing, ", "))
+	}
+	return count, nil
+}
+
+func parseShardField(s string) (index, count int, err error) {
+	i, n, ok := strings.Cut(s, "/")
+	if !ok {
+		return 0, 0, fmt.Errorf("not the result of a sharded run (no \"shard\"; run kbmc check --shard I/N --json)")
+	}
+	index, err1 := strconv.Atoi(i)
+	count, err2 := strconv.Atoi(n)
+	if err1 != nil || err2 != nil || count < 1 || index < 0 || index >= count {
+		return 0, 0, fmt.Errorf("bad shard %q", s)
+	}
+	return index, count, nil
+}
+
+// settingsDiff describes the first difference of two settings lists, or "".
+func settingsDiff(a, b []string) string {
+	for i := range max(len(a), len(b)) {
+		var x, y string
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			return fmt.Sprintf("%q vs %q", x, y)
+		}
+	}
+	return ""
+}
+
+// mergeParts combines checked parts into one result.
+func mergeParts(parts []*jsonResult, count int) *jsonResult {
+	rank := map[string]int{"safe": 0, "bounded-safe": 1, "unknown": 2, "unsafe": 3}
+	sorted := slices.Clone(parts)
+	slices.SortFunc(sorted, func(a, b *jsonResult) int {
+		ia, _, _ := parseShardField(a.Shard)
+		ib, _, _ := parseShardField(b.Shard)
+		return ia - ib
+	})
+	m := *sorted[0]
+	m.Shard = fmt.Sprintf("merged %d", count)
+	m.Verdict, m.Violation, m.Trace, m.Note = "safe", nil, nil, ""
+	m.Stats = map[string]any{}
+	m.Subtrees = 0
+	var notes []string
+	var timeMS float64
+	for _, j := range sorted {
+		if rank[j.Verdict] > rank[m.Verdict] {
+			m.Verdict = j.Verdict
+			if j.Verdict == "unsafe" {
+				m.Violation, m.Trace = j.Violation, j.Trace
+			}
+		}
+		if j.Note != "" && !slices.Contains(notes, j.Note) {
+			notes = append(notes, j.Note)
+		}
+		m.Subtrees += j.Subtrees
+		for _, k := range counterKeys {
+			if v, ok := j.Stats[k].(float64); ok {
+				prev, _ := m.Stats[k].(float64)
+				m.Stats[k] = prev + v
+			}
+		}
+		if v, ok := j.Stats["time_ms"].(float64); ok {
+			timeMS += v
+		}
+	}
+	m.Stats["time_ms"] = timeMS
+	if m.Verdict != "safe" {
+		m.Note = strings.Join(notes, "; ")
+	}
+	return &m
+}
