@@ -32,6 +32,8 @@ type executor struct {
 	// schedule prefix when it explores one subtree of a parallel or sharded run.
 	from *prefix
 
+	release func() bool // unregisters the stop on the context's end (the run's owner only)
+
 	// Scratch of one search.
 	probe *ir.Probe // looks at next transitions (accesses)
 	start time.Time
@@ -73,6 +75,11 @@ func newExecutor(ctx context.Context, p *ir.Program, opts Options) (*executor, e
 		start: now, last: now, probe: p.NewProbe()}
 	if x.out == nil {
 		x.out = new(outcome)
+		// The run ends the moment its context does: every search polls an atomic
+		// flag, cheaply, also inside long computations (a persistent set over a
+		// thousand threads, a trace constraint system), not only between steps.
+		out := x.out
+		x.release = context.AfterFunc(ctx, func() { out.stop(ctx) })
 	}
 	if x.from != nil {
 		x.opts.Depth = max(opts.Depth-len(x.from.moves), 0)
@@ -120,7 +127,7 @@ func (x *executor) violated() bool {
 }
 
 // done reports whether the search must stop: a violation was found or the context
-// ended. It looks at the context only every 1024 calls, to stay off the hot path.
+// ended (halted). Now and then it also reports progress.
 func (x *executor) done() bool {
 	if x.halted() {
 		return true
@@ -128,10 +135,6 @@ func (x *executor) done() bool {
 	x.polls++
 	if x.polls&1023 != 0 {
 		return false
-	}
-	if x.ctx.Err() != nil {
-		x.stop()
-		return true
 	}
 	if now := time.Now(); now.Sub(x.last) >= 500*time.Millisecond {
 		x.last = now
@@ -150,22 +153,22 @@ func (x *executor) done() bool {
 	return false
 }
 
-// stop records that the context ended the run.
-func (x *executor) stop() {
-	x.out.mu.Lock()
-	if x.out.facts.Stopped == nil {
-		x.out.facts.Stopped = context.Cause(x.ctx)
+// stop records that ctx ended the run, unless a violation was found first.
+func (o *outcome) stop(ctx context.Context) {
+	o.mu.Lock()
+	if o.facts.Stopped == nil && o.facts.Violation == nil {
+		o.facts.Stopped = context.Cause(ctx)
 	}
-	x.out.mu.Unlock()
-	x.out.end.Store(true)
+	o.mu.Unlock()
+	o.end.Store(true)
 }
 
 // cancelled reports whether the context has ended; the search then stops with
-// verdict unknown. Unlike done, it looks at the context at once (for a caller
-// that has just seen an operation fail, which may be the context's doing).
+// verdict unknown. It looks at the context at once (for a caller that has just
+// seen an operation fail, which may be the context's doing).
 func (x *executor) cancelled() bool {
 	if x.ctx.Err() != nil {
-		x.stop()
+		x.out.stop(x.ctx)
 		return true
 	}
 	return false
@@ -319,6 +322,9 @@ func (x *executor) bounded(note string) {
 // counterexample and fills in the statistics; bound is what limited the search
 // besides the depth.
 func (x *executor) result(algo string, bound verify.Bound, keys ...string) (*verify.Result, error) {
+	if x.release != nil {
+		x.release()
+	}
 	x.out.mu.Lock()
 	r := x.out.facts.Decide()
 	x.out.mu.Unlock()

@@ -75,7 +75,7 @@ func (a LazyPOR) Check(ctx context.Context, p *ir.Program) (*verify.Result, erro
 	if err != nil {
 		return nil, err
 	}
-	s := &lazySearch{x: x, p: p, solver: solver, observe: a.observe, noVisited: a.noVisited, moves: make([]ir.Move, x.opts.Depth+1),
+	s := &lazySearch{x: x, p: p, solver: solver, observe: a.observe, noVisited: a.noVisited,
 		visited: newVisitedStore[[]lazyVisit](), scratch: make(ir.State, p.StateSize)}
 	if _, ok := solver.(*TopoSolver); !ok {
 		s.canon = new(TopoSolver)
@@ -197,11 +197,20 @@ func (s *lazySearch) search() {
 	s.explore(root)
 }
 
+// path returns the first n moves of the path from the initial state, growing it
+// with the depth the search reaches (never with the bound).
+func (s *lazySearch) path(n int) []ir.Move {
+	for len(s.moves) < n {
+		s.moves = append(s.moves, ir.Move{})
+	}
+	return s.moves[:n]
+}
+
 // step executes thread t in st (in place) with the given leading nondeterministic
 // values and records the move at position pos of the path. A failed step is a
 // violation, reported at once; step then returns false.
 func (s *lazySearch) step(st ir.State, pos, t int, fixed []int64) bool {
-	return s.x.move(st, t, &s.ch, fixed, &s.ev, s.moves[:pos+1])
+	return s.x.move(st, t, &s.ch, fixed, &s.ev, s.path(pos+1))
 }
 
 // complete extends run (whose steps so far lead from the node's state to st, at
@@ -224,9 +233,9 @@ func (s *lazySearch) complete(st ir.State, pos int, run *lazyRun) (extended, ok 
 			}
 		}
 		if s.observe != nil && (t < 0 || pos == x.opts.Depth) {
-			s.observe(s.moves[:pos])
+			s.observe(s.path(pos))
 		}
-		if leaf, cut := x.leaf(st, t >= 0, s.moves[:pos]); leaf {
+		if leaf, cut := x.leaf(st, t >= 0, s.path(pos)); leaf {
 			run.final = append(run.final[:0], st...)
 			run.cut = cut
 			return extended, cut || !x.done()
@@ -1059,7 +1068,7 @@ func (s *lazySearch) choice(t *lazyTCS, e int) (maxLen int, cut bool) {
 	good, alternatives := true, 0
 	if t.need[e] == 0 && s.p.Location(t.state, th) == int(t.from[e]) && s.p.Enabled(t.state, th) {
 		var it successors
-		for x.next(&it, t.state, s.scratch, th, &s.ev, s.moves[:pos+1]) {
+		for x.next(&it, t.state, s.scratch, th, &s.ev, s.path(pos+1)) {
 			if !slices.Equal(s.moves[pos].Choices, runVals) {
 				alternatives++
 				if !s.monotone(t, e, s.ev.Accesses) {
@@ -1089,7 +1098,7 @@ func (s *lazySearch) choice(t *lazyTCS, e int) (maxLen int, cut bool) {
 	// without failing.) A child keeps a copy of its state, so st can be reused.
 	st := make(ir.State, len(t.piState))
 	var it successors
-	for !x.done() && x.next(&it, t.piState, st, th, &s.ev, s.moves[:pos+1]) {
+	for !x.done() && x.next(&it, t.piState, st, th, &s.ev, s.path(pos+1)) {
 		if slices.Equal(s.moves[pos].Choices, runVals) {
 			continue
 		}
@@ -1113,7 +1122,7 @@ func (s *lazySearch) expand(n *lazyNode) (maxLen int, cut bool) {
 			continue
 		}
 		it.start()
-		for !x.done() && x.next(&it, n.state, st, th, &s.ev, s.moves[:n.depth+1]) {
+		for !x.done() && x.next(&it, n.state, st, th, &s.ev, s.path(n.depth+1)) {
 			l, c := s.child(st, n.depth+1, nil, 0)
 			maxLen = max(maxLen, 1+l)
 			cut = cut || c

@@ -116,7 +116,7 @@ func TestLocalDeadlockReference(t *testing.T) {
 		p    *ir.Program
 	}
 	var programs []program
-	for _, td := range readTestdata(t) {
+	for _, td := range readAllTestdata(t) {
 		base := filepath.Base(td.path)
 		if !strings.HasPrefix(base, "dist-") && !strings.HasPrefix(base, "local-deadlock-") {
 			continue

@@ -109,6 +109,7 @@ type persistentFrame struct {
 	seen    bitSet   // closure scratch
 	best    bitSet
 	queue   []int
+	scc     sccScratch
 	succ    successors // the alternatives of the step being explored
 	ev      ir.Event
 	scratch ir.State
@@ -495,6 +496,9 @@ func (s *persistentSearch) selectPersistent(d int, safety bool) {
 	p := s.p
 	cur := s.states[d]
 	for v := range s.n {
+		if s.x.halted() {
+			return // the verdict is unknown or unsafe; no set is needed any more
+		}
 		row := f.adj[v]
 		row.clear()
 		pr := &f.probes[v]
@@ -523,11 +527,15 @@ func (s *persistentSearch) selectPersistent(d int, safety bool) {
 		base.and(f.enabled)
 		return
 	}
+	// The closure of base and e is base plus everything e reaches. What each
+	// thread reaches comes from the strongly connected components of the graph,
+	// once for all seeds (closing each seed on its own costs a graph traversal
+	// per enabled thread: O(n³) over a thousand threads).
+	f.scc.reaches(f.adj)
 	bestCount := -1
 	for e := f.enabled.next(0); e >= 0; e = f.enabled.next(e + 1) {
 		f.seen.copyFrom(base)
-		f.seen.add(e)
-		s.closure(f, f.seen)
+		f.seen.or(f.scc.reach[f.scc.comp[e]])
 		if c := f.seen.countAnd(f.enabled); bestCount < 0 || c < bestCount {
 			bestCount = c
 			f.best.copyFrom(f.seen)
@@ -538,6 +546,82 @@ func (s *persistentSearch) selectPersistent(d int, safety bool) {
 	}
 	f.pset.copyFrom(f.best)
 	f.pset.and(f.enabled)
+}
+
+// sccScratch computes, for a directed graph over threads (adjacency bit sets),
+// the set of nodes each node reaches, itself included: per strongly connected
+// component (Tarjan), in the order Tarjan finds them, which puts every
+// component after the ones it reaches.
+type sccScratch struct {
+	index, low, comp []int
+	onStack          []bool
+	stack            []int
+	reach            []bitSet // per component
+	next, count      int
+}
+
+func (g *sccScratch) reaches(adj []bitSet) {
+	n := len(adj)
+	if len(g.index) != n {
+		g.index, g.low, g.comp = make([]int, n), make([]int, n), make([]int, n)
+		g.onStack = make([]bool, n)
+	}
+	for i := range g.index {
+		g.index[i] = -1
+	}
+	g.next, g.count, g.stack = 0, 0, g.stack[:0]
+	for v := range n {
+		if g.index[v] < 0 {
+			g.visit(adj, v)
+		}
+	}
+}
+
+func (g *sccScratch) visit(adj []bitSet, v int) {
+	g.index[v], g.low[v] = g.next, g.next
+	g.next++
+	g.stack = append(g.stack, v)
+	g.onStack[v] = true
+	for u := adj[v].next(0); u >= 0; u = adj[v].next(u + 1) {
+		switch {
+		case g.index[u] < 0:
+			g.visit(adj, u)
+			g.low[v] = min(g.low[v], g.low[u])
+		case g.onStack[u]:
+			g.low[v] = min(g.low[v], g.index[u])
+		}
+	}
+	if g.low[v] != g.index[v] {
+		return
+	}
+	// v roots a component: pop it, and give it everything its members reach.
+	c := g.count
+	g.count++
+	if c == len(g.reach) {
+		g.reach = append(g.reach, newBitSet(len(adj)))
+	}
+	r := g.reach[c]
+	r.clear()
+	top := len(g.stack)
+	for {
+		top--
+		w := g.stack[top]
+		g.onStack[w] = false
+		g.comp[w] = c
+		r.add(w)
+		if w == v {
+			break
+		}
+	}
+	members := g.stack[top:]
+	g.stack = g.stack[:top]
+	for _, w := range members {
+		for u := adj[w].next(0); u >= 0; u = adj[w].next(u + 1) {
+			if cu := g.comp[u]; cu != c && !g.onStack[u] {
+				r.or(g.reach[cu]) // an earlier component: complete already
+			}
+		}
+	}
 }
 
 // closure extends set along the stubborn-set graph of frame f.
