@@ -28,6 +28,11 @@ type state struct {
 	owner  []val   // per lock: the owner's thread number + 1, 0 when free
 	loc    []val   // per thread: its control location (Template.Terminated() when done)
 	local  [][]val // per thread, per frame cell
+
+	// lazy, when set, supplies shared cells and lock owners (by store key)
+	// instead of shared and owner: the partial-order encoding creates a read
+	// only for the cells a step actually looks at.
+	lazy func(k int) val
 }
 
 func newState(p *ir.Program) *state {
@@ -100,15 +105,7 @@ func New(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) (*Un
 	if err := Supported(p); err != nil {
 		return nil, err
 	}
-	u := &Unrolling{
-		p: p, b: b, be: be, opts: opts,
-		w:         p.Width,
-		selWidth:  widthFor(len(p.Threads) - 1),
-		ownWidth:  widthFor(len(p.Threads)),
-		numLocs:   p.NumLocations(),
-		keyLocal0: p.SharedSize + p.NumLocks,
-		lits:      make(map[string]*solver.Term),
-	}
+	u := newCore(p, b, be, opts)
 	s := newState(p)
 	init := p.Initial()
 	for _, v := range p.Shared {
@@ -122,7 +119,6 @@ func New(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) (*Un
 	reach := make([][]bool, len(p.Threads))
 	for t, th := range p.Threads {
 		tm := th.Template
-		u.locWidth = append(u.locWidth, widthFor(tm.Terminated()))
 		entry := tm.Loc(tm.Entry)
 		s.loc[t] = u.constVal(uint64(entry), u.locWidth[t])
 		s.local[t] = make([]val, tm.FrameSize)
@@ -140,6 +136,24 @@ func New(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) (*Un
 	u.badFail = []*solver.Term{b.False()}
 	u.status = []*status{u.statusOf(s, reach)}
 	return u, nil
+}
+
+// newCore returns an Unrolling without states or steps: the symbolic machine
+// (exec, guard, statusOf, values) that both encodings share.
+func newCore(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) *Unrolling {
+	u := &Unrolling{
+		p: p, b: b, be: be, opts: opts,
+		w:         p.Width,
+		selWidth:  widthFor(len(p.Threads) - 1),
+		ownWidth:  widthFor(len(p.Threads)),
+		numLocs:   p.NumLocations(),
+		keyLocal0: p.SharedSize + p.NumLocks,
+		lits:      make(map[string]*solver.Term),
+	}
+	for _, th := range p.Threads {
+		u.locWidth = append(u.locWidth, widthFor(th.Template.Terminated()))
+	}
+	return u
 }
 
 // widthFor is the number of bits that hold the values 0..max (at least 1).

@@ -21,13 +21,21 @@ func Solvers() []string { return solvers.Names() }
 // PORs lists the names Engine.POR accepts, the default first.
 func PORs() []string { return []string{"none", "peephole", "monotonic"} }
 
+// Encodings lists the names Engine.Encoding accepts, the default first:
+// "step", the step-based unrolling with a scheduler (its partial-order
+// reductions are Engine.POR), and "partial-order", per-thread unrollings with
+// a read-from relation and an order of conflicting events, which needs no
+// reduction (docs/symbolic.md).
+func Encodings() []string { return []string{"step", "partial-order"} }
+
 // Engine is the symbolic engine. The zero value checks with gini, no
 // partial-order reduction, incremental deepening to verify.DefaultDepth.
 type Engine struct {
 	verify.Options
 	Solver        string // "gini" (default) or "z3"
-	POR           string // "none" (default), "peephole" or "monotonic"
-	NoIncremental bool   // check depth K only, instead of 1, 2, …, K
+	Encoding      string // "step" (default) or "partial-order"
+	POR           string // step encoding: "none" (default), "peephole" or "monotonic"
+	NoIncremental bool   // step encoding: check depth K only, instead of 1, 2, …, K
 
 	// Set by tests only. corrupt rewrites a counterexample before it is
 	// validated, to show that one that does not replay is an internal error;
@@ -39,16 +47,32 @@ type Engine struct {
 
 var _ verify.Engine = Engine{}
 
-// New returns the engine for the given solver and reduction names, checking them.
-func New(opts verify.Options, solverName, por string, noIncremental bool) (Engine, error) {
-	e := Engine{Options: opts, Solver: solverName, POR: por, NoIncremental: noIncremental}
+// New returns the engine for the given solver, encoding and reduction names,
+// checking them.
+func New(opts verify.Options, solverName, encoding, por string, noIncremental bool) (Engine, error) {
+	e := Engine{Options: opts, Solver: solverName, Encoding: encoding, POR: por, NoIncremental: noIncremental}
 	if _, err := e.solverName(); err != nil {
+		return Engine{}, err
+	}
+	if _, err := e.encodingName(); err != nil {
 		return Engine{}, err
 	}
 	if _, err := encode.NewReduction(e.porName()); err != nil {
 		return Engine{}, err
 	}
 	return e, nil
+}
+
+// encodingName is the encoding's name, the default filled in.
+func (e Engine) encodingName() (string, error) {
+	names := Encodings()
+	switch {
+	case e.Encoding == "":
+		return names[0], nil
+	case slices.Contains(names, e.Encoding):
+		return e.Encoding, nil
+	}
+	return "", fmt.Errorf("unknown encoding %q (%s)", e.Encoding, strings.Join(names, ", "))
 }
 
 // solverName is the backend's name, the default filled in.
@@ -81,6 +105,10 @@ func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error
 	if err != nil {
 		return nil, err
 	}
+	encoding, err := e.encodingName()
+	if err != nil {
+		return nil, err
+	}
 	red, err := encode.NewReduction(e.porName())
 	if err != nil {
 		return nil, err
@@ -103,6 +131,23 @@ func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error
 		Engine: "symbolic", Solver: solverName, POR: e.porName(),
 		Bound: verify.Bound{Depth: k, Preemptions: -1, Fair: -1},
 	}}
+	if encoding == "partial-order" {
+		// No interleavings, nothing for a reduction to prune: the result
+		// names the encoding where the step encoding names its reduction.
+		r.res.POR = ""
+		r.res.Algo = encoding
+		t0 := time.Now()
+		po, err := encode.NewPartialOrder(p, b, be, encode.Options{NoDeadlock: e.NoDeadlock, Kinds: e.kinds}, k)
+		r.stats.EncodeTime += time.Since(t0)
+		if err != nil {
+			return nil, err
+		}
+		r.po = po
+		if err := r.deepenPartialOrder(po, k); err != nil {
+			return nil, err
+		}
+		return r.finish()
+	}
 	t0 := time.Now()
 	r.u, err = encode.New(p, b, be, encode.Options{Reduction: red, NoDeadlock: e.NoDeadlock, Kinds: e.kinds})
 	r.stats.EncodeTime += time.Since(t0)
@@ -119,7 +164,8 @@ func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error
 type run struct {
 	e     Engine
 	p     *ir.Program
-	u     *encode.Unrolling
+	u     *encode.Unrolling    // the step encoding
+	po    *encode.PartialOrder // the partial-order encoding
 	be    solver.Backend
 	ctx   context.Context
 	start time.Time
@@ -195,10 +241,10 @@ func (r *run) deepen(bound int) error {
 	return nil
 }
 
-func (r *run) check(assumption *solver.Term) (solver.Status, error) {
+func (r *run) check(assumptions ...*solver.Term) (solver.Status, error) {
 	r.stats.SolverCalls++
 	t0 := time.Now()
-	st, err := r.be.Check(r.ctx, assumption)
+	st, err := r.be.Check(r.ctx, assumptions...)
 	r.stats.SolveTime += time.Since(t0)
 	return st, err
 }
@@ -246,7 +292,11 @@ func (r *run) fillStats() {
 	bs := r.be.Stats()
 	r.stats.Variables = bs.Vars
 	if r.stats.Variables == 0 {
-		r.stats.Variables = int64(r.u.Variables())
+		if r.u != nil {
+			r.stats.Variables = int64(r.u.Variables())
+		} else if r.po != nil {
+			r.stats.Variables = int64(r.po.Variables())
+		}
 	}
 	r.stats.Clauses = bs.Clauses
 	r.stats.Conflicts = bs.Conflicts

@@ -32,7 +32,8 @@ func engineFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "engine", Value: "explicit", Usage: "explicit or symbolic"},
 		&cli.StringFlag{Name: "solver", Value: "gini", Usage: "symbolic: " + strings.Join(symbolic.Solvers(), " or ")},
-		&cli.StringFlag{Name: "por", Value: "monotonic", Usage: "symbolic: partial-order constraints, " + strings.Join(symbolic.PORs(), ", ")},
+		&cli.StringFlag{Name: "encoding", Value: symbolic.Encodings()[0], Usage: "symbolic: " + strings.Join(symbolic.Encodings(), " or ")},
+		&cli.StringFlag{Name: "por", Value: "monotonic", Usage: "symbolic, step encoding: partial-order constraints, " + strings.Join(symbolic.PORs(), ", ")},
 		&cli.BoolFlag{Name: "no-incremental", Usage: "symbolic: solve at the full depth at once"},
 		&cli.StringFlag{Name: "algo", Value: "dfs", Usage: "explicit algorithm: " + strings.Join(explicit.Algorithms(), ", ")},
 		&cli.IntFlag{Name: "depth", Value: verify.DefaultDepth, Usage: "maximum number of steps of an execution"},
@@ -82,15 +83,15 @@ func parseDefines(list []string) (map[string]int64, error) {
 type engineConfig struct {
 	Engine, Algo string
 	// Symbolic: solver, POR constraints, and whether to deepen incrementally.
-	Solver, POR   string
-	NoIncremental bool
-	Explicit      explicit.Options
-	Timeout       time.Duration
+	Solver, Encoding, POR string
+	NoIncremental         bool
+	Explicit              explicit.Options
+	Timeout               time.Duration
 }
 
 func readEngineConfig(c *cli.Context) (engineConfig, error) {
 	ec := engineConfig{Engine: c.String("engine"), Algo: c.String("algo"), Timeout: c.Duration("timeout"),
-		Solver: c.String("solver"), POR: c.String("por"), NoIncremental: c.Bool("no-incremental")}
+		Solver: c.String("solver"), Encoding: c.String("encoding"), POR: c.String("por"), NoIncremental: c.Bool("no-incremental")}
 	ec.Explicit.Depth = c.Int("depth")
 	ec.Explicit.NoDeadlock = c.Bool("no-deadlock")
 	ec.Explicit.Stateful = c.Bool("stateful")
@@ -120,7 +121,7 @@ func (ec engineConfig) engine() (verify.Engine, error) {
 		}
 		return eng, nil
 	case "symbolic":
-		eng, err := symbolic.New(ec.Explicit.Options, ec.Solver, ec.POR, ec.NoIncremental)
+		eng, err := symbolic.New(ec.Explicit.Options, ec.Solver, ec.Encoding, ec.POR, ec.NoIncremental)
 		if err != nil {
 			return nil, usageErr("%v", err)
 		}
