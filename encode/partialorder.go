@@ -778,4 +778,3 @@ func (po *PartialOrder) Counterexample(m Model) ([]ir.Move, *ir.Violation, error
 	}
 	return moves, nil, ErrNoViolation
 }
-
