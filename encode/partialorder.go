@@ -490,11 +490,42 @@ func (po *PartialOrder) before(e, f *event) *solver.Term {
 			b.Implies(b.And(both, o), b.Ult(lo.clk, hi.clk)),
 			b.Implies(b.And(both, b.Not(o)), b.Ult(hi.clk, lo.clk)))
 		po.ords[key] = o
+		po.chain(lo, hi)
+		po.chain(hi, lo)
 	}
 	if lo == e {
 		return o
 	}
 	return b.Not(o)
+}
+
+// chain ties the new order of e and f to the orders of f with e's nearest
+// program-order neighbours that have one: what is before e is before
+// everything e is before, and what is after e is after everything after e.
+// The clocks imply these clauses; stated outright, the order of two threads'
+// events is decided by propagation instead of a search over clock bits. (An
+// event not taken can be put after every event, which satisfies them all.)
+func (po *PartialOrder) chain(e, f *event) {
+	b := po.u.b
+	pt := po.threads[e.t]
+	for j := e.j - 1; j >= 0; j-- {
+		if p := pt.events[j]; po.hasOrder(p, f) {
+			po.as = append(po.as, b.Implies(po.before(e, f), po.before(p, f)))
+			break
+		}
+	}
+	for j := e.j + 1; j < len(pt.events); j++ {
+		if n := pt.events[j]; po.hasOrder(n, f) {
+			po.as = append(po.as, b.Implies(po.before(n, f), po.before(e, f)))
+			break
+		}
+	}
+}
+
+func (po *PartialOrder) hasOrder(e, f *event) bool {
+	lo, hi := min(e.id, f.id), max(e.id, f.id)
+	_, ok := po.ords[[2]int{lo, hi}]
+	return ok
 }
 
 // firstFailure keeps, when Options.Kinds restricts the violations looked

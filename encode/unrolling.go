@@ -427,19 +427,25 @@ func (u *Unrolling) statusOf(s *state, reach [][]bool) *status {
 	st := &status{}
 	for t, th := range p.Threads {
 		tm := th.Template
-		var en, ab []*solver.Term
+		var blocked, ab []*solver.Term
 		for l := 0; l < tm.Terminated(); l++ {
 			if !reach[t][l] {
 				continue
 			}
 			at := u.is(s.loc[t], uint64(l))
 			e, a := u.guard(s, th, tm.Transitions[l])
-			en = append(en, b.And(at, e))
+			blocked = append(blocked, b.And(at, b.Not(e)))
 			ab = append(ab, b.And(at, a))
 		}
-		st.enabled = append(st.enabled, b.Or(en...))
+		term := u.is(s.loc[t], uint64(tm.Terminated()))
+		// Enabled: not terminated and not at a location whose guard is false.
+		// In a state of an execution exactly one location holds, so this is
+		// ∨_l at_l ∧ en_l; stated this way, a thread that never blocks is
+		// enabled until it terminates by propagation alone, without the
+		// solver rediscovering that the locations exclude each other.
+		st.enabled = append(st.enabled, b.And(b.Not(term), b.Not(b.Or(blocked...))))
 		st.assume = append(st.assume, b.Or(ab...))
-		st.terminated = append(st.terminated, u.is(s.loc[t], uint64(tm.Terminated())))
+		st.terminated = append(st.terminated, term)
 	}
 	var notEn, notAssume, notDone []*solver.Term
 	for t := range p.Threads {

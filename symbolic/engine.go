@@ -181,6 +181,10 @@ func (r *run) deepen(bound int) error {
 	if r.e.NoIncremental {
 		first = bound
 	}
+	// With every thread's transition graph acyclic, no execution is longer
+	// than the sum of the longest paths: at that depth the program is
+	// complete, and no completeness query is needed before it.
+	static := encode.SumBounds(encode.StaticBounds(r.p))
 	for k := first; k <= bound; k++ {
 		if r.ctx.Err() != nil {
 			r.unknown(k - 1)
@@ -210,6 +214,14 @@ func (r *run) deepen(bound int) error {
 		}
 		if err := r.u.AssertSafe(k); err != nil {
 			return fmt.Errorf("symbolic: depth %d: %w", k, err)
+		}
+		if static != encode.Unbounded {
+			r.stats.Depth = int64(k)
+			if k >= static {
+				r.res.Verdict = verify.Safe
+				return nil
+			}
+			continue
 		}
 		// Completeness (DESIGN.md §4): can an execution take k steps and still
 		// have an enabled thread? If not, every execution ends within k steps.
