@@ -47,6 +47,7 @@ func newState(p *ir.Program) *state {
 // status is what the scheduler and the properties need to know about one state.
 type status struct {
 	enabled    []*solver.Term // per thread: it may take a step (ir.Program.Status == Enabled)
+	stuck      []*solver.Term // per thread: terminated or blocked (¬enabled, in another form)
 	terminated []*solver.Term // per thread: at Template.Terminated()
 	assume     []*solver.Term // per thread: sitting on a false assume (BlockedAssume)
 	deadlock   *solver.Term   // ir.Program.Deadlock: nobody enabled, someone waiting, no false assume
@@ -427,29 +428,33 @@ func (u *Unrolling) statusOf(s *state, reach [][]bool) *status {
 	st := &status{}
 	for t, th := range p.Threads {
 		tm := th.Template
-		var blocked, ab []*solver.Term
+		var en, blocked, ab []*solver.Term
 		for l := 0; l < tm.Terminated(); l++ {
 			if !reach[t][l] {
 				continue
 			}
 			at := u.is(s.loc[t], uint64(l))
 			e, a := u.guard(s, th, tm.Transitions[l])
+			en = append(en, b.And(at, e))
 			blocked = append(blocked, b.And(at, b.Not(e)))
 			ab = append(ab, b.And(at, a))
 		}
 		term := u.is(s.loc[t], uint64(tm.Terminated()))
-		// Enabled: not terminated and not at a location whose guard is false.
-		// In a state of an execution exactly one location holds, so this is
-		// ∨_l at_l ∧ en_l; stated this way, a thread that never blocks is
-		// enabled until it terminates by propagation alone, without the
-		// solver rediscovering that the locations exclude each other.
-		st.enabled = append(st.enabled, b.And(b.Not(term), b.Not(b.Or(blocked...))))
+		st.enabled = append(st.enabled, b.Or(en...))
+		// Not enabled, for deadlock: terminated or at a location whose guard
+		// is false. In a state of an execution exactly one location holds, so
+		// this is ¬∨_l (at_l ∧ en_l); stated this way, a thread that never
+		// blocks is enabled until it terminates by propagation alone, without
+		// the solver rediscovering that the locations exclude each other. (The
+		// scheduler keeps ∨_l at_l ∧ en_l, which also says that the selected
+		// thread is at one of its locations.)
+		st.stuck = append(st.stuck, b.Or(term, b.Or(blocked...)))
 		st.assume = append(st.assume, b.Or(ab...))
 		st.terminated = append(st.terminated, term)
 	}
 	var notEn, notAssume, notDone []*solver.Term
 	for t := range p.Threads {
-		notEn = append(notEn, b.Not(st.enabled[t]))
+		notEn = append(notEn, st.stuck[t])
 		notAssume = append(notAssume, b.Not(st.assume[t]))
 		notDone = append(notDone, b.Not(st.terminated[t]))
 	}
