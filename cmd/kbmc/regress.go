@@ -159,8 +159,9 @@ func collectPrograms(args []string) ([]string, error) {
 }
 
 // engineByName configures ec for an engine named like "explicit/dfs" or
-// "symbolic/z3/peephole" (symbolic/SOLVER[/POR], POR monotonic by default) or
-// "symbolic/gini/partial-order" (symbolic/SOLVER/ENCODING).
+// "symbolic/z3/peephole" (symbolic/SOLVER/POR: the step encoding), or
+// "symbolic/gini/partial-order" (symbolic/SOLVER/ENCODING), or "symbolic/gini"
+// (the default encoding).
 func engineByName(name string, ec engineConfig) (engineConfig, error) {
 	eng, algo, ok := strings.Cut(name, "/")
 	if !ok {
@@ -173,13 +174,17 @@ func engineByName(name string, ec engineConfig) (engineConfig, error) {
 	if eng == "symbolic" {
 		ec.Algo = ""
 		ec.Solver, ec.POR, _ = strings.Cut(algo, "/")
-		ec.Encoding = symbolic.Encodings()[0]
-		if slices.Contains(symbolic.Encodings(), ec.POR) {
-			// symbolic/SOLVER/ENCODING: the partial-order encoding takes no POR.
-			ec.Encoding, ec.POR = ec.POR, "none"
-		}
-		if ec.POR == "" {
-			ec.POR = "monotonic"
+		switch {
+		case ec.POR == "":
+			// symbolic/SOLVER: the default encoding (its POR, if it is the
+			// step encoding, monotonic).
+			ec.Encoding, ec.POR = symbolic.Encodings()[0], "monotonic"
+		case slices.Contains(symbolic.Encodings(), ec.POR):
+			// symbolic/SOLVER/ENCODING; the step encoding with monotonic POR.
+			ec.Encoding, ec.POR = ec.POR, "monotonic"
+		default:
+			// symbolic/SOLVER/POR: a reduction of the step encoding.
+			ec.Encoding = "step"
 		}
 	}
 	_, err := ec.engine()
