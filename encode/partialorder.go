@@ -93,13 +93,13 @@ type rfCand struct {
 
 // generation is the set of bounds the queries are asked about.
 type generation struct {
-	lit    *solver.Term
-	bounds []int
-	total  *solver.Term // Σ_t steps_t as a bit-vector
-	status *status      // of the final state
-	last   []*solver.Term
-	noFail *solver.Term
-	lits   map[string]*solver.Term
+	lit     *solver.Term
+	bounds  []int
+	atLeast []*solver.Term // atLeast[c]: Σ_t steps_t ≥ c, for c = 0..depth+1 (when Σ_t b_t > depth)
+	status  *status        // of the final state
+	last    []*solver.Term
+	noFail  *solver.Term
+	lits    map[string]*solver.Term
 }
 
 // Keys: a shared cell c is key c, lock j is key SharedSize+j (as in a step's
@@ -591,9 +591,11 @@ func (po *PartialOrder) Seal() (*solver.Term, error) {
 		}
 		cl = append(cl, b.Implies(g.lit, b.Or(or...)))
 	}
-	g.total = po.count()
 	if sum := SumBounds(bounds); sum > po.depth {
-		cl = append(cl, b.Implies(g.lit, b.Ule(g.total, b.BV(uint64(po.depth), g.total.Width()))))
+		var count []*solver.Term
+		g.atLeast, count = po.count()
+		cl = append(cl, count...)
+		cl = append(cl, b.Implies(g.lit, b.Not(g.atLeast[po.depth+1])))
 	}
 	po.as = append(po.as, cl...)
 	if err := po.flush(); err != nil {
@@ -603,16 +605,54 @@ func (po *PartialOrder) Seal() (*solver.Term, error) {
 	return g.lit, nil
 }
 
-// count is the number of events taken, as a bit-vector wide enough for
-// every event and for the depth.
-func (po *PartialOrder) count() *solver.Term {
+// count returns atLeast[c] = "at least c events are taken", c = 0..depth+1,
+// exactly (both directions), as a unary sequential counter over the threads:
+// a thread's events are a prefix, so "thread t takes at least j steps" is the
+// activity literal of its event j−1. It is what the depth bound, Exceed and
+// Long need; a bit-vector sum of the activity literals was measured to
+// propagate worse (docs/symbolic.md).
+func (po *PartialOrder) count() ([]*solver.Term, []*solver.Term) {
 	b := po.u.b
-	w := widthFor(max(len(po.events), po.depth))
-	total := b.BV(0, w)
-	for _, e := range po.events {
-		total = b.Add(total, b.Ite(e.act, b.BV(1, w), b.BV(0, w)))
+	k := po.depth + 1
+	var cl []*solver.Term
+	// prev[c]: threads before t take at least c steps in all.
+	prev := make([]*solver.Term, k+1)
+	prev[0] = b.True()
+	for c := 1; c <= k; c++ {
+		prev[c] = b.False()
 	}
-	return total
+	for t, pt := range po.threads {
+		steps := func(j int) *solver.Term { // thread t takes at least j steps
+			switch {
+			case j == 0:
+				return b.True()
+			case j > len(pt.events):
+				return b.False()
+			}
+			return pt.events[j-1].act
+		}
+		cur := make([]*solver.Term, k+1)
+		cur[0] = b.True()
+		for c := 1; c <= k; c++ {
+			var or []*solver.Term
+			for j := 0; j <= c; j++ {
+				// at least c−j before t and at least j in t; at most c in all
+				// is what the literal is compared with.
+				or = append(or, b.And(prev[c-j], steps(j)))
+			}
+			def := b.Or(or...)
+			if def.IsConst() || t == len(po.threads)-1 && c < k-1 {
+				cur[c] = def
+				continue
+			}
+			v := b.BoolVar(fmt.Sprintf("#count@%d.%d.%d", po.gens, t, c))
+			po.u.vars++
+			cl = append(cl, b.Iff(v, def))
+			cur[c] = v
+		}
+		prev = cur
+	}
+	return prev, cl
 }
 
 func (po *PartialOrder) literal(name string, def func() *solver.Term) (*solver.Term, error) {
@@ -661,8 +701,10 @@ func (po *PartialOrder) Exceed(threads []int) (*solver.Term, error) {
 			or = append(or, b.And(g.last[t], g.status.enabled[t]))
 		}
 		q := b.And(b.Or(or...), g.noFail)
-		if SumBounds(g.bounds) >= po.depth {
-			q = b.And(q, b.Ult(g.total, b.BV(uint64(po.depth), g.total.Width())))
+		if SumBounds(g.bounds) > po.depth {
+			q = b.And(q, b.Not(g.atLeast[po.depth]))
+		} else if SumBounds(g.bounds) == po.depth {
+			q = b.And(q, b.Not(b.And(g.last...)))
 		}
 		return q
 	})
@@ -695,7 +737,11 @@ func (po *PartialOrder) Long() (*solver.Term, error) {
 		if SumBounds(g.bounds) < po.depth {
 			return b.False()
 		}
-		return b.And(g.status.anyEnabled, g.noFail, b.Eq(g.total, b.BV(uint64(po.depth), g.total.Width())))
+		all := b.And(g.last...) // Σ_t b_t = depth: every event taken
+		if SumBounds(g.bounds) > po.depth {
+			all = g.atLeast[po.depth]
+		}
+		return b.And(g.status.anyEnabled, g.noFail, all)
 	})
 }
 
