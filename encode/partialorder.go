@@ -36,9 +36,10 @@ type PartialOrder struct {
 	events     []*event
 	end        *event // a pseudo-event after every event: the final state
 
-	writers map[int][]*event   // per key: the events that may write it
-	readers map[int][]*readVal // per key: the reads of it
-	reads   []*readVal         // every read, in the order made
+	writers map[int][]*event    // per key: the events that may write it
+	readers map[int][]*readVal  // per key: the reads of it
+	reads   []*readVal          // every read, in the order made
+	byLoc   map[[2]int]*readVal // by (thread, key): the thread's latest read of the key
 	ords    map[[2]int]*solver.Term
 	as      []*solver.Term // assertions not yet given to the backend
 
@@ -79,11 +80,12 @@ type write struct {
 // fresh variable equal to the value of the write it reads from (or the
 // initial value), chosen by one selector per candidate write.
 type readVal struct {
-	ev    *event
-	key   int
-	v     val
-	sInit *solver.Term
-	cands []rfCand
+	ev         *event
+	key        int
+	v          val
+	sInit      *solver.Term
+	cands      []rfCand
+	prev, next *readVal // the same thread's reads of the key before and after it
 }
 
 type rfCand struct {
@@ -123,6 +125,7 @@ func NewPartialOrder(p *ir.Program, b *solver.Builder, be solver.Backend, opts O
 		u: u, depth: depth, clkW: widthFor(depth),
 		joinTarget: make([]bool, len(p.Threads)),
 		writers:    make(map[int][]*event),
+		byLoc:      make(map[[2]int]*readVal),
 		readers:    make(map[int][]*readVal),
 		ords:       make(map[[2]int]*solver.Term),
 	}
@@ -384,6 +387,18 @@ func (po *PartialOrder) read(e *event, k int) val {
 		po.clock(e)
 	}
 	po.as = append(po.as, b.Implies(r.sInit, u.equal(r.v, po.initial(k))))
+	if e != po.end {
+		at := [2]int{e.t, k}
+		if prev := po.byLoc[at]; prev != nil {
+			r.prev, prev.next = prev, r
+			// Once a read has seen a write, a later read of the thread
+			// cannot see the initial value (read-read coherence).
+			for _, c := range prev.cands {
+				po.as = append(po.as, b.Or(b.Not(c.s), b.Not(r.sInit)))
+			}
+		}
+		po.byLoc[at] = r
+	}
 	for _, w := range po.writers[k] {
 		if po.sees(r, w) {
 			po.as = append(po.as, b.Implies(b.And(r.sInit, w.writes[k].guard), po.before(e, w)))
@@ -421,6 +436,32 @@ func (po *PartialOrder) candidate(r *readVal, w *event, others []*event) {
 		po.as = append(po.as, b.Implies(b.And(s, o.writes[k].guard), b.Or(po.before(o, w), po.before(r.ev, o))))
 	}
 	r.cands = append(r.cands, rfCand{w: w, s: s})
+	po.coherentReads(r, w, s)
+}
+
+// coherentReads adds read-read coherence for the new selector s (r reads
+// from w): of two reads of a key by one thread, the later one cannot read a
+// write that comes before, in its own thread's order, the write the earlier
+// one read; and it cannot read the initial value once the earlier one read a
+// write. Sequential consistency implies this through the clocks; stated
+// directly, it propagates.
+func (po *PartialOrder) coherentReads(r *readVal, w *event, s *solver.Term) {
+	b := po.u.b
+	if p := r.prev; p != nil {
+		for _, c := range p.cands {
+			if c.w.t == w.t && c.w.j > w.j {
+				po.as = append(po.as, b.Or(b.Not(c.s), b.Not(s)))
+			}
+		}
+	}
+	if n := r.next; n != nil {
+		po.as = append(po.as, b.Or(b.Not(s), b.Not(n.sInit)))
+		for _, c := range n.cands {
+			if c.w.t == w.t && c.w.j < w.j {
+				po.as = append(po.as, b.Or(b.Not(s), b.Not(c.s)))
+			}
+		}
+	}
 }
 
 // newWriter registers e as a writer of key k: a candidate of every read of k,
