@@ -208,6 +208,8 @@ func (u *Unrolling) join(s *state, th *ir.Thread, es []edge) (*solver.Term, stor
 // base is the value of store key k in the pre-state.
 func (u *Unrolling) base(s *state, th *ir.Thread, k int) val {
 	switch {
+	case k < u.keyLocal0 && s.lazy != nil:
+		return s.lazy(k)
 	case k < u.p.SharedSize:
 		return s.shared[k]
 	case k < u.keyLocal0:
@@ -323,6 +325,11 @@ func (f *frame) value(v *ir.Var, conds []*solver.Term) val {
 	}
 	vs := make([]val, v.Len)
 	for c := range vs {
+		if conds[c].IsFalse() {
+			// A cell the index cannot name: never chosen, so not read.
+			vs[c] = f.u.value(v.Type, 0)
+			continue
+		}
 		vs[c] = f.get(f.key(v, c))
 	}
 	return f.u.choose(conds, vs)
@@ -355,7 +362,11 @@ func (f *frame) put(v *ir.Var, conds []*solver.Term, x val, cond *solver.Term) {
 			continue
 		}
 		k := f.key(v, c)
-		f.st[k] = u.ite(at, x, f.get(k))
+		if at.IsTrue() {
+			f.st[k] = x // the old value is not looked at
+		} else {
+			f.st[k] = u.ite(at, x, f.get(k))
+		}
 		if v.Shared {
 			f.access(v.Offset+c, true, at)
 		}
@@ -386,6 +397,10 @@ func (f *frame) lockCells(n *ir.Node) []*solver.Term {
 func (f *frame) owner(m *ir.Mutex, conds []*solver.Term) val {
 	vs := make([]val, len(conds))
 	for j := range vs {
+		if conds[j].IsFalse() {
+			vs[j] = f.u.constVal(0, f.u.ownWidth) // a lock the index cannot name
+			continue
+		}
 		vs[j] = f.get(f.u.p.SharedSize + m.Offset + j)
 	}
 	return f.u.choose(conds, vs)
@@ -400,7 +415,11 @@ func (f *frame) setOwner(m *ir.Mutex, conds []*solver.Term, x val) {
 			continue
 		}
 		k := p.SharedSize + m.Offset + j
-		f.st[k] = u.ite(at, x, f.get(k))
+		if at.IsTrue() {
+			f.st[k] = x
+		} else {
+			f.st[k] = u.ite(at, x, f.get(k))
+		}
 		f.access(p.LockLocation(m.Offset+j), true, at)
 	}
 }

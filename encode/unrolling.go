@@ -28,6 +28,11 @@ type state struct {
 	owner  []val   // per lock: the owner's thread number + 1, 0 when free
 	loc    []val   // per thread: its control location (Template.Terminated() when done)
 	local  [][]val // per thread, per frame cell
+
+	// lazy, when set, supplies shared cells and lock owners (by store key)
+	// instead of shared and owner: the partial-order encoding creates a read
+	// only for the cells a step actually looks at.
+	lazy func(k int) val
 }
 
 func newState(p *ir.Program) *state {
@@ -42,6 +47,7 @@ func newState(p *ir.Program) *state {
 // status is what the scheduler and the properties need to know about one state.
 type status struct {
 	enabled    []*solver.Term // per thread: it may take a step (ir.Program.Status == Enabled)
+	stuck      []*solver.Term // per thread: terminated or blocked (¬enabled, in another form)
 	terminated []*solver.Term // per thread: at Template.Terminated()
 	assume     []*solver.Term // per thread: sitting on a false assume (BlockedAssume)
 	deadlock   *solver.Term   // ir.Program.Deadlock: nobody enabled, someone waiting, no false assume
@@ -100,15 +106,7 @@ func New(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) (*Un
 	if err := Supported(p); err != nil {
 		return nil, err
 	}
-	u := &Unrolling{
-		p: p, b: b, be: be, opts: opts,
-		w:         p.Width,
-		selWidth:  widthFor(len(p.Threads) - 1),
-		ownWidth:  widthFor(len(p.Threads)),
-		numLocs:   p.NumLocations(),
-		keyLocal0: p.SharedSize + p.NumLocks,
-		lits:      make(map[string]*solver.Term),
-	}
+	u := newCore(p, b, be, opts)
 	s := newState(p)
 	init := p.Initial()
 	for _, v := range p.Shared {
@@ -122,7 +120,6 @@ func New(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) (*Un
 	reach := make([][]bool, len(p.Threads))
 	for t, th := range p.Threads {
 		tm := th.Template
-		u.locWidth = append(u.locWidth, widthFor(tm.Terminated()))
 		entry := tm.Loc(tm.Entry)
 		s.loc[t] = u.constVal(uint64(entry), u.locWidth[t])
 		s.local[t] = make([]val, tm.FrameSize)
@@ -140,6 +137,24 @@ func New(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) (*Un
 	u.badFail = []*solver.Term{b.False()}
 	u.status = []*status{u.statusOf(s, reach)}
 	return u, nil
+}
+
+// newCore returns an Unrolling without states or steps: the symbolic machine
+// (exec, guard, statusOf, values) that both encodings share.
+func newCore(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) *Unrolling {
+	u := &Unrolling{
+		p: p, b: b, be: be, opts: opts,
+		w:         p.Width,
+		selWidth:  widthFor(len(p.Threads) - 1),
+		ownWidth:  widthFor(len(p.Threads)),
+		numLocs:   p.NumLocations(),
+		keyLocal0: p.SharedSize + p.NumLocks,
+		lits:      make(map[string]*solver.Term),
+	}
+	for _, th := range p.Threads {
+		u.locWidth = append(u.locWidth, widthFor(th.Template.Terminated()))
+	}
+	return u
 }
 
 // widthFor is the number of bits that hold the values 0..max (at least 1).
@@ -425,7 +440,7 @@ func (u *Unrolling) statusOf(s *state, reach [][]bool) *status {
 	st := &status{}
 	for t, th := range p.Threads {
 		tm := th.Template
-		var en, ab []*solver.Term
+		var en, blocked, ab []*solver.Term
 		for l := 0; l < tm.Terminated(); l++ {
 			if !reach[t][l] {
 				continue
@@ -433,15 +448,25 @@ func (u *Unrolling) statusOf(s *state, reach [][]bool) *status {
 			at := u.is(s.loc[t], uint64(l))
 			e, a := u.guard(s, th, tm.Transitions[l])
 			en = append(en, b.And(at, e))
+			blocked = append(blocked, b.And(at, b.Not(e)))
 			ab = append(ab, b.And(at, a))
 		}
+		term := u.is(s.loc[t], uint64(tm.Terminated()))
 		st.enabled = append(st.enabled, b.Or(en...))
+		// Not enabled, for deadlock: terminated or at a location whose guard
+		// is false. In a state of an execution exactly one location holds, so
+		// this is ¬∨_l (at_l ∧ en_l); stated this way, a thread that never
+		// blocks is enabled until it terminates by propagation alone, without
+		// the solver rediscovering that the locations exclude each other. (The
+		// scheduler keeps ∨_l at_l ∧ en_l, which also says that the selected
+		// thread is at one of its locations.)
+		st.stuck = append(st.stuck, b.Or(term, b.Or(blocked...)))
 		st.assume = append(st.assume, b.Or(ab...))
-		st.terminated = append(st.terminated, u.is(s.loc[t], uint64(tm.Terminated())))
+		st.terminated = append(st.terminated, term)
 	}
 	var notEn, notAssume, notDone []*solver.Term
 	for t := range p.Threads {
-		notEn = append(notEn, b.Not(st.enabled[t]))
+		notEn = append(notEn, st.stuck[t])
 		notAssume = append(notAssume, b.Not(st.assume[t]))
 		notDone = append(notDone, b.Not(st.terminated[t]))
 	}

@@ -21,13 +21,21 @@ func Solvers() []string { return solvers.Names() }
 // PORs lists the names Engine.POR accepts, the default first.
 func PORs() []string { return []string{"none", "peephole", "monotonic"} }
 
-// Engine is the symbolic engine. The zero value checks with gini, no
-// partial-order reduction, incremental deepening to verify.DefaultDepth.
+// Encodings lists the names Engine.Encoding accepts, the default first:
+// "partial-order", per-thread unrollings with a read-from relation and an
+// order of conflicting events, which needs no reduction, and "step", the
+// step-based unrolling with a scheduler, whose partial-order reductions are
+// Engine.POR (docs/symbolic.md; docs/bench-symbolic.md for the choice).
+func Encodings() []string { return []string{"partial-order", "step"} }
+
+// Engine is the symbolic engine. The zero value checks with gini on the
+// partial-order encoding to verify.DefaultDepth.
 type Engine struct {
 	verify.Options
 	Solver        string // "gini" (default) or "z3"
-	POR           string // "none" (default), "peephole" or "monotonic"
-	NoIncremental bool   // check depth K only, instead of 1, 2, …, K
+	Encoding      string // "partial-order" (default) or "step"
+	POR           string // step encoding: "none" (default), "peephole" or "monotonic"
+	NoIncremental bool   // step encoding: check depth K only, instead of 1, 2, …, K
 
 	// Set by tests only. corrupt rewrites a counterexample before it is
 	// validated, to show that one that does not replay is an internal error;
@@ -39,16 +47,32 @@ type Engine struct {
 
 var _ verify.Engine = Engine{}
 
-// New returns the engine for the given solver and reduction names, checking them.
-func New(opts verify.Options, solverName, por string, noIncremental bool) (Engine, error) {
-	e := Engine{Options: opts, Solver: solverName, POR: por, NoIncremental: noIncremental}
+// New returns the engine for the given solver, encoding and reduction names,
+// checking them.
+func New(opts verify.Options, solverName, encoding, por string, noIncremental bool) (Engine, error) {
+	e := Engine{Options: opts, Solver: solverName, Encoding: encoding, POR: por, NoIncremental: noIncremental}
 	if _, err := e.solverName(); err != nil {
+		return Engine{}, err
+	}
+	if _, err := e.encodingName(); err != nil {
 		return Engine{}, err
 	}
 	if _, err := encode.NewReduction(e.porName()); err != nil {
 		return Engine{}, err
 	}
 	return e, nil
+}
+
+// encodingName is the encoding's name, the default filled in.
+func (e Engine) encodingName() (string, error) {
+	names := Encodings()
+	switch {
+	case e.Encoding == "":
+		return names[0], nil
+	case slices.Contains(names, e.Encoding):
+		return e.Encoding, nil
+	}
+	return "", fmt.Errorf("unknown encoding %q (%s)", e.Encoding, strings.Join(names, ", "))
 }
 
 // solverName is the backend's name, the default filled in.
@@ -81,6 +105,10 @@ func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error
 	if err != nil {
 		return nil, err
 	}
+	encoding, err := e.encodingName()
+	if err != nil {
+		return nil, err
+	}
 	red, err := encode.NewReduction(e.porName())
 	if err != nil {
 		return nil, err
@@ -103,6 +131,23 @@ func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error
 		Engine: "symbolic", Solver: solverName, POR: e.porName(),
 		Bound: verify.Bound{Depth: k, Preemptions: -1, Fair: -1},
 	}}
+	if encoding == "partial-order" {
+		// No interleavings, nothing for a reduction to prune: the result
+		// names the encoding where the step encoding names its reduction.
+		r.res.POR = ""
+		r.res.Algo = encoding
+		t0 := time.Now()
+		po, err := encode.NewPartialOrder(p, b, be, encode.Options{NoDeadlock: e.NoDeadlock, Kinds: e.kinds}, k)
+		r.stats.EncodeTime += time.Since(t0)
+		if err != nil {
+			return nil, err
+		}
+		r.po = po
+		if err := r.deepenPartialOrder(po, k); err != nil {
+			return nil, err
+		}
+		return r.finish()
+	}
 	t0 := time.Now()
 	r.u, err = encode.New(p, b, be, encode.Options{Reduction: red, NoDeadlock: e.NoDeadlock, Kinds: e.kinds})
 	r.stats.EncodeTime += time.Since(t0)
@@ -119,7 +164,8 @@ func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error
 type run struct {
 	e     Engine
 	p     *ir.Program
-	u     *encode.Unrolling
+	u     *encode.Unrolling    // the step encoding
+	po    *encode.PartialOrder // the partial-order encoding
 	be    solver.Backend
 	ctx   context.Context
 	start time.Time
@@ -135,6 +181,11 @@ func (r *run) deepen(bound int) error {
 	if r.e.NoIncremental {
 		first = bound
 	}
+	// With every thread's transition graph acyclic, no execution is longer
+	// than the sum of the longest paths: at that depth the program is
+	// complete without a completeness query.
+	static := encode.SumBounds(encode.StaticBounds(r.p))
+	blocking := canBlock(r.p)
 	for k := first; k <= bound; k++ {
 		if r.ctx.Err() != nil {
 			r.unknown(k - 1)
@@ -164,6 +215,21 @@ func (r *run) deepen(bound int) error {
 		}
 		if err := r.u.AssertSafe(k); err != nil {
 			return fmt.Errorf("symbolic: depth %d: %w", k, err)
+		}
+		if static != encode.Unbounded && (k >= static || !blocking) {
+			// No execution is longer than the static bound: no pigeonhole-hard
+			// unsatisfiable Live query at the bound. Below it, the satisfiable
+			// Live queries are skipped too when no thread can block (on
+			// readers-writers N = 16 they cost more than a minute), and kept
+			// otherwise (what the solver learns from them speeds up the next
+			// Bad: philosophers-fixed N = 4 took z3 16,665 conflicts with them,
+			// more than 195,513 without). docs/symbolic.md has the figures.
+			r.stats.Depth = int64(k)
+			if k >= static {
+				r.res.Verdict = verify.Safe
+				return nil
+			}
+			continue
 		}
 		// Completeness (DESIGN.md §4): can an execution take k steps and still
 		// have an enabled thread? If not, every execution ends within k steps.
@@ -195,10 +261,10 @@ func (r *run) deepen(bound int) error {
 	return nil
 }
 
-func (r *run) check(assumption *solver.Term) (solver.Status, error) {
+func (r *run) check(assumptions ...*solver.Term) (solver.Status, error) {
 	r.stats.SolverCalls++
 	t0 := time.Now()
-	st, err := r.be.Check(r.ctx, assumption)
+	st, err := r.be.Check(r.ctx, assumptions...)
 	r.stats.SolveTime += time.Since(t0)
 	return st, err
 }
@@ -246,7 +312,11 @@ func (r *run) fillStats() {
 	bs := r.be.Stats()
 	r.stats.Variables = bs.Vars
 	if r.stats.Variables == 0 {
-		r.stats.Variables = int64(r.u.Variables())
+		if r.u != nil {
+			r.stats.Variables = int64(r.u.Variables())
+		} else if r.po != nil {
+			r.stats.Variables = int64(r.po.Variables())
+		}
 	}
 	r.stats.Clauses = bs.Clauses
 	r.stats.Conflicts = bs.Conflicts
@@ -258,4 +328,18 @@ func (r *run) finish() (*verify.Result, error) {
 	r.res.Stats = r.stats
 	r.res.StatKeys = append([]string(nil), statKeys...)
 	return r.res, nil
+}
+
+// canBlock reports whether some transition of p starts with an operation that
+// can block (lock, await, assume, join).
+func canBlock(p *ir.Program) bool {
+	for _, tm := range p.Templates {
+		for _, tr := range tm.Transitions {
+			switch tr.EntryNode().Op {
+			case ir.OpLock, ir.OpAwait, ir.OpAssume, ir.OpJoin:
+				return true
+			}
+		}
+	}
+	return false
 }

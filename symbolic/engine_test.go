@@ -40,7 +40,7 @@ func compileSrc(t *testing.T, src string, cfg lang.Config) *ir.Program {
 func TestCounterexample(t *testing.T) {
 	p := compileSrc(t, lostUpdate, lang.Config{})
 	for _, c := range combos(t) {
-		r, err := Engine{Solver: c.solver, POR: c.por}.Check(context.Background(), p)
+		r, err := Engine{Solver: c.solver, Encoding: c.encoding, POR: c.por}.Check(context.Background(), p)
 		if err != nil {
 			t.Fatalf("%s: %v", c, err)
 		}
@@ -54,8 +54,14 @@ func TestCounterexample(t *testing.T) {
 		if _, _, err := p.Confirm(r.Trace, ir.Assertion); err != nil {
 			t.Errorf("%s: trace does not replay: %v", c, err)
 		}
-		if r.Engine != "symbolic" || r.Solver != c.solver || r.POR != c.por || r.Bound.Depth != verify.DefaultDepth {
-			t.Errorf("%s: result names %q %q %q, bound %+v", c, r.Engine, r.Solver, r.POR, r.Bound)
+		// The step encoding names its reduction; another encoding names
+		// itself where the explicit engine names its algorithm.
+		wantPOR, wantAlgo := c.por, ""
+		if c.encoding != "step" {
+			wantPOR, wantAlgo = "", c.encoding
+		}
+		if r.Engine != "symbolic" || r.Solver != c.solver || r.POR != wantPOR || r.Algo != wantAlgo || r.Bound.Depth != verify.DefaultDepth {
+			t.Errorf("%s: result names %q %q %q %q, bound %+v", c, r.Engine, r.Solver, r.POR, r.Algo, r.Bound)
 		}
 		want := []string{"depth", "solver_calls", "variables", "clauses", "conflicts", "encode_ms", "solve_ms", "time_ms"}
 		if !slices.Equal(r.StatKeys, want) {
@@ -83,7 +89,7 @@ thread a {
 `
 	p := compileSrc(t, src, lang.Config{})
 	for _, c := range combos(t) {
-		r, err := Engine{Solver: c.solver, POR: c.por}.Check(context.Background(), p)
+		r, err := Engine{Solver: c.solver, Encoding: c.encoding, POR: c.por}.Check(context.Background(), p)
 		if err != nil {
 			t.Fatalf("%s: %v", c, err)
 		}
@@ -137,12 +143,12 @@ func TestSafeAndBounded(t *testing.T) {
 		p := compileSrc(t, tt.src, lang.Config{})
 		for _, c := range combos(t) {
 			for _, noInc := range []bool{false, true} {
-				r, err := Engine{Options: verify.Options{Depth: tt.depth}, Solver: c.solver, POR: c.por, NoIncremental: noInc}.Check(context.Background(), p)
+				r, err := Engine{Options: verify.Options{Depth: tt.depth}, Solver: c.solver, Encoding: c.encoding, POR: c.por, NoIncremental: noInc}.Check(context.Background(), p)
 				if err != nil {
 					t.Fatal(err)
 				}
 				at := tt.at
-				if noInc && tt.depth == 0 {
+				if noInc && tt.depth == 0 && c.encoding == "step" {
 					at = verify.DefaultDepth
 				}
 				if r.Verdict != tt.want || r.Stats.Depth != at {
@@ -167,16 +173,21 @@ func TestTimeLimit(t *testing.T) {
 
 // TestOptionsErrors checks the names New accepts and the unsupported construct.
 func TestOptionsErrors(t *testing.T) {
-	if _, err := New(verify.Options{}, "minisat", "none", false); err == nil {
+	if _, err := New(verify.Options{}, "minisat", "", "none", false); err == nil {
 		t.Error("unknown solver accepted")
 	}
-	if _, err := New(verify.Options{}, "gini", "sleep", false); err == nil {
+	if _, err := New(verify.Options{}, "gini", "", "sleep", false); err == nil {
 		t.Error("unknown reduction accepted")
 	}
+	if _, err := New(verify.Options{}, "gini", "interleaving", "none", false); err == nil {
+		t.Error("unknown encoding accepted")
+	}
 	for _, s := range Solvers() {
-		for _, por := range PORs() {
-			if _, err := New(verify.Options{}, s, por, false); err != nil {
-				t.Errorf("New(%s, %s): %v", s, por, err)
+		for _, enc := range Encodings() {
+			for _, por := range PORs() {
+				if _, err := New(verify.Options{}, s, enc, por, false); err != nil {
+					t.Errorf("New(%s, %s, %s): %v", s, enc, por, err)
+				}
 			}
 		}
 	}
@@ -212,7 +223,7 @@ thread a {
 `
 	p := compileSrc(t, src, lang.Config{})
 	for _, c := range combos(t) {
-		r, err := Engine{Solver: c.solver, POR: c.por}.Check(context.Background(), p)
+		r, err := Engine{Solver: c.solver, Encoding: c.encoding, POR: c.por}.Check(context.Background(), p)
 		if err != nil || r.Verdict != verify.Unsafe || len(r.Trace) != 6 {
 			t.Errorf("%s: %v %v", c, r, err)
 		}

@@ -35,13 +35,22 @@ func outcomeOf(r *verify.Result) outcome {
 	return o
 }
 
-// combo is one solver × reduction combination.
-type combo struct{ solver, por string }
+// combo is one solver × encoding × reduction combination.
+type combo struct{ solver, encoding, por string }
 
-func (c combo) String() string { return c.solver + "/" + c.por }
+// variant is the reduction of the step encoding, or the name of another
+// encoding (which takes no reduction).
+func (c combo) variant() string {
+	if c.encoding == "step" {
+		return c.por
+	}
+	return c.encoding
+}
 
-// combos are the combinations the differential tests run: every reduction on
-// every solver this build has.
+func (c combo) String() string { return c.solver + "/" + c.variant() }
+
+// combos are the combinations the differential tests run: every reduction of
+// the step encoding and every other encoding, on every solver this build has.
 func combos(t testing.TB) []combo {
 	var cs []combo
 	for _, s := range Solvers() {
@@ -49,8 +58,14 @@ func combos(t testing.TB) []combo {
 			t.Logf("solver %s is not available in this build: %v", s, err)
 			continue
 		}
-		for _, p := range PORs() {
-			cs = append(cs, combo{s, p})
+		for _, enc := range Encodings() {
+			if enc != "step" {
+				cs = append(cs, combo{s, enc, "none"})
+				continue
+			}
+			for _, p := range PORs() {
+				cs = append(cs, combo{s, enc, p})
+			}
 		}
 	}
 	return cs
@@ -66,7 +81,7 @@ func dfs(ctx context.Context, p *ir.Program, opts verify.Options) (*verify.Resul
 func symbolicRun(p *ir.Program, opts verify.Options, c combo, limit time.Duration, kinds ...ir.ViolationKind) (*verify.Result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	r, err := Engine{Options: opts, Solver: c.solver, POR: c.por, kinds: kinds}.Check(ctx, p)
+	r, err := Engine{Options: opts, Solver: c.solver, Encoding: c.encoding, POR: c.por, kinds: kinds}.Check(ctx, p)
 	if err == nil && r.Verdict == verify.Unknown {
 		return r, fmt.Errorf("no verdict within %v: %s", limit, r.Note)
 	}

@@ -3,6 +3,8 @@ package symbolic
 import (
 	"context"
 	"flag"
+	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 var (
 	seeds     = flag.Int("symbolic.seeds", 100, "TestRandom: random programs per solver × reduction combination")
 	firstSeed = flag.Uint64("symbolic.from", 1, "TestRandom: the first seed")
+	only      = flag.String("symbolic.combos", "", "TestRandom: run only the combinations whose name (solver/variant) matches this regular expression")
 )
 
 // TestRandom compares verdict and violation kind with the reference DFS on seeded
@@ -24,6 +27,16 @@ func TestRandom(t *testing.T) {
 		n = min(n, 20)
 	}
 	cs := combos(t)
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			t.Fatalf("-symbolic.combos: %v", err)
+		}
+		cs = slices.DeleteFunc(cs, func(c combo) bool { return !re.MatchString(c.String()) })
+		if len(cs) == 0 {
+			t.Fatalf("-symbolic.combos %q matches no combination", *only)
+		}
+	}
 	ran := 0
 	for seed := *firstSeed; seed < *firstSeed+uint64(n); seed++ {
 		// Mostly the default programs; every fifth lowered with one transition

@@ -71,7 +71,7 @@ func TestTestdata(t *testing.T) {
 			}
 			for _, c := range cs {
 				t.Run(c.String(), func(t *testing.T) {
-					if why, ok := tooBig[name][c.por]; ok && !*heavy {
+					if why, ok := tooBig[name][c.variant()]; ok && !*heavy {
 						t.Skipf("too big for the default run (-symbolic.heavy runs it): %s", why)
 					}
 					runs++

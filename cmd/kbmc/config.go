@@ -34,7 +34,8 @@ func engineFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "engine", Value: "explicit", Usage: "explicit or symbolic"},
 		&cli.StringFlag{Name: "solver", Value: "gini", Usage: "symbolic: " + strings.Join(symbolic.Solvers(), " or ")},
-		&cli.StringFlag{Name: "por", Value: "monotonic", Usage: "symbolic: partial-order constraints, " + strings.Join(symbolic.PORs(), ", ")},
+		&cli.StringFlag{Name: "encoding", Value: symbolic.Encodings()[0], Usage: "symbolic: " + strings.Join(symbolic.Encodings(), " or ")},
+		&cli.StringFlag{Name: "por", Value: "monotonic", Usage: "symbolic, step encoding: partial-order constraints, " + strings.Join(symbolic.PORs(), ", ")},
 		&cli.BoolFlag{Name: "no-incremental", Usage: "symbolic: solve at the full depth at once"},
 		&cli.StringFlag{Name: "algo", Value: "dfs", Usage: "explicit algorithm: " + strings.Join(explicit.Algorithms(), ", ")},
 		&cli.IntFlag{Name: "depth", Value: verify.DefaultDepth, Usage: "maximum number of steps of an execution"},
@@ -90,8 +91,8 @@ type engineConfig struct {
 	// progress reports.
 	Bounds verify.Options
 	// Symbolic: solver, POR constraints, and whether to deepen incrementally.
-	Solver, POR   string
-	NoIncremental bool
+	Solver, Encoding, POR string
+	NoIncremental         bool
 	// Explicit holds the explicit engine's own options; its embedded common
 	// options are taken from Bounds when the engine is built.
 	Explicit explicit.Options
@@ -100,7 +101,7 @@ type engineConfig struct {
 
 func readEngineConfig(c *cli.Context) (engineConfig, error) {
 	ec := engineConfig{Engine: c.String("engine"), Algo: c.String("algo"), Timeout: c.Duration("timeout"),
-		Solver: c.String("solver"), POR: c.String("por"), NoIncremental: c.Bool("no-incremental")}
+		Solver: c.String("solver"), Encoding: c.String("encoding"), POR: c.String("por"), NoIncremental: c.Bool("no-incremental")}
 	ec.Bounds.Depth = c.Int("depth")
 	ec.Bounds.NoDeadlock = c.Bool("no-deadlock")
 	ec.Explicit.Stateful = c.Bool("stateful")
@@ -148,7 +149,7 @@ func (ec engineConfig) engine() (verify.Engine, error) {
 			return nil, usageErr("--local-deadlock: the symbolic engine cannot decide local deadlocks " +
 				"(they need every state reachable from a state); use --engine explicit --algo dfs --stateful")
 		}
-		eng, err := symbolic.New(ec.Bounds, ec.Solver, ec.POR, ec.NoIncremental)
+		eng, err := symbolic.New(ec.Bounds, ec.Solver, ec.Encoding, ec.POR, ec.NoIncremental)
 		if err != nil {
 			return nil, usageErr("%v", err)
 		}
@@ -185,7 +186,7 @@ type loaded struct {
 // verdictFlags are the flags whose values decide a run's verdict; the parts of a
 // sharded run must agree on them (kbmc merge checks). How the work is spread
 // (--workers, --shard), limits and output formats are not among them.
-var verdictFlags = []string{"engine", "algo", "solver", "por", "no-incremental", "depth", "width", "D",
+var verdictFlags = []string{"engine", "algo", "solver", "encoding", "por", "no-incremental", "depth", "width", "D",
 	"no-fold", "no-deadlock", "local-deadlock", "stateful", "no-sleep", "preemptions", "fair", "max-steps",
 	"tcs-solver", "max-nondet"}
 

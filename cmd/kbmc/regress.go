@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -18,6 +19,7 @@ import (
 	"kbmc/internal/annotation"
 	"kbmc/lang"
 	"kbmc/solver/z3"
+	"kbmc/symbolic"
 )
 
 func regressCommand() *cli.Command {
@@ -157,11 +159,13 @@ func collectPrograms(args []string) ([]string, error) {
 }
 
 // engineByName configures ec for an engine named like "explicit/dfs" or
-// "symbolic/z3/peephole" (symbolic/SOLVER[/POR], POR monotonic by default).
+// "symbolic/z3/peephole" (symbolic/SOLVER/POR: the step encoding), or
+// "symbolic/gini/partial-order" (symbolic/SOLVER/ENCODING), or "symbolic/gini"
+// (the default encoding).
 func engineByName(name string, ec engineConfig) (engineConfig, error) {
 	eng, algo, ok := strings.Cut(name, "/")
 	if !ok {
-		return ec, usageErr("engine %q: want explicit/ALGO, explicit/lazypor/TCS-SOLVER or symbolic/SOLVER[/POR], e.g. explicit/dfs", name)
+		return ec, usageErr("engine %q: want explicit/ALGO, explicit/lazypor/TCS-SOLVER, symbolic/SOLVER[/POR] or symbolic/SOLVER/ENCODING, e.g. explicit/dfs", name)
 	}
 	ec.Engine, ec.Algo = eng, algo
 	if a, tcs, ok := strings.Cut(algo, "/"); eng == "explicit" && ok && a == "lazypor" {
@@ -170,8 +174,17 @@ func engineByName(name string, ec engineConfig) (engineConfig, error) {
 	if eng == "symbolic" {
 		ec.Algo = ""
 		ec.Solver, ec.POR, _ = strings.Cut(algo, "/")
-		if ec.POR == "" {
-			ec.POR = "monotonic"
+		switch {
+		case ec.POR == "":
+			// symbolic/SOLVER: the default encoding (its POR, if it is the
+			// step encoding, monotonic).
+			ec.Encoding, ec.POR = symbolic.Encodings()[0], "monotonic"
+		case slices.Contains(symbolic.Encodings(), ec.POR):
+			// symbolic/SOLVER/ENCODING; the step encoding with monotonic POR.
+			ec.Encoding, ec.POR = ec.POR, "monotonic"
+		default:
+			// symbolic/SOLVER/POR: a reduction of the step encoding.
+			ec.Encoding = "step"
 		}
 	}
 	_, err := ec.engine()

@@ -1,0 +1,171 @@
+package symbolic
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"kbmc/encode"
+	"kbmc/solver"
+	"kbmc/verify"
+)
+
+// firstUnrolling is how many events a thread without a static bound starts
+// with; grow is how its bound grows when the solver shows an execution that
+// needs more: by 2 events, a loop head and a body. (Growing by half overshot:
+// the events beyond the last one any execution takes are not free, since each
+// may read any cell its possible indices name.)
+const firstUnrolling = 4
+
+func grow(b int) int { return b + 2 }
+
+// deepenPartialOrder decides the program on the partial-order encoding
+// (docs/symbolic.md): per-thread bounds start at the static bound (capped at
+// the depth) or small, and grow while some thread can take more steps than its
+// bound in an execution of at most K steps. Under each set of bounds it asks
+// for a violation; once the bounds cover every execution of at most K steps
+// it asks whether any execution is longer than K.
+func (r *run) deepenPartialOrder(po *encode.PartialOrder, k int) error {
+	static := encode.StaticBounds(r.p)
+	caps := make([]int, len(static))
+	for t, s := range static {
+		caps[t] = k
+		if s != encode.Unbounded {
+			caps[t] = min(s, k)
+		}
+	}
+	grown := func(t, n int) error {
+		t0 := time.Now()
+		err := po.Grow(t, n)
+		r.stats.EncodeTime += time.Since(t0)
+		return err
+	}
+	for t, c := range caps {
+		n := c
+		if static[t] == encode.Unbounded {
+			n = min(c, firstUnrolling)
+		}
+		if err := grown(t, n); err != nil {
+			return fmt.Errorf("symbolic: %w", err)
+		}
+	}
+	for {
+		bounds := po.Bounds()
+		r.stats.Depth = int64(sum(bounds))
+		if r.ctx.Err() != nil {
+			r.unknownPO(bounds)
+			return nil
+		}
+		t0 := time.Now()
+		gen, err := po.Seal()
+		var bad *solver.Term
+		if err == nil {
+			bad, err = po.Bad()
+		}
+		r.stats.EncodeTime += time.Since(t0)
+		if err != nil {
+			return fmt.Errorf("symbolic: bounds %v: %w", bounds, err)
+		}
+		st, err := r.check(gen, bad)
+		if err != nil {
+			return fmt.Errorf("symbolic: bounds %v: %w", bounds, err)
+		}
+		switch st {
+		case solver.Unknown:
+			r.unknownPO(bounds)
+			return nil
+		case solver.Sat:
+			moves, v, err := po.Counterexample(r.be)
+			if err != nil {
+				return fmt.Errorf("symbolic: bounds %v: %w", bounds, err)
+			}
+			r.stats.Depth = int64(len(moves))
+			r.res.Verdict = verify.Unsafe
+			r.res.Trace = moves
+			r.res.Violation = v
+			return r.validate()
+		}
+		if r.e.Progress != nil {
+			r.fillStats()
+			r.e.Progress(&r.stats)
+		}
+
+		// Can a thread take more steps than its bound?
+		var open []int
+		for t, b := range bounds {
+			if b < caps[t] {
+				open = append(open, t)
+			}
+		}
+		if len(open) > 0 {
+			ex, err := po.Exceed(open)
+			if err != nil {
+				return fmt.Errorf("symbolic: bounds %v: %w", bounds, err)
+			}
+			st, err := r.check(gen, ex)
+			if err != nil {
+				return fmt.Errorf("symbolic: bounds %v: %w", bounds, err)
+			}
+			switch st {
+			case solver.Unknown:
+				r.unknownPO(bounds)
+				return nil
+			case solver.Sat:
+				more, err := po.Exceeding(r.be, open)
+				if err != nil {
+					return fmt.Errorf("symbolic: bounds %v: %w", bounds, err)
+				}
+				if len(more) == 0 {
+					return fmt.Errorf("symbolic: bounds %v: internal error: no thread exceeds its bound in a model of Exceed", bounds)
+				}
+				for _, t := range more {
+					if err := grown(t, min(caps[t], grow(bounds[t]))); err != nil {
+						return fmt.Errorf("symbolic: %w", err)
+					}
+				}
+				continue
+			}
+		}
+
+		// Every execution of at most K steps is within the bounds and has no
+		// violation. Is any execution longer than K?
+		if sum(bounds) < k {
+			r.res.Verdict = verify.Safe
+			return nil
+		}
+		long, err := po.Long()
+		if err != nil {
+			return fmt.Errorf("symbolic: bounds %v: %w", bounds, err)
+		}
+		st, err = r.check(gen, long)
+		if err != nil {
+			return fmt.Errorf("symbolic: bounds %v: %w", bounds, err)
+		}
+		switch st {
+		case solver.Unknown:
+			r.unknownPO(bounds)
+		case solver.Unsat:
+			r.res.Verdict = verify.Safe
+		default:
+			r.stats.Depth = int64(k)
+			r.res.Verdict = verify.BoundedSafe
+			r.res.Note = fmt.Sprintf("some execution is longer than the depth bound %d", k)
+		}
+		return nil
+	}
+}
+
+func sum(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+// unknownPO records that the context ended while deciding the given bounds.
+func (r *run) unknownPO(bounds []int) {
+	r.res.Verdict = verify.Unknown
+	r.res.Note = fmt.Sprintf("stopped at per-thread bounds %v: %v", slices.Clone(bounds), context.Cause(r.ctx))
+}
