@@ -521,3 +521,16 @@ func (b *Builder) checkRise(i int, k int32, isSend [][]bool) {
 		}
 	}
 }
+
+// Sets returns the variables that event k (from 1) of process p sets, with the
+// values it gives them, in name order.
+func (c *Computation) Sets(p, k int) []Binding {
+	var out []Binding
+	for _, v := range c.Procs[p].Vars {
+		i := sort.Search(len(v.at), func(i int) bool { return v.at[i] >= int32(k) })
+		if i < len(v.at) && v.at[i] == int32(k) {
+			out = append(out, Binding{v.Name, c.value(v, v.val[i])})
+		}
+	}
+	return out
+}

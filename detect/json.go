@@ -40,7 +40,7 @@ type jsonEvent struct {
 
 type jsonProcess struct {
 	name    string
-	line    int
+	line    int // of its name, or of its start if it has none
 	initial map[string]any
 	events  []jsonEvent
 	lines   []int
@@ -75,8 +75,11 @@ func (r *jsonReader) fail(off int, format string, args ...any) error {
 	return &Error{File: r.f.Name, Line: r.lines.line(off), Msg: fmt.Sprintf(format, args...)}
 }
 
-// decodeErr turns an encoding/json error into one with a line.
-func (r *jsonReader) decodeErr(err error) error {
+// decodeErr turns an encoding/json error into one with a line. start is where
+// the value being decoded starts: encoding/json counts a syntax error's offset
+// from the start of the input but a type error's from the start of the value,
+// and gives other errors (an unknown field) no offset at all.
+func (r *jsonReader) decodeErr(err error, start int) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
@@ -87,11 +90,11 @@ func (r *jsonReader) decodeErr(err error) error {
 		if te.Field != "" {
 			what = strconv.Quote(te.Field)
 		}
-		return r.fail(int(te.Offset), "bad JSON: %s must be %s, not %s", what, jsonTypeName(te.Type.String()), te.Value)
+		return r.fail(start+int(te.Offset), "bad JSON: %s must be %s, not %s", what, jsonTypeName(te.Type.String()), te.Value)
 	case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
 		return r.fail(len(r.f.Data), "bad JSON: unexpected end of input")
 	}
-	return r.fail(r.offset(), "bad JSON: %v", err)
+	return r.fail(start, "bad JSON: %v", err)
 }
 
 func jsonTypeName(t string) string {
@@ -126,7 +129,7 @@ func (r *jsonReader) delim(want json.Delim, what string) error {
 	off := r.offset()
 	tok, err := r.dec.Token()
 	if err != nil {
-		return r.decodeErr(err)
+		return r.decodeErr(err, off)
 	}
 	if tok != want {
 		return r.fail(off, "bad JSON: want %s", what)
@@ -138,14 +141,15 @@ func (r *jsonReader) key() (string, int, error) {
 	off := r.offset()
 	tok, err := r.dec.Token()
 	if err != nil {
-		return "", off, r.decodeErr(err)
+		return "", off, r.decodeErr(err, off)
 	}
 	return tok.(string), off, nil // inside an object, tokens alternate key, value
 }
 
 func (r *jsonReader) value(v any) error {
+	off := r.offset()
 	if err := r.dec.Decode(v); err != nil {
-		return r.decodeErr(err)
+		return r.decodeErr(err, off)
 	}
 	return nil
 }
@@ -224,6 +228,7 @@ func (r *jsonReader) processes() ([]*jsonProcess, error) {
 			}
 			switch key {
 			case "name":
+				p.line = r.lines.line(r.offset())
 				if err := r.value(&p.name); err != nil {
 					return nil, err
 				}

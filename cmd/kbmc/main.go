@@ -79,6 +79,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			irCommand(),
 			regressCommand(),
 			benchCommand(),
+			detectCommand(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() > 0 {
