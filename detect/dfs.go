@@ -19,12 +19,16 @@ import (
 // no longer sleeps (Godefroid's stateful sleep-set search), so no state is
 // missed.
 //
-// Searches that keep every state (lattice+sleep, and PS_Poss for predicates
-// that are not 1-local, as in Stoller's table) count N_S as distinct states. When
-// Φ is a conjunction of 1-local predicates, PS_Poss and PS_Def return one
-// transition in almost every state, so the search is one path of N·S states;
-// it then keeps only the states where it branches, as a visited set of every
-// state of a million-event computation would cost far more than the path.
+// A state enters the visited set when the search backtracks from it, not when
+// it first reaches it: the state graph is acyclic (every transition adds an
+// event), so a state cannot be reached again while it is on the stack, and a
+// search that finds its witness on the first path it tries stores nothing.
+// Searches that keep every state (lattice+sleep, and PS_Poss when Φ is not a
+// conjunction of 1-local predicates, as in Stoller's table) count N_S as
+// distinct states. When Φ is a conjunction of 1-local predicates, PS_Poss and
+// PS_Def return one transition in almost every state, so the search is one
+// path; it then keeps only the states where it branched, and a state reached
+// again below a branch counts again in N_S.
 type dfsRun struct {
 	s          *search
 	res        *Result
@@ -33,7 +37,7 @@ type dfsRun struct {
 	w          int // words per sleep set; 0 without sleep sets
 	set        *stateSet
 	frames     []dfsFrame
-	todo       []int32  // the untried transitions of every frame, back to back
+	todo       []int32  // the transitions of every frame, back to back
 	sleeps     []uint64 // the sleep set of the frame at depth d is sleeps[d*w:(d+1)*w]
 	phint      int      // PS_Poss, PS_Def: where to start looking for a false process
 	ehint      int
@@ -42,6 +46,8 @@ type dfsRun struct {
 type dfsFrame struct {
 	proc   int32 // the transition that led here; -1 at the root
 	lo, hi int32 // untried transitions: todo[lo:hi]
+	end    int32 // todo[lo:end] are all its transitions
+	store  bool  // enter the visited set on backtracking
 }
 
 func (s *search) dfs(res *Result, persistent bool) error {
@@ -49,6 +55,10 @@ func (s *search) dfs(res *Result, persistent bool) error {
 		return err
 	}
 	d := &dfsRun{s: s, res: res, persistent: persistent, storeAll: !(persistent && s.f.local)}
+	// A path is at most one event long per event, and usually one transition
+	// per frame: sized once, a million-event path costs no reallocations.
+	d.frames = make([]dfsFrame, 0, s.c.Events()+1)
+	d.todo = make([]int32, 0, s.c.Events()+1)
 	if s.opts.Sleep {
 		d.w = (s.n + 63) / 64
 	}
@@ -61,11 +71,7 @@ func (s *search) dfs(res *Result, persistent bool) error {
 		top := len(d.frames) - 1
 		f := &d.frames[top]
 		if f.hi == f.lo {
-			d.todo = d.todo[:f.lo]
-			if f.proc >= 0 {
-				s.retreat(int(f.proc))
-			}
-			d.frames = d.frames[:top]
+			d.backtrack(top)
 			continue
 		}
 		if err := s.poll(); err != nil {
@@ -87,6 +93,29 @@ func (s *search) dfs(res *Result, persistent bool) error {
 		res.Verdict = map[Modality]Verdict{Possibly: No, Definitely: Yes}[s.m]
 	}
 	return nil
+}
+
+// backtrack pops the frame at depth top, entering its state in the visited set
+// with the sleep set it had when the search reached it: its sleep set now,
+// without the transitions explored from it since.
+func (d *dfsRun) backtrack(top int) {
+	s := d.s
+	f := d.frames[top]
+	if f.store {
+		id, _ := d.set.insert(s.h, s.cut)
+		if d.w > 0 {
+			z := d.set.sleepOf(id)
+			copy(z, d.sleeps[top*d.w:(top+1)*d.w])
+			for _, t := range d.todo[f.lo:f.end] {
+				z[t/64] &^= 1 << (t % 64)
+			}
+		}
+	}
+	d.todo = d.todo[:f.lo]
+	if f.proc >= 0 {
+		s.retreat(int(f.proc))
+	}
+	d.frames = d.frames[:top]
 }
 
 // sleepAt returns the sleep set of depth d, growing the arena as needed.
@@ -154,20 +183,12 @@ func (d *dfsRun) enter(proc int32) (bool, error) {
 			clear(z)
 		}
 	}
-	leave := func() {
-		if proc >= 0 {
-			s.retreat(int(proc))
-		}
+	id := d.set.find(s.h, s.cut)
+	if id >= 0 && d.w == 0 {
+		s.retreat(int(proc)) // seen, and explored from, before (never the root)
+		return false, nil
 	}
-	id, added := int32(-1), true
-	if d.storeAll {
-		id, added = d.set.insert(s.h, s.cut)
-		if !added && d.w == 0 {
-			leave()
-			return false, nil
-		}
-	}
-	if added {
+	if id < 0 {
 		s.stats.States++
 		if proc >= 0 {
 			found, err := d.goal(proc)
@@ -180,23 +201,13 @@ func (d *dfsRun) enter(proc int32) (bool, error) {
 	if err := d.expand(); err != nil {
 		return false, err
 	}
-	if !d.storeAll && len(d.todo)-int(lo) >= 2 {
-		id, added = d.set.insert(s.h, s.cut)
-		if !added {
-			s.stats.States-- // counted above, before it was known to be a revisit
-			if d.w == 0 {
-				d.todo = d.todo[:lo]
-				leave()
-				return false, nil
-			}
-		}
-	}
+	f := dfsFrame{proc: proc, lo: lo, store: id < 0 && (d.storeAll || len(d.todo)-int(lo) >= 2)}
 	hi := lo
 	for _, t := range d.todo[lo:] {
 		keep := true
 		switch {
 		case d.w == 0:
-		case id >= 0 && !added:
+		case id >= 0:
 			keep = has(d.set.sleepOf(id), int(t)) && !has(z, int(t))
 		default:
 			keep = !has(z, int(t))
@@ -207,21 +218,14 @@ func (d *dfsRun) enter(proc int32) (bool, error) {
 		}
 	}
 	d.todo = d.todo[:hi]
-	if id >= 0 && d.w > 0 {
+	f.hi, f.end = hi, hi
+	if id >= 0 {
 		old := d.set.sleepOf(id)
-		if added {
-			copy(old, z)
-		} else {
-			for i := range old {
-				old[i] &= z[i]
-			}
+		for i := range old {
+			old[i] &= z[i]
 		}
 	}
-	if hi == lo {
-		leave()
-		return false, nil
-	}
-	d.frames = append(d.frames, dfsFrame{proc: proc, lo: lo, hi: hi})
+	d.frames = append(d.frames, f)
 	return false, nil
 }
 
@@ -381,11 +385,12 @@ func (d *dfsRun) falseProcess() int {
 //  3. Else, any enabled t_m that does not turn φ_m from false to true is
 //     persistent: it can make Φ neither true nor enabled transitions disabled.
 //  4. Otherwise every enabled transition turns a false φ true, and those are
-//     exactly the processes whose φ is false. With two or more of them all are
-//     enabled and their order matters, so all are returned; with one, nothing
-//     is enabled (it would make Φ true).
+//     exactly the processes whose φ is false. With one of them nothing is
+//     enabled (it would make Φ true). With two or more, any two, a and b, make
+//     a persistent set: while neither moves, both φ_a and φ_b stay false, so
+//     nothing else can make Φ true or disable t_a or t_b.
 //
-// So the set is a single transition except in case 4.
+// So the set is a single transition except in case 4, where it is two.
 func (d *dfsRun) psDef() error {
 	s := d.s
 	f := &s.f
@@ -406,7 +411,7 @@ func (d *dfsRun) psDef() error {
 			continue
 		}
 		// φ_i is false and i has events left (else case 1).
-		if b := s.blocker(i); b >= 0 {
+		if b := s.waitsFor(i); b >= 0 {
 			d.phint = i
 			j, err := s.sink(b)
 			return d.pushDef(j, err)
@@ -416,21 +421,24 @@ func (d *dfsRun) psDef() error {
 			return d.pushDef(i, nil)
 		}
 	}
-	lo := len(d.todo)
+	poised := [2]int{-1, -1}
 	for k := range s.n {
 		m := (d.ehint + k) % s.n
 		if !s.enabled(m) {
 			continue
 		}
 		if f.okAt(m, s.cut[m]) || !f.okAt(m, s.cut[m]+1) {
-			d.todo = d.todo[:lo]
 			d.ehint = m
 			return d.pushDef(m, nil)
 		}
-		d.todo = append(d.todo, int32(m))
+		if poised[0] < 0 {
+			poised[0] = m
+		} else if poised[1] < 0 {
+			poised[1] = m
+		}
 	}
-	if f.falses < 2 {
-		d.todo = d.todo[:lo]
+	if f.falses >= 2 {
+		d.todo = append(d.todo, int32(poised[0]), int32(poised[1]))
 	}
 	return nil
 }

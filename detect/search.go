@@ -164,27 +164,35 @@ func Detect(ctx context.Context, c *Computation, phi *Predicate, m Modality, opt
 // search is what the lattice and depth-first searches share: the computation,
 // the current global state and its predicate, the counters.
 type search struct {
-	ctx   context.Context
-	c     *Computation
-	phi   *Predicate
-	f     formula
-	m     Modality
-	opts  Options
-	n     int
-	lens  []int32 // events per process
-	cut   []int32 // the current global state
-	hint  []int32 // wait-for graph: a process each process was last found waiting for
-	h     uint64  // hash of cut, kept up to date by advance and retreat
-	stats Stats
-	start time.Time
-	tick  int
-	next  time.Time // next progress report
+	ctx  context.Context
+	c    *Computation
+	phi  *Predicate
+	f    formula
+	m    Modality
+	opts Options
+	n    int
+	lens []int32 // events per process
+	cut  []int32 // the current global state
+	hint []int32 // wait-for graph: a process each process was last found waiting for
+	h    uint64  // hash of cut, kept up to date by advance and retreat
+	// A process found enabled stays enabled while it does not move and no
+	// other process moves back (guards only ask others to have done enough):
+	// enPos[i] is the local state at which i was last found enabled, in epoch
+	// enEpoch[i], and epoch counts the moves back.
+	enPos   []int32
+	enEpoch []uint32
+	epoch   uint32
+	stats   Stats
+	start   time.Time
+	tick    int
+	next    time.Time // next progress report
 }
 
 func newSearch(ctx context.Context, c *Computation, phi *Predicate, m Modality, opts Options) (*search, error) {
 	n := c.N()
 	s := &search{ctx: ctx, c: c, phi: phi, m: m, opts: opts, n: n,
-		lens: make([]int32, n), cut: make([]int32, n), hint: make([]int32, n), start: time.Now()}
+		lens: make([]int32, n), cut: make([]int32, n), hint: make([]int32, n), start: time.Now(),
+		enPos: make([]int32, n), enEpoch: make([]uint32, n), epoch: 1}
 	for i, p := range c.Procs {
 		s.lens[i] = int32(len(p.Events))
 	}
@@ -248,12 +256,26 @@ func (s *search) blocker(i int) int {
 	return -1
 }
 
+// waitsFor is blocker with the enabledness cache: -1 when i's next event is
+// enabled.
+func (s *search) waitsFor(i int) int {
+	k := s.cut[i]
+	if s.enPos[i] == k && s.enEpoch[i] == s.epoch {
+		return -1
+	}
+	j := s.blocker(i)
+	if j < 0 {
+		s.enPos[i], s.enEpoch[i] = k, s.epoch
+	}
+	return j
+}
+
 // sink follows the wait-for graph from process i to a process with no out-edge,
 // whose next event is then enabled. The graph is acyclic because happened-before
 // is (Builder checks it), so this takes at most N steps.
 func (s *search) sink(i int) (int, error) {
 	for range s.n + 1 {
-		j := s.blocker(i)
+		j := s.waitsFor(i)
 		if j < 0 {
 			return i, nil
 		}
@@ -264,24 +286,28 @@ func (s *search) sink(i int) (int, error) {
 
 // enabled reports whether the next event of process i can happen in the current
 // state, as far as consistency goes.
-func (s *search) enabled(i int) bool { return s.cut[i] < s.lens[i] && s.blocker(i) < 0 }
+func (s *search) enabled(i int) bool { return s.cut[i] < s.lens[i] && s.waitsFor(i) < 0 }
 
-func (s *search) advance(i int) {
-	k := s.cut[i]
-	s.f.moved(i, k, k+1)
-	s.h ^= mix(i, k) ^ mix(i, k+1)
-	s.cut[i] = k + 1
+func (s *search) advance(i int) { s.probe(i, 1) }
+
+// retreat undoes advance(i). It invalidates the enabledness cache; probe does
+// not, as it restores the state before anyone asks.
+func (s *search) retreat(i int) {
+	s.epoch++
+	s.probe(i, -1)
 }
 
-func (s *search) retreat(i int) {
+// probe moves process i by d events without touching the enabledness cache.
+func (s *search) probe(i int, d int32) {
 	k := s.cut[i]
-	s.f.moved(i, k, k-1)
-	s.h ^= mix(i, k) ^ mix(i, k-1)
-	s.cut[i] = k - 1
+	s.f.moved(i, k, k+d)
+	s.h ^= mix(i, k) ^ mix(i, k+d)
+	s.cut[i] = k + d
 }
 
 // load makes st the current state.
 func (s *search) load(st []int32) {
+	s.epoch++
 	for i, k := range st {
 		if s.cut[i] != k {
 			s.f.moved(i, s.cut[i], k)
@@ -299,19 +325,19 @@ func (s *search) holds() (bool, error) {
 
 // holdsAfter evaluates Φ in the current state with process i one event further.
 func (s *search) holdsAfter(i int) (bool, error) {
-	s.advance(i)
+	s.probe(i, 1)
 	ok, err := s.holds()
-	s.retreat(i)
+	s.probe(i, -1)
 	return ok, err
 }
 
 // holdsAfter2 evaluates Φ with processes i and j one event further each.
 func (s *search) holdsAfter2(i, j int) (bool, error) {
-	s.advance(i)
-	s.advance(j)
+	s.probe(i, 1)
+	s.probe(j, 1)
 	ok, err := s.holds()
-	s.retreat(j)
-	s.retreat(i)
+	s.probe(j, -1)
+	s.probe(i, -1)
 	return ok, err
 }
 

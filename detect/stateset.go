@@ -33,6 +33,20 @@ func (t *stateSet) at(id int32) []int32 { return t.states[int(id)*t.n : int(id+1
 
 func (t *stateSet) sleepOf(id int32) []uint64 { return t.sleep[int(id)*t.w : int(id+1)*t.w] }
 
+// find returns the number of st (whose hash is h), or -1.
+func (t *stateSet) find(h uint64, st []int32) int32 {
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			return -1
+		}
+		if t.hashes[s-1] == h && equal(t.at(s-1), st) {
+			return s - 1
+		}
+	}
+}
+
 // insert adds st (whose hash is h) unless it is there, and returns its number.
 func (t *stateSet) insert(h uint64, st []int32) (id int32, added bool) {
 	mask := uint64(len(t.slots) - 1)

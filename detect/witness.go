@@ -59,11 +59,10 @@ func CheckWitness(c *Computation, phi *Predicate, m Modality, w *Witness) error 
 		// The new local state may join the others iff it happened after
 		// nothing they have not done: its clock entry for every other
 		// process j is at most j's count (Stoller §2).
-		clock := c.Clock(p, int(k))
-		for j := range n {
-			if j != p && clock[j] > int(cut[j]) {
+		for j, v := range c.req(p, k) {
+			if j != p && v > cut[j] {
 				return fmt.Errorf("step %d: event %d of %s needs event %d of %s, which has not happened",
-					step+1, k, c.Procs[p].Name, clock[j], c.Procs[j].Name)
+					step+1, k, c.Procs[p].Name, v, c.Procs[j].Name)
 			}
 		}
 		cut[p] = k
