@@ -397,18 +397,22 @@ func (b *Builder) Event(p int, kind Kind, text string, pos Pos, clock []int64) {
 		}
 	}
 	prev := c.req(p, int32(k-1))
+	// entry is clock[j] as stored: a bad entry, once reported, keeps the
+	// previous value, so that one mistake is not reported again downstream.
+	entry := func(j int) int32 {
+		if v := clock[j]; j != p && v >= int64(prev[j]) && v <= maxEvents {
+			return int32(v)
+		}
+		return prev[j]
+	}
 	changed := false
 	for j, v := range clock {
-		if j == p {
-			continue
-		}
 		switch {
+		case j == p:
 		case v < 0 || v > maxEvents:
 			b.errorf(pos, "clock entry %d for %s is out of range", v, c.Procs[j].Name)
-			clock[j] = int64(prev[j])
 		case v < int64(prev[j]):
 			b.errorf(pos, "the clock entry for %s goes back from %d to %d", c.Procs[j].Name, prev[j], v)
-			clock[j] = int64(prev[j])
 		case v > int64(prev[j]):
 			changed = true
 		}
@@ -418,11 +422,8 @@ func (b *Builder) Event(p int, kind Kind, text string, pos Pos, clock []int64) {
 		return
 	}
 	id := int32(len(c.know) / n)
-	for j, v := range clock {
-		if j == p {
-			v = 0
-		}
-		c.know = append(c.know, int32(v))
+	for j := range clock {
+		c.know = append(c.know, entry(j))
 	}
 	pr.know = append(pr.know, id)
 }
@@ -431,7 +432,7 @@ func (b *Builder) Event(p int, kind Kind, text string, pos Pos, clock []int64) {
 const maxEvents = 1<<31 - 2
 
 // Build checks the happened-before order the clocks describe and returns the
-// computation, or every error found. The order is well formed when each event's
+// computation, or every error found; it is called once, after the last event. The order is well formed when each event's
 // clock covers the clocks of the events it knows of and no event knows of itself
 // (no cycle); that is checked only where a clock entry rises, in O(N) each, since
 // unchanged entries were checked at an earlier event of the same process.

@@ -52,6 +52,7 @@ type dfsFrame struct {
 
 func (s *search) dfs(res *Result, persistent bool) error {
 	if done, err := s.initial(res); done || err != nil {
+		s.stats.States = 1
 		return err
 	}
 	d := &dfsRun{s: s, res: res, persistent: persistent, storeAll: !(persistent && s.f.local)}
