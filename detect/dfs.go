@@ -56,10 +56,7 @@ func (s *search) dfs(res *Result, persistent bool) error {
 		return err
 	}
 	d := &dfsRun{s: s, res: res, persistent: persistent, storeAll: !(persistent && s.f.local)}
-	// A path is at most one event long per event, and usually one transition
-	// per frame: sized once, a million-event path costs no reallocations.
-	d.frames = make([]dfsFrame, 0, s.c.Events()+1)
-	d.todo = make([]int32, 0, s.c.Events()+1)
+
 	if s.opts.Sleep {
 		d.w = (s.n + 63) / 64
 	}
@@ -199,6 +196,7 @@ func (d *dfsRun) enter(proc int32) (bool, error) {
 		}
 	}
 	lo := int32(len(d.todo))
+	d.todo = grow(d.todo, s.c.Events()+1)
 	if err := d.expand(); err != nil {
 		return false, err
 	}
@@ -226,8 +224,26 @@ func (d *dfsRun) enter(proc int32) (bool, error) {
 			old[i] &= z[i]
 		}
 	}
+	d.frames = grow(d.frames, s.c.Events()+1)
 	d.frames = append(d.frames, f)
 	return false, nil
+}
+
+// grow makes room for one more element in a stack that rarely holds more than
+// limit (a path has at most one frame per event): it doubles the capacity up to
+// limit, and beyond it if need be, where append would grow a large slice by a
+// quarter and, over a million-event path, allocate five times the final size.
+func grow[T any](s []T, limit int) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	c := max(2*cap(s), 64)
+	if len(s) < limit {
+		c = min(c, limit)
+	}
+	t := make([]T, len(s), c)
+	copy(t, s)
+	return t
 }
 
 // goal checks whether the state just entered decides the search: for Poss, Φ
