@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -128,6 +129,7 @@ func BenchmarkStollerGrowth(b *testing.B) {
 var (
 	scaleOnce  sync.Mutex
 	scaleCache = map[int]*detect.Computation{}
+	scaleHeap  = map[int]float64{} // MB the computation occupies
 )
 
 // scaleComputation generates a computation of a million events once per n.
@@ -137,8 +139,14 @@ func scaleComputation(n int) *detect.Computation {
 	if c := scaleCache[n]; c != nil {
 		return c
 	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
 	c := compgen.Scale(rand.New(rand.NewPCG(1, uint64(n))), n, 1_000_000)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
 	scaleCache[n] = c
+	scaleHeap[n] = float64(after.HeapAlloc-before.HeapAlloc) / 1e6
 	return c
 }
 
@@ -159,7 +167,9 @@ func BenchmarkScale(b *testing.B) {
 			{"definitely-zero", detect.Definitely, compgen.AllZero(n)},
 		} {
 			b.Run(fmt.Sprintf("n=%d/%s", n, q.name), func(b *testing.B) {
-				search(b, scaleComputation(n), q.pred, q.m, detect.Options{Algorithm: detect.Persistent})
+				c := scaleComputation(n)
+				search(b, c, q.pred, q.m, detect.Options{Algorithm: detect.Persistent})
+				b.ReportMetric(scaleHeap[n], "computation-MB")
 			})
 		}
 	}

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 )
@@ -23,27 +24,27 @@ import (
 const executionMarker = "=== Execution #"
 
 // parseGoVectorHeader splits a line "[TIMESTAMP ]HOST {CLOCK}".
-func parseGoVectorHeader(line string) (host, clock, stamp string, ok bool) {
-	brace := strings.IndexByte(line, '{')
+func parseGoVectorHeader(line []byte) (host, clock []byte, ok bool) {
+	brace := bytes.IndexByte(line, '{')
 	if brace < 1 || line[brace-1] != ' ' {
-		return "", "", "", false
+		return nil, nil, false
 	}
-	clock = strings.TrimRight(line[brace:], " \t")
-	if !strings.HasSuffix(clock, "}") {
-		return "", "", "", false
+	clock = bytes.TrimRight(line[brace:], " \t")
+	if len(clock) == 0 || clock[len(clock)-1] != '}' {
+		return nil, nil, false
 	}
-	switch f := strings.Fields(line[:brace]); len(f) {
+	switch f := bytes.Fields(line[:brace]); len(f) {
 	case 1:
-		return f[0], clock, "", true
+		return f[0], clock, true
 	case 2:
 		for _, c := range f[0] {
-			if c < '0' || c > '9' {
-				return "", "", "", false
+			if !isDigit(c) {
+				return nil, nil, false
 			}
 		}
-		return f[1], clock, f[0], true
+		return f[1], clock, true
 	}
-	return "", "", "", false
+	return nil, nil, false
 }
 
 // ReadGoVector reads the GoVector logs of one system, one file per process, as one
@@ -56,22 +57,19 @@ func ReadGoVector(files ...File) ([]*Computation, error) {
 		names[i] = f.Name
 	}
 	var errs ErrorList
-	var runs [][][]logEvent // per file, per run
+	var runs []*logSet // the events of every run, from all files
 	var labels []string
+	counts := make([]int, len(files))
 	for fi, f := range files {
-		fr, lb := readGoVectorFile(int32(fi), f, &errs)
-		runs = append(runs, fr)
-		if fi == 0 || len(lb) > len(labels) {
-			labels = lb
-		}
+		counts[fi] = readGoVectorFile(int32(fi), f, &runs, &labels, &errs)
 	}
 	if len(errs) > 0 {
 		return nil, errs.err()
 	}
 	for fi := range files[1:] {
-		if len(runs[fi+1]) != len(runs[0]) {
+		if counts[fi+1] != counts[0] {
 			errs.add(files[fi+1].Name, 0, "holds %d runs, but %s holds %d: logs written with AppendLog must come from the same runs",
-				len(runs[fi+1]), files[0].Name, len(runs[0]))
+				counts[fi+1], files[0].Name, counts[0])
 		}
 	}
 	if len(errs) > 0 {
@@ -82,19 +80,15 @@ func ReadGoVector(files ...File) ([]*Computation, error) {
 		name = fmt.Sprintf("%s … %s (%d logs)", names[0], names[len(names)-1], len(names))
 	}
 	var out []*Computation
-	for r := range runs[0] {
-		var events []logEvent
-		for fi := range files {
-			events = append(events, runs[fi][r]...)
-		}
+	for r, run := range runs {
 		cname := name
-		if len(runs[0]) > 1 {
+		if len(runs) > 1 {
 			cname = fmt.Sprintf("%s, run %d", name, r+1)
 			if labels[r] != "" {
 				cname += " (" + labels[r] + ")"
 			}
 		}
-		c, err := buildLog(cname, names, events)
+		c, err := run.build(cname, names)
 		if err != nil {
 			if l, ok := err.(ErrorList); ok {
 				errs = append(errs, l...)
@@ -110,59 +104,75 @@ func ReadGoVector(files ...File) ([]*Computation, error) {
 	return out, nil
 }
 
-// readGoVectorFile splits one log into runs of events.
-func readGoVectorFile(fi int32, f File, errs *ErrorList) (runs [][]logEvent, labels []string) {
-	text := strings.ReplaceAll(string(f.Data), "\r\n", "\n")
-	text = strings.TrimPrefix(text, "\uFEFF")
-	lines := strings.Split(text, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1] // the line break that ends the last line
+// readGoVectorFile adds the events of one log to runs, the i-th run of the file
+// to runs[i], and returns how many runs the file holds.
+func readGoVectorFile(fi int32, f File, runs *[]*logSet, labels *[]string, errs *ErrorList) int {
+	data := bytes.TrimPrefix(f.Data, []byte("\uFEFF"))
+	run, events := 0, 0
+	started := false // a run header has been seen, or an event
+	at := func(r int) *logSet {
+		for len(*runs) <= r {
+			*runs = append(*runs, newLogSet())
+			*labels = append(*labels, "")
+		}
+		return (*runs)[r]
 	}
-	runs = [][]logEvent{nil}
-	labels = []string{""}
-	for i := 0; i < len(lines); i += 2 {
-		line := i + 1
-		if i+1 == len(lines) {
+	next := func() ([]byte, bool) {
+		if len(data) == 0 {
+			return nil, false
+		}
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		return bytes.TrimSuffix(line, []byte("\r")), true
+	}
+	for line := 1; ; line += 2 {
+		head, ok := next()
+		if !ok {
+			break
+		}
+		event, ok := next()
+		if !ok {
 			errs.add(f.Name, line, "a header line without the event line that must follow it")
 			break
 		}
-		head, event := lines[i], lines[i+1]
-		if strings.TrimSpace(head) == "" || isStampOnly(head) {
-			if strings.HasPrefix(event, executionMarker) {
-				if len(runs[len(runs)-1]) > 0 || len(runs) > 1 || labels[0] != "" {
-					runs = append(runs, nil)
-					labels = append(labels, "")
-				}
-				labels[len(labels)-1] = strings.TrimSpace(strings.Trim(strings.TrimPrefix(event, executionMarker), "= "))
-				continue
+		if isRunHeader(head) && bytes.HasPrefix(event, []byte(executionMarker)) {
+			if started {
+				run++
 			}
-		}
-		host, clockText, _, ok := parseGoVectorHeader(head)
-		if !ok {
-			errs.add(f.Name, line, "expected a GoVector header line `[TIMESTAMP ]HOST {CLOCK}`, found %s", quoteShort(head))
+			started = true
+			at(run)
+			(*labels)[run] = strings.TrimSpace(strings.Trim(strings.TrimPrefix(string(event), executionMarker), "= "))
 			continue
 		}
-		clock, err := parseClock(clockText)
-		if err != nil {
+		started = true
+		host, clock, ok := parseGoVectorHeader(head)
+		if !ok {
+			errs.add(f.Name, line, "expected a GoVector header line `[TIMESTAMP ]HOST {CLOCK}`, found %s", quoteShort(string(head)))
+			continue
+		}
+		if err := at(run).add(host, clock, string(event), nil, Pos{File: fi, Line: int32(line)}); err != nil {
 			errs.add(f.Name, line, "%v", err)
 			continue
 		}
-		runs[len(runs)-1] = append(runs[len(runs)-1], logEvent{host: host, clock: clock, text: event, pos: Pos{File: fi, Line: int32(line)}})
+		events++
 	}
-	if len(runs) == 1 && len(runs[0]) == 0 && len(*errs) == 0 {
+	if events == 0 && len(*errs) == 0 {
 		errs.add(f.Name, 0, "no events: a GoVector log has a header line `HOST {CLOCK}` and an event line for each event")
 	}
-	return runs, labels
+	return run + 1
 }
 
-// isStampOnly reports whether a header line holds only a timestamp: the run
-// header of a logger with UseTimestamps.
-func isStampOnly(line string) bool {
-	t := strings.TrimSpace(line)
-	for _, c := range t {
-		if c < '0' || c > '9' {
+// isRunHeader reports whether a header line is empty or holds only a timestamp:
+// the line GoVector writes before the "=== Execution #" line of a new run.
+func isRunHeader(line []byte) bool {
+	for _, c := range bytes.TrimSpace(line) {
+		if !isDigit(c) {
 			return false
 		}
 	}
-	return t != ""
+	return true
 }

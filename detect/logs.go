@@ -1,87 +1,161 @@
 package detect
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
-	"strings"
 )
 
-// A logEvent is one event as a log states it, before the log is checked: GoVector
-// and ShiViz inputs both come down to these.
+// A logSet collects the events of one execution as a log states them, before
+// the log is checked: GoVector and ShiViz inputs both come down to these. Host
+// names are interned and clocks kept in one flat array, since a log of a million
+// events should not cost a string and a slice per clock entry.
+type logSet struct {
+	hosts   []string
+	ids     map[string]int32
+	entries []clockEntry
+	events  []logEvent
+	seen    []int // per host: the last clock that named it, to find repeated keys
+	clocks  int   // clocks parsed so far
+}
+
 type logEvent struct {
-	host   string
-	clock  []clockEntry
+	host   int32
+	lo, hi int32 // its clock: entries[lo:hi]
 	text   string
 	fields []field // ShiViz's other named groups
 	pos    Pos
 }
 
-type clockEntry struct {
-	host string
-	n    uint64
-}
+type clockEntry struct{ host, n int32 }
 
 type field struct{ name, value string }
 
-// parseClock reads a vector clock as GoVector writes it and ShiViz reads it: a
-// JSON object from host names to non-negative integers, such as
-// {"alice":2, "bob":1}. Entries of 0 say nothing and are dropped, as ShiViz does.
-func parseClock(s string) ([]clockEntry, error) {
-	out, err := parseClockJSON(s)
-	if err != nil && strings.Contains(s, `\"`) {
-		// ShiViz also reads clocks whose quotes are escaped, as TLA+ writes
-		// them: {\"w1\":1,\"w2\":1}.
-		if out2, err2 := parseClockJSON(strings.ReplaceAll(s, `\"`, `"`)); err2 == nil {
-			return out2, nil
-		}
+func newLogSet() *logSet { return &logSet{ids: map[string]int32{}} }
+
+// host returns the number of the host called name.
+func (l *logSet) host(name []byte) int32 {
+	if id, ok := l.ids[string(name)]; ok {
+		return id
 	}
-	return out, err
+	id := int32(len(l.hosts))
+	s := string(name)
+	l.hosts = append(l.hosts, s)
+	l.ids[s] = id
+	l.seen = append(l.seen, 0)
+	return id
 }
 
-func parseClockJSON(s string) ([]clockEntry, error) {
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("bad clock %s: want a JSON object like {\"alice\":2, \"bob\":1}", quoteShort(s))
-	}
-	var out []clockEntry
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("bad clock %s: %v", quoteShort(s), err)
-		}
-		host := tok.(string) // object keys are strings
-		tok, err = dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("bad clock %s: %v", quoteShort(s), err)
-		}
-		num, ok := tok.(json.Number)
-		if !ok {
-			return nil, fmt.Errorf("bad clock %s: the entry for %q is not a number", quoteShort(s), host)
-		}
-		n, err := strconv.ParseUint(string(num), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("bad clock %s: the entry for %q is not a non-negative integer", quoteShort(s), host)
-		}
-		for _, e := range out {
-			if e.host == host {
-				return nil, fmt.Errorf("bad clock %s: two entries for %q", quoteShort(s), host)
+// add parses the clock and appends an event.
+func (l *logSet) add(host, clock []byte, text string, fields []field, pos Pos) error {
+	lo := int32(len(l.entries))
+	if err := l.clock(clock); err != nil {
+		l.entries = l.entries[:lo]
+		if bytes.Contains(clock, []byte(`\"`)) {
+			// ShiViz also reads clocks whose quotes are escaped, as TLA+ writes
+			// them: {\"w1\":1,\"w2\":1}.
+			if l.clock(bytes.ReplaceAll(clock, []byte(`\"`), []byte(`"`))) == nil {
+				err = nil
 			}
 		}
-		if n > 0 {
-			out = append(out, clockEntry{host, n})
+		if err != nil {
+			l.entries = l.entries[:lo]
+			return err
 		}
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, fmt.Errorf("bad clock %s: %v", quoteShort(s), err)
+	l.events = append(l.events, logEvent{host: l.host(host), lo: lo, hi: int32(len(l.entries)), text: text, fields: fields, pos: pos})
+	return nil
+}
+
+// clock reads a vector clock as GoVector writes it and ShiViz reads it, a JSON
+// object from host names to non-negative integers such as {"alice":2, "bob":1},
+// and appends its entries. Entries of 0 say nothing and are dropped, as ShiViz
+// does.
+func (l *logSet) clock(s []byte) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("bad clock %s: %s", quoteShort(string(s)), fmt.Sprintf(format, args...))
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("bad clock %s: text after the closing brace", quoteShort(s))
+	l.clocks++
+	stamp := l.clocks
+	i := skipSpace(s, 0)
+	if i == len(s) || s[i] != '{' {
+		return bad(`want a JSON object like {"alice":2, "bob":1}`)
 	}
-	return out, nil
+	i = skipSpace(s, i+1)
+	if i < len(s) && s[i] == '}' {
+		i++
+	} else {
+		for {
+			if i == len(s) || s[i] != '"' {
+				return bad("want a quoted host name at column %d", i+1)
+			}
+			j, esc := i+1, false
+			for j < len(s) && s[j] != '"' {
+				if s[j] == '\\' {
+					esc = true
+					j++
+				}
+				j++
+			}
+			if j >= len(s) {
+				return bad("unterminated host name")
+			}
+			name := s[i+1 : j]
+			if esc {
+				u, err := strconv.Unquote(string(s[i : j+1]))
+				if err != nil {
+					return bad("bad host name %s", s[i:j+1])
+				}
+				name = []byte(u)
+			}
+			i = skipSpace(s, j+1)
+			if i == len(s) || s[i] != ':' {
+				return bad("want ':' after %q", name)
+			}
+			i = skipSpace(s, i+1)
+			d := i
+			for i < len(s) && isDigit(s[i]) {
+				i++
+			}
+			if d == i || i < len(s) && (s[i] == '.' || s[i] == 'e' || s[i] == 'E') {
+				return bad("the entry for %q is not a non-negative integer", name)
+			}
+			n, err := strconv.ParseUint(string(s[d:i]), 10, 64)
+			if err != nil || n > maxEvents {
+				return bad("the entry for %q is out of range", name)
+			}
+			h := l.host(name)
+			if l.seen[h] == stamp {
+				return bad("two entries for %q", name)
+			}
+			l.seen[h] = stamp
+			if n > 0 {
+				l.entries = append(l.entries, clockEntry{h, int32(n)})
+			}
+			i = skipSpace(s, i)
+			if i < len(s) && s[i] == ',' {
+				i = skipSpace(s, i+1)
+				continue
+			}
+			if i < len(s) && s[i] == '}' {
+				i++
+				break
+			}
+			return bad("want ',' or '}' at column %d", i+1)
+		}
+	}
+	if skipSpace(s, i) != len(s) {
+		return bad("text after the closing brace")
+	}
+	return nil
+}
+
+func skipSpace(s []byte, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n') {
+		i++
+	}
+	return i
 }
 
 // quoteShort quotes s for a message, cut to a readable length.
@@ -92,97 +166,88 @@ func quoteShort(s string) string {
 	return strconv.Quote(s)
 }
 
-// buildLog checks the events of one execution of a log and builds its
-// computation. Hosts are numbered in order of their first event. As in ShiViz,
-// each host's events are ordered by its own clock entry, which must run 1, 2, 3,
-// …; every host a clock names must have events of its own; and kinds are worked
-// out from the clocks, since logs do not state them.
-func buildLog(name string, files []string, events []logEvent) (*Computation, error) {
+// build checks the events of one execution and builds its computation. Hosts
+// are numbered in order of their first event. As in ShiViz, each host's events
+// are ordered by its own clock entry, which must run 1, 2, 3, …; every host a
+// clock names must have events of its own; and kinds are worked out from the
+// clocks, since logs do not state them.
+func (l *logSet) build(name string, files []string) (*Computation, error) {
 	var errs ErrorList
 	file := func(p Pos) string { return files[p.File] }
-	index := map[string]int{}
-	var hosts []string
-	byHost := [][]int{} // event numbers per host, in input order
-	own := make([]uint64, len(events))
-	for e, ev := range events {
-		if ev.host == "" {
+	proc := make([]int32, len(l.hosts)) // host → process number, -1: no events
+	for i := range proc {
+		proc[i] = -1
+	}
+	var names []string
+	var byProc [][]int32 // event numbers per process, in input order
+	own := make([]int32, len(l.events))
+	for e, ev := range l.events {
+		hname := l.hosts[ev.host]
+		if hname == "" {
 			errs.add(file(ev.pos), int(ev.pos.Line), "empty host name")
 			continue
 		}
 		found := false
-		for _, c := range ev.clock {
+		for _, c := range l.entries[ev.lo:ev.hi] {
 			if c.host == ev.host {
 				own[e], found = c.n, true
 			}
 		}
 		if !found {
-			errs.add(file(ev.pos), int(ev.pos.Line), "host %q is missing from its own clock", ev.host)
+			errs.add(file(ev.pos), int(ev.pos.Line), "host %q is missing from its own clock", hname)
 			continue
 		}
-		h, ok := index[ev.host]
-		if !ok {
-			h = len(hosts)
-			index[ev.host] = h
-			hosts = append(hosts, ev.host)
-			byHost = append(byHost, nil)
+		if proc[ev.host] < 0 {
+			proc[ev.host] = int32(len(names))
+			names = append(names, hname)
+			byProc = append(byProc, nil)
 		}
-		byHost[h] = append(byHost[h], e)
+		p := proc[ev.host]
+		byProc[p] = append(byProc[p], int32(e))
 	}
-	for h, list := range byHost {
-		slices.SortStableFunc(list, func(a, b int) int {
-			if own[a] < own[b] {
-				return -1
-			}
-			if own[a] > own[b] {
-				return 1
-			}
-			return 0
-		})
+	for p, list := range byProc {
+		slices.SortStableFunc(list, func(a, b int32) int { return int(own[a]) - int(own[b]) })
 		for i, e := range list {
-			ev := events[e]
-			switch want := uint64(i + 1); {
+			pos := l.events[e].pos
+			switch want := int32(i + 1); {
 			case own[e] == want:
+				continue
 			case i == 0:
-				errs.add(file(ev.pos), int(ev.pos.Line), "the clock of %s starts at %d, want 1: a host's clock rises by exactly 1 with each of its events", hosts[h], own[e])
+				errs.add(file(pos), int(pos.Line), "the clock of %s starts at %d, want 1: a host's clock rises by exactly 1 with each of its events", names[p], own[e])
 			case own[e] == own[list[i-1]]:
-				prev := events[list[i-1]].pos
-				errs.add(file(ev.pos), int(ev.pos.Line), "two events of %s have clock %d (the other is at %s:%d)", hosts[h], own[e], file(prev), prev.Line)
+				prev := l.events[list[i-1]].pos
+				errs.add(file(pos), int(pos.Line), "two events of %s have clock %d (the other is at %s:%d)", names[p], own[e], file(prev), prev.Line)
 			default:
-				errs.add(file(ev.pos), int(ev.pos.Line), "the clock of %s goes from %d to %d: a host's clock rises by exactly 1 with each of its events", hosts[h], own[list[i-1]], own[e])
+				errs.add(file(pos), int(pos.Line), "the clock of %s goes from %d to %d: a host's clock rises by exactly 1 with each of its events", names[p], own[list[i-1]], own[e])
 			}
-			if own[e] != uint64(i+1) {
-				break // later events would only repeat this error
-			}
+			break // later events would only repeat this error
 		}
 	}
-	for _, ev := range events {
-		for _, c := range ev.clock {
-			if _, ok := index[c.host]; !ok {
-				errs.add(file(ev.pos), int(ev.pos.Line), "unknown host %q in the clock: the log has no event of it", c.host)
+	for _, ev := range l.events {
+		for _, c := range l.entries[ev.lo:ev.hi] {
+			if proc[c.host] < 0 {
+				errs.add(file(ev.pos), int(ev.pos.Line), "unknown host %q in the clock: the log has no event of it", l.hosts[c.host])
 			}
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errs.err()
 	}
-	b := NewBuilder(name, files, hosts)
+	b := NewBuilder(name, files, names)
 	b.InferKinds()
-	clock := make([]int64, len(hosts))
-	for h, list := range byHost {
+	clock := make([]int64, len(names))
+	for p, list := range byProc {
 		for _, e := range list {
-			ev := events[e]
+			ev := l.events[e]
 			clear(clock)
-			for _, c := range ev.clock {
-				if c.n > maxEvents {
-					c.n = maxEvents + 1 // out of range; the Builder says so
-				}
-				clock[index[c.host]] = int64(c.n)
+			for _, c := range l.entries[ev.lo:ev.hi] {
+				clock[proc[c.host]] = int64(c.n)
 			}
-			b.Event(h, Local, ev.text, ev.pos, clock)
+			b.Event(p, Local, ev.text, ev.pos, clock)
 			for _, f := range ev.fields {
-				b.Set(h, f.name, ParseValue(f.value), ev.pos)
+				b.Set(p, f.name, ParseValue(f.value), ev.pos)
 			}
-			textAssignments(ev.text, func(key string, v Value) { b.Set(h, key, v, ev.pos) })
+			textAssignments(ev.text, func(key string, v Value) { b.Set(p, key, v, ev.pos) })
 		}
 	}
 	return b.Build()

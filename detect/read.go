@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
-	"strings"
 )
 
 // A File is one input: its name, for messages, and its contents.
@@ -35,7 +34,7 @@ func DetectFormat(f File) Format {
 		return FormatKBMC
 	}
 	first, rest, _ := bytes.Cut(data, []byte("\n"))
-	if _, _, _, ok := parseGoVectorHeader(strings.TrimSuffix(string(first), "\r")); ok {
+	if _, _, ok := parseGoVectorHeader(bytes.TrimSuffix(first, []byte("\r"))); ok {
 		return FormatGoVector
 	}
 	if len(bytes.TrimSpace(first)) == 0 && bytes.HasPrefix(rest, []byte(executionMarker)) {

@@ -112,8 +112,9 @@ func ReadShiViz(f File) ([]*Computation, error) {
 			continue
 		}
 		seen[ex.label] = true
-		var events []logEvent
-		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+		set, before := newLogSet(), len(errs)
+		matches := re.FindAllStringSubmatchIndex(text, -1)
+		for _, m := range matches {
 			line := lines.line(ex.lo + m[0])
 			group := func(i int) string {
 				if m[2*i] < 0 {
@@ -121,21 +122,19 @@ func ReadShiViz(f File) ([]*Computation, error) {
 				}
 				return text[m[2*i]:m[2*i+1]]
 			}
-			clock, err := parseClock(group(groups["clock"]))
-			if err != nil {
-				errs.add(f.Name, line, "%v", err)
-				continue
-			}
-			ev := logEvent{host: group(groups["host"]), clock: clock, text: group(groups["event"]), pos: Pos{Line: int32(line)}}
+			var fields []field
 			for name, i := range groups {
 				if name != "host" && name != "clock" && name != "event" {
-					ev.fields = append(ev.fields, field{name, group(i)})
+					fields = append(fields, field{name, group(i)})
 				}
 			}
-			sortFields(ev.fields)
-			events = append(events, ev)
+			sortFields(fields)
+			err := set.add([]byte(group(groups["host"])), []byte(group(groups["clock"])), group(groups["event"]), fields, Pos{Line: int32(line)})
+			if err != nil {
+				errs.add(f.Name, line, "%v", err)
+			}
 		}
-		if len(events) == 0 {
+		if len(matches) == 0 {
 			errs.add(f.Name, lines.line(ex.lo), "the parsing regular expression matches no event in %s", executionName(ex.label))
 			continue
 		}
@@ -143,7 +142,10 @@ func ReadShiViz(f File) ([]*Computation, error) {
 		if len(execs) > 1 {
 			name += ", " + executionName(ex.label)
 		}
-		c, err := buildLog(name, []string{f.Name}, events)
+		if len(errs) > before {
+			continue
+		}
+		c, err := set.build(name, []string{f.Name})
 		if err != nil {
 			if l, ok := err.(ErrorList); ok {
 				errs = append(errs, l...)

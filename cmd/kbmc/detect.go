@@ -86,6 +86,12 @@ func detectAction(c *cli.Context) error {
 	if err != nil {
 		return &exitError{exitInput, err}
 	}
+	if format == "" {
+		format = detect.DetectFormat(files[0])
+	}
+	for i := range files {
+		files[i].Data = nil // read: a million-event log need not stay in memory twice
+	}
 	preds := make([]*detect.Predicate, len(comps))
 	for i, comp := range comps {
 		if preds[i], err = detect.CompilePredicate("predicate", src, comp, defs); err != nil {
@@ -308,9 +314,6 @@ func jsonState(bs []detect.Binding) map[string]any {
 
 func writeDetectJSON(w io.Writer, files []detect.File, format detect.Format, m detect.Modality, src string,
 	opts detect.Options, comps []*detect.Computation, results []*detect.Result) error {
-	if format == "" {
-		format = detect.DetectFormat(files[0])
-	}
 	out := detectJSON{Format: string(format), Modality: m.String(), Predicate: src, Algo: string(opts.Algorithm), Sleep: opts.Sleep}
 	for _, f := range files {
 		out.Files = append(out.Files, f.Name)
