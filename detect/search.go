@@ -68,9 +68,10 @@ func (v Verdict) String() string {
 	return [...]string{"no", "yes", "unknown"}[v]
 }
 
-// Stats are Stoller's measures: N_S, the states visited (distinct states, except
-// in searches that keep only branching states, see Result.Search), and N_T, the
-// transitions executed.
+// Stats are Stoller's measures: N_S, the states visited, and N_T, the
+// transitions executed. States are distinct, except in the persistent search
+// for a conjunction of 1-local predicates, which keeps only the states where it
+// branches (see dfsRun): a state it reaches again below a branch counts again.
 type Stats struct {
 	States      int64
 	Transitions int64
