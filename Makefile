@@ -2,9 +2,11 @@
 GO       ?= go
 # Fuzz budgets are execution counts, not durations: Go 1.26's fuzz coordinator can
 # fail a clean duration-bounded run with a bare "context deadline exceeded"
-# (golang/go#75804, fixed in Go 1.27). The counts give about 20 s per target here.
+# (golang/go#75804, fixed in Go 1.27). The counts give about 20 s per target here,
+# and a few seconds for each of kbmc detect's readers.
 FUZZ_PARSE   ?= 800000x
 FUZZ_COMPILE ?= 400000x
+FUZZ_DETECT  ?= 30000x
 KBMC     := bin/kbmc
 
 .PHONY: all deps build demo test fmt-check vet unit race purego fuzz regress deploy-test bench clean
@@ -51,6 +53,10 @@ purego:
 fuzz:
 	$(GO) test ./lang/syntax -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZ_PARSE)
 	$(GO) test ./lang -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZ_COMPILE)
+	$(GO) test ./detect -run '^$$' -fuzz '^FuzzReadJSON$$' -fuzztime $(FUZZ_DETECT)
+	$(GO) test ./detect -run '^$$' -fuzz '^FuzzReadGoVector$$' -fuzztime $(FUZZ_DETECT)
+	$(GO) test ./detect -run '^$$' -fuzz '^FuzzReadShiViz$$' -fuzztime $(FUZZ_DETECT)
+	$(GO) test ./detect -run '^$$' -fuzz '^FuzzPredicate$$' -fuzztime $(FUZZ_DETECT)
 
 regress: build
 	$(KBMC) regress testdata

@@ -80,6 +80,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			regressCommand(),
 			mergeCommand(),
 			benchCommand(),
+			detectCommand(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() > 0 {
