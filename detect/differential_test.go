@@ -38,7 +38,6 @@ func searchName(o detect.Options) string {
 // computations small enough, the lattice itself is checked against brute force.
 // -detect.n sets how many computations; -detect.seed where the seeds start.
 func TestDifferential(t *testing.T) {
-	ctx := context.Background()
 	runs, disagreements, brute := 0, 0, 0
 	for k := range *diffN {
 		seed := *diffSeed + uint64(k)
@@ -46,54 +45,67 @@ func TestDifferential(t *testing.T) {
 		cfg := compgen.Random{Procs: 2 + k%5, MaxEvents: 40, Budget: *diffBudget, Send: 0.3, Recv: 0.4, Change: 0.3}
 		c := cfg.Generate(rng, fmt.Sprintf("seed %d", seed))
 		preds := []string{compgen.LocalPredicate(rng, cfg.Procs), compgen.Predicate(rng, cfg.Procs)}
-		for _, src := range preds {
-			phi, err := detect.CompilePredicate("predicate", src, c, nil)
-			if err != nil {
-				t.Fatalf("seed %d: %s: %v", seed, src, err)
-			}
-			var oracle *bruteForce
-			if states(c) <= 5000 {
-				oracle = newBruteForce(t, c, phi)
-				brute++
-			}
-			for _, m := range []detect.Modality{detect.Possibly, detect.Definitely} {
-				var ref *detect.Result
-				for _, opts := range searches {
-					res, err := detect.Detect(ctx, c, phi, m, opts)
-					runs++
-					if err != nil {
-						t.Fatalf("seed %d, %s %q, %s: %v", seed, m, src, searchName(opts), err)
-					}
-					if ref == nil {
-						ref = res
-						if oracle != nil && oracle.verdict(m) != res.Verdict {
-							t.Errorf("seed %d, %s %q: lattice says %s, brute force %s", seed, m, src, res.Verdict, oracle.verdict(m))
-						}
-						if oracle != nil && m == detect.Possibly && res.Verdict == detect.No && res.Stats.States != int64(oracle.cgs) {
-							t.Errorf("seed %d: lattice visited %d states, the computation has %d consistent ones", seed, res.Stats.States, oracle.cgs)
-						}
-					}
-					if res.Verdict != ref.Verdict {
-						disagreements++
-						t.Errorf("seed %d, %s %q: %s says %s, lattice %s", seed, m, src, searchName(opts), res.Verdict, ref.Verdict)
-						continue
-					}
-					wantWitness := m == detect.Possibly && res.Verdict == detect.Yes || m == detect.Definitely && res.Verdict == detect.No
-					if (res.Witness != nil) != wantWitness {
-						t.Errorf("seed %d, %s %q, %s: verdict %s with witness %v", seed, m, src, searchName(opts), res.Verdict, res.Witness)
-					}
-					if res.Witness != nil {
-						if err := detect.CheckWitness(c, phi, m, res.Witness); err != nil {
-							t.Errorf("seed %d, %s %q, %s: witness: %v", seed, m, src, searchName(opts), err)
-						}
-					}
-					checkCounts(t, fmt.Sprintf("seed %d, %s %q, %s", seed, m, src, searchName(opts)), m, opts, res, ref)
-				}
-			}
-		}
+		r, d, b := compare(t, c, fmt.Sprintf("seed %d", seed), preds)
+		runs, disagreements, brute = runs+r, disagreements+d, brute+b
 	}
 	t.Logf("%d computations, %d searches (4 searches × 2 modalities × 2 predicates each), %d disagreements; %d predicate checks against brute force",
 		*diffN, runs, disagreements, brute)
+}
+
+// compare decides every predicate of preds on c in both modalities with every
+// search and checks them against the lattice (and the lattice against brute
+// force when c is small): verdicts, witnesses and counts. what names c in
+// messages. It returns the searches run, the disagreements, and the predicates
+// checked against brute force.
+func compare(t *testing.T, c *detect.Computation, what string, preds []string) (runs, disagreements, brute int) {
+	t.Helper()
+	ctx := context.Background()
+	for _, src := range preds {
+		phi, err := detect.CompilePredicate("predicate", src, c, nil)
+		if err != nil {
+			t.Fatalf("%s: %s: %v", what, src, err)
+		}
+		var oracle *bruteForce
+		if states(c) <= 5000 {
+			oracle = newBruteForce(t, c, phi)
+			brute++
+		}
+		for _, m := range []detect.Modality{detect.Possibly, detect.Definitely} {
+			var ref *detect.Result
+			for _, opts := range searches {
+				res, err := detect.Detect(ctx, c, phi, m, opts)
+				runs++
+				if err != nil {
+					t.Fatalf("%s, %s %q, %s: %v", what, m, src, searchName(opts), err)
+				}
+				if ref == nil {
+					ref = res
+					if oracle != nil && oracle.verdict(m) != res.Verdict {
+						t.Errorf("%s, %s %q: lattice says %s, brute force %s", what, m, src, res.Verdict, oracle.verdict(m))
+					}
+					if oracle != nil && m == detect.Possibly && res.Verdict == detect.No && res.Stats.States != int64(oracle.cgs) {
+						t.Errorf("%s: lattice visited %d states, the computation has %d consistent ones", what, res.Stats.States, oracle.cgs)
+					}
+				}
+				if res.Verdict != ref.Verdict {
+					disagreements++
+					t.Errorf("%s, %s %q: %s says %s, lattice %s", what, m, src, searchName(opts), res.Verdict, ref.Verdict)
+					continue
+				}
+				wantWitness := m == detect.Possibly && res.Verdict == detect.Yes || m == detect.Definitely && res.Verdict == detect.No
+				if (res.Witness != nil) != wantWitness {
+					t.Errorf("%s, %s %q, %s: verdict %s with witness %v", what, m, src, searchName(opts), res.Verdict, res.Witness)
+				}
+				if res.Witness != nil {
+					if err := detect.CheckWitness(c, phi, m, res.Witness); err != nil {
+						t.Errorf("%s, %s %q, %s: witness: %v", what, m, src, searchName(opts), err)
+					}
+				}
+				checkCounts(t, fmt.Sprintf("%s, %s %q, %s", what, m, src, searchName(opts)), m, opts, res, ref)
+			}
+		}
+	}
+	return runs, disagreements, brute
 }
 
 // checkCounts checks what the theory says about N_S and N_T when Poss Φ fails,

@@ -31,18 +31,11 @@ import (
 // jsonFormat is the value of the "format" key.
 const jsonFormat = "kbmc-computation"
 
-type jsonEvent struct {
-	Kind  string         `json:"kind"`
-	Text  string         `json:"text"`
-	Clock []int64        `json:"clock"`
-	State map[string]any `json:"state"`
-}
-
 type jsonProcess struct {
 	name    string
 	line    int // of its name, or of its start if it has none
 	initial map[string]any
-	events  []jsonEvent
+	events  []RecordedEvent
 	lines   []int
 }
 
@@ -242,7 +235,7 @@ func (r *jsonReader) processes() ([]*jsonProcess, error) {
 				}
 				for r.dec.More() {
 					line := r.lines.line(r.offset())
-					var ev jsonEvent
+					var ev RecordedEvent
 					if err := r.value(&ev); err != nil {
 						return nil, err
 					}

@@ -19,6 +19,7 @@ func checkCommand() *cli.Command {
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON object (DESIGN.md §7)"},
 		&cli.StringFlag{Name: "trace", Value: "text", Usage: "counterexample format: text, json or dot"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the verdict line"},
+		recordFlag("the counterexample"),
 	)
 	return &cli.Command{
 		Name:      "check",
@@ -64,6 +65,13 @@ func checkAction(c *cli.Context) error {
 	}
 	if err != nil {
 		return err
+	}
+	if res.Verdict == verify.Unsafe {
+		if err := record(c, l, res.Trace); err != nil {
+			return err
+		}
+	} else if c.String("record") != "" {
+		fmt.Fprintf(stderr, "kbmc: --record: %s: no counterexample to record\n", res.Verdict)
 	}
 	out := c.App.Writer
 	switch {

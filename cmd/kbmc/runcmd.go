@@ -17,6 +17,7 @@ func runCommand() *cli.Command {
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed for --schedule random and for nondet values"},
 		&cli.IntFlag{Name: "depth", Value: verify.DefaultDepth, Usage: "stop after this many steps"},
 		&cli.BoolFlag{Name: "json", Usage: "print the trace as JSON"},
+		recordFlag("the execution"),
 	)
 	return &cli.Command{
 		Name:      "run",
@@ -52,6 +53,9 @@ func runAction(c *cli.Context) error {
 	steps, err := traceSteps(l, sim.Trace)
 	if err != nil {
 		return &exitError{exitInternal, err}
+	}
+	if err := record(c, l, sim.Trace); err != nil {
+		return err
 	}
 	out := c.App.Writer
 	viol := sim.Violation
