@@ -3,6 +3,7 @@ module kbmc
 go 1.26.8
 
 require (
+	github.com/dustin/go-humanize v1.0.1
 	github.com/go-air/gini v1.0.4
 	github.com/urfave/cli/v2 v2.27.7
 	golang.org/x/term v0.47.0

@@ -254,6 +254,9 @@ func (f *frontier) expand(target int) []*prefix {
 				return nil
 			}
 		}
+		if f.dedup {
+			x.stats.States += int64(len(seen)) // stored while the level was built
+		}
 		level = next
 	}
 	for i, pre := range level {

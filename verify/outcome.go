@@ -37,7 +37,7 @@ func (o *Outcome) Decide() *Result {
 	case o.Violation != nil:
 		return &Result{Verdict: Unsafe, Violation: o.Violation, Trace: o.Trace}
 	case o.Stopped != nil:
-		return &Result{Verdict: Unknown, Note: "stopped: " + o.Stopped.Error()}
+		return &Result{Verdict: Unknown, Note: "stopped: " + o.Stopped.Error(), Stopped: StopReason(o.Stopped)}
 	case o.Livelock != "":
 		return &Result{Verdict: Unknown, Note: "livelock: " + o.Livelock}
 	case o.Cut != "":

@@ -53,6 +53,10 @@ func (v Verdict) ExitCode() int {
 type Options struct {
 	Depth      int  // maximum steps of an execution
 	NoDeadlock bool // do not report deadlocks
+	// Memory is the memory limit in bytes (0: none). The caller watches it
+	// (WatchMemory); an engine whose memory the Go runtime does not see (Z3's)
+	// passes it on to the library.
+	Memory int64
 	// Progress, if set, is called now and then during long runs with the statistics
 	// so far. It must be cheap and must not retain the Stats.
 	Progress func(*Stats)
@@ -113,6 +117,7 @@ type Result struct {
 	Solver    string   // symbolic solver
 	POR       string   // symbolic partial-order reduction
 	Note      string   // why the verdict is Unknown or bounded, for people
+	Stopped   string   // for Unknown: the limit that stopped the run ("time", "memory", "interrupt"; see StopReason), or ""
 	// A parallel or sharded explicit run: its workers, its part ("2/8"), and the
 	// subtrees it explored.
 	Workers  int

@@ -97,17 +97,14 @@ func runEngine(ctx context.Context, l *loaded, ec engineConfig) (*verify.Result,
 	if err != nil {
 		return nil, err
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if ec.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, ec.Timeout, fmt.Errorf("time limit %v", ec.Timeout))
-		defer cancel()
-	}
+	ctx, stop := withLimits(ctx, ec.Timeout, ec.Bounds.Memory)
+	defer stop()
 	res, err := eng.Check(ctx, l.prog)
 	if err != nil {
 		return nil, l.inputError(err)
+	}
+	if res.Verdict == verify.Unknown && res.Stopped == "" && ctx.Err() != nil {
+		res.Stopped = verify.StopReason(context.Cause(ctx))
 	}
 	return res, nil
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/urfave/cli/v2"
 
 	"kbmc/explicit"
@@ -49,6 +52,7 @@ func engineFlags() []cli.Flag {
 		&cli.StringFlag{Name: "tcs-solver", Value: "topo", Usage: "lazypor: trace constraint system solver (" + strings.Join(explicit.TCSSolvers(), ", ") + ")"},
 		&cli.Int64Flag{Name: "max-nondet", Value: explicit.DefaultMaxNondet, Usage: "largest nondet(lo, hi) range explored"},
 		&cli.DurationFlag{Name: "timeout", Usage: "give up after this long (verdict unknown), e.g. 30s"},
+		memoryFlag(),
 		&cli.IntFlag{Name: "workers", Value: runtime.GOMAXPROCS(0), Usage: "explicit: explore subtrees on this many goroutines (default: the CPUs kbmc may use)"},
 		&cli.StringFlag{Name: "shard", Usage: "explicit: explore part I of N of the search (I/N, 0 <= I < N); combine the parts' --json results with kbmc merge"},
 	}
@@ -123,13 +127,18 @@ func readEngineConfig(c *cli.Context) (engineConfig, error) {
 		}
 		ec.Explicit.Shard = sh
 	}
-	if ec.Bounds.Depth < 0 {
-		return ec, usageErr("--depth %d: must not be negative", ec.Bounds.Depth)
+	if err := checkDepth(ec.Bounds.Depth); err != nil {
+		return ec, err
 	}
+	mem, err := parseMemory(c.String("memory"))
+	if err != nil {
+		return ec, err
+	}
+	ec.Bounds.Memory = mem
 	if ec.Explicit.MaxNondet < 1 {
 		return ec, usageErr("--max-nondet %d: must be positive", ec.Explicit.MaxNondet)
 	}
-	_, err := ec.engine()
+	_, err = ec.engine()
 	return ec, err
 }
 
@@ -156,6 +165,54 @@ func (ec engineConfig) engine() (verify.Engine, error) {
 		return eng, nil
 	}
 	return nil, usageErr("--engine %s: unknown engine (available: explicit, symbolic)", ec.Engine)
+}
+
+// checkDepth validates --depth, the same way for every command.
+func checkDepth(depth int) error {
+	if depth < 1 {
+		return usageErr("--depth %d: must be at least 1 (the number of steps an execution may take)", depth)
+	}
+	return nil
+}
+
+// memoryFlag is --memory LIMIT: a run that needs more stops with verdict
+// unknown instead of being killed.
+func memoryFlag() cli.Flag {
+	return &cli.StringFlag{Name: "memory", Value: "auto", Usage: "stop with verdict unknown when kbmc's memory passes `LIMIT`: " +
+		"4GB, 512MiB, none, or auto (80% of the memory of the machine or container)"}
+}
+
+// parseMemory reads a --memory value into bytes (0: no limit).
+func parseMemory(spec string) (int64, error) {
+	switch strings.ToLower(spec) {
+	case "auto":
+		return verify.DefaultMemoryLimit(), nil
+	case "none", "0":
+		return 0, nil
+	}
+	n, err := humanize.ParseBytes(spec)
+	if err != nil || n == 0 || n > math.MaxInt64 {
+		return 0, usageErr("--memory %s: want a size such as 4GB or 512MiB, none, or auto", spec)
+	}
+	if n < 64<<20 {
+		return 0, usageErr("--memory %s: too small for kbmc to run in; give at least 64MiB", spec)
+	}
+	return int64(n), nil
+}
+
+// withLimits bounds a run: ctx ends with verify.ErrTimeLimit after timeout
+// (0: never) and with verify.ErrMemoryLimit when kbmc's memory passes memory
+// bytes (0: never). stop must be called when the run is over.
+func withLimits(ctx context.Context, timeout time.Duration, memory int64) (_ context.Context, stop func()) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cancel := context.CancelFunc(func() {})
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w %v", verify.ErrTimeLimit, timeout))
+	}
+	ctx, watch := verify.WatchMemory(ctx, memory)
+	return ctx, func() { watch.Stop(); cancel() }
 }
 
 // parseShard reads I/N.

@@ -247,6 +247,7 @@ type jsonResult struct {
 	Trace     []traceStep    `json:"trace,omitempty"`
 	Stats     map[string]any `json:"stats"`
 	Note      string         `json:"note,omitempty"`
+	Stopped   string         `json:"stopped,omitempty"` // unknown: "time", "memory" or "interrupt"
 	// What kbmc merge checks: the run's part and the program and settings it
 	// checked (every part of a sharded run must agree on both).
 	Shard    string   `json:"shard,omitempty"`
@@ -282,7 +283,7 @@ func optional(s string) *string {
 func jsonOf(l *loaded, res *verify.Result) (*jsonResult, error) {
 	j := &jsonResult{File: l.path, Verdict: res.Verdict.String(), Engine: res.Engine,
 		Algo: optional(res.Algo), Solver: optional(res.Solver), POR: optional(res.POR),
-		Bound: map[string]int{"depth": res.Bound.Depth}, Stats: map[string]any{}, Note: res.Note}
+		Bound: map[string]int{"depth": res.Bound.Depth}, Stats: map[string]any{}, Note: res.Note, Stopped: res.Stopped}
 	if res.Bound.Preemptions >= 0 {
 		j.Bound["preemptions"] = res.Bound.Preemptions
 	}

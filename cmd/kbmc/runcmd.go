@@ -18,6 +18,7 @@ func runCommand() *cli.Command {
 		&cli.IntFlag{Name: "depth", Value: verify.DefaultDepth, Usage: "stop after this many steps"},
 		&cli.BoolFlag{Name: "json", Usage: "print the trace as JSON"},
 		recordFlag("the execution"),
+		memoryFlag(),
 	)
 	return &cli.Command{
 		Name:      "run",
@@ -46,7 +47,16 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return usageErr("--schedule %s: %v", c.String("schedule"), err)
 	}
-	sim, err := explicit.Simulate(c.Context, p, c.Int("depth"), sched, rng)
+	if err := checkDepth(c.Int("depth")); err != nil {
+		return err
+	}
+	mem, err := parseMemory(c.String("memory"))
+	if err != nil {
+		return err
+	}
+	ctx, stop := withLimits(c.Context, 0, mem)
+	defer stop()
+	sim, err := explicit.Simulate(ctx, p, c.Int("depth"), sched, rng)
 	if err != nil {
 		return usageErr("--schedule %s: %v", c.String("schedule"), err)
 	}
