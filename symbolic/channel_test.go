@@ -72,6 +72,10 @@ thread q { for (int i = 1; i <= 3; i++) { bool b; int v; recv(c, b, v); assert(v
 		{name: "no deadlock reported", want: verify.Safe, noDL: true, src: `
 chan (int) c capacity 1;
 thread a { int x; recv(c, x); }`},
+		{name: "blocked on recv, every execution ends", want: verify.Safe, noDL: true, depth: 1, src: `
+chan (int) c capacity 1;
+thread a { int x; recv(c, x); }
+thread b { int y = 0; y = y + 1; y = y * 3; }`},
 		{name: "deadlock of a lock and a channel", want: verify.Unsafe, kind: ir.Deadlock, src: `
 chan (int) c capacity 1;
 mutex m;

@@ -331,12 +331,11 @@ func (r *run) finish() (*verify.Result, error) {
 }
 
 // canBlock reports whether some transition of p starts with an operation that
-// can block (lock, await, assume, join).
+// can block (lock, await, assume, join, send, recv: ir.OpProps.Blocks).
 func canBlock(p *ir.Program) bool {
 	for _, tm := range p.Templates {
 		for _, tr := range tm.Transitions {
-			switch tr.EntryNode().Op {
-			case ir.OpLock, ir.OpAwait, ir.OpAssume, ir.OpJoin:
+			if tr.EntryNode().Op.Props().Blocks {
 				return true
 			}
 		}
