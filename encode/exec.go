@@ -21,8 +21,9 @@ import (
 // g ∧ ¬fail, so that — as in ir, where a failed step stops — nothing after a
 // failure draws values, touches locations or fails again.
 
-// Store keys: shared cell c is key c, lock j is key SharedSize+j, and the moving
-// thread's frame cell c is key SharedSize+NumLocks+c.
+// Store keys: shared cell c is key c, lock j is key SharedSize+j, then the
+// channels' cells (channel.go), then the moving thread's frame: its cell c is
+// key keyLocal0+c.
 type store map[int]val
 
 func (s store) clone() store {
@@ -56,13 +57,18 @@ type move struct {
 	next        val          // the control location after it
 }
 
-// accesses collects the guarded accesses of one step, per location.
+// accesses collects the guarded accesses of one step, per location, and the
+// guarded writes of each channel cell (the partial-order encoding's writes of
+// a channel are per cell, its footprint per channel).
 type accesses struct {
 	read, write [][]*solver.Term
+	keyWrite    [][]*solver.Term // per channel cell: store key − chanKey0
 }
 
-func newAccesses(n int) *accesses {
-	return &accesses{read: make([][]*solver.Term, n), write: make([][]*solver.Term, n)}
+func (u *Unrolling) newAccesses() *accesses {
+	n := u.numLocs
+	return &accesses{read: make([][]*solver.Term, n), write: make([][]*solver.Term, n),
+		keyWrite: make([][]*solver.Term, u.keyLocal0-u.chanKey0)}
 }
 
 func (a *accesses) footprint(b *solver.Builder) Footprint {
@@ -124,7 +130,7 @@ func (u *Unrolling) exec(i int, s *state, th *ir.Thread, tr *ir.Transition, act 
 		}
 		f.u, f.b, f.th, f.pre = u, b, th, s
 		f.mv, f.acc, f.as, f.stepIndex, f.slot = mv, acc, as, i, &slot
-		if idx > 0 && (node.Op == ir.OpAwait || node.Op == ir.OpAssume || node.Op == ir.OpLock || node.Op == ir.OpJoin) {
+		if idx > 0 && node.Op.Props().Blocks {
 			// Enabledness is decided by the entry node only (Program.Status);
 			// Supported rejects blocking operations elsewhere.
 			return nil, fmt.Errorf("encode: %s: %s inside a transition", node.Pos, node.Op)
@@ -212,8 +218,10 @@ func (u *Unrolling) base(s *state, th *ir.Thread, k int) val {
 		return s.lazy(k)
 	case k < u.p.SharedSize:
 		return s.shared[k]
-	case k < u.keyLocal0:
+	case k < u.chanKey0:
 		return s.owner[k-u.p.SharedSize]
+	case k < u.keyLocal0:
+		return s.chans[k-u.chanKey0]
 	}
 	return s.local[th.ID][k-u.keyLocal0]
 }
@@ -503,6 +511,10 @@ func (f *frame) node(n *ir.Node) {
 		if n.Result != nil {
 			f.store(n.Result, termVal(ok))
 		}
+	case ir.OpSend:
+		f.send(n)
+	case ir.OpRecv:
+		f.recv(n)
 	default:
 		panic(fmt.Sprintf("encode: unknown operation %v", n.Op))
 	}
@@ -538,6 +550,8 @@ func (f *frame) eval(e *ir.Expr) val {
 		return f.int(int64(f.th.Tid))
 	case ir.ENondet:
 		return f.nondet(e)
+	case ir.ELen:
+		return f.length(e)
 	case ir.ENeg:
 		return u.unary(asInt(f.eval(e.X)), b.Neg)
 	case ir.ENot:
@@ -705,6 +719,8 @@ func (u *Unrolling) guard(s *state, th *ir.Thread, tr *ir.Transition) (en, assum
 			all = append(all, b.Implies(cs[j], done))
 		}
 		return b.Or(b.And(all...), b.Or(f.guardFail...)), b.False()
+	case ir.OpSend, ir.OpRecv:
+		return f.chanGuard(n), b.False()
 	}
 	return b.True(), b.False()
 }

@@ -104,8 +104,9 @@ type generation struct {
 	lits    map[string]*solver.Term
 }
 
-// Keys: a shared cell c is key c, lock j is key SharedSize+j (as in a step's
-// store), and thread t's termination, which join reads, is key -1-t.
+// Keys: a shared cell c is key c, lock j is key SharedSize+j, a channel's
+// cells follow (as in a step's store), and thread t's termination, which join
+// reads, is key -1-t.
 func termKey(t int) int { return -1 - t }
 
 // NewPartialOrder returns the partial-order encoding of p for executions of at
@@ -235,7 +236,7 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 		}
 	}
 
-	acc := newAccesses(u.numLocs)
+	acc := u.newAccesses()
 	// Step j+1 of a thread follows its step j: the locations it may start
 	// from are exactly the successors of those of step j.
 	next := make([]bool, len(reach))
@@ -279,19 +280,28 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 	po.fails = append(po.fails, e.fail)
 	po.bads = append(po.bads, e.bad)
 
-	// Writes: every shared cell and lock some move may write, with the value
-	// the moving transition leaves; termination, when a join may wait for it.
+	// Writes: every shared cell, lock and channel cell some move may write,
+	// with the value the moving transition leaves; termination, when a join
+	// may wait for it. (A cell's or lock's store key is its location.)
 	fp := acc.footprint(b)
 	var keys []int
-	for k := 0; k < u.keyLocal0; k++ {
+	guards := make(map[int]*solver.Term)
+	for k := 0; k < u.chanKey0; k++ {
 		if !fp.Write[k].IsFalse() {
 			keys = append(keys, k)
+			guards[k] = fp.Write[k]
+		}
+	}
+	for i, ws := range acc.keyWrite {
+		if g := b.Or(ws...); !g.IsFalse() {
+			keys = append(keys, u.chanKey0+i)
+			guards[u.chanKey0+i] = g
 		}
 	}
 	for _, k := range keys {
 		v := u.merged(e.moves, -1, k, po.placeholder(k))
 		v = u.freshVal(fmt.Sprintf("#wr@%s.%d.%s", th.Name, j, u.keyName(k)), v, &po.as)
-		e.writes[k] = write{guard: fp.Write[k], value: v}
+		e.writes[k] = write{guard: guards[k], value: v}
 	}
 	if term := fp.Write[p.ThreadLocation(th.ID)]; po.joinTarget[th.ID] && !term.IsFalse() {
 		keys = append(keys, termKey(th.ID))
@@ -333,7 +343,10 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 // never observed: under the write's guard the moving transition wrote it.
 func (po *PartialOrder) placeholder(k int) val {
 	u := po.u
-	if k >= u.p.SharedSize {
+	switch {
+	case u.isChanKey(k):
+		return u.chanZero(k)
+	case k >= u.p.SharedSize:
 		return u.constVal(0, u.ownWidth)
 	}
 	return u.value(po.cellType(k), 0)
@@ -354,6 +367,8 @@ func (po *PartialOrder) initial(k int) val {
 	switch {
 	case k < 0:
 		return termVal(u.b.False())
+	case u.isChanKey(k):
+		return u.chanZero(k) // every channel starts empty
 	case k >= u.p.SharedSize:
 		return u.constVal(0, u.ownWidth)
 	}
@@ -372,6 +387,12 @@ func (po *PartialOrder) read(e *event, k int) val {
 	switch {
 	case k < 0:
 		v = termVal(b.BoolVar(name))
+	case u.isChanKey(k):
+		if z := u.chanZero(k); z.set == nil {
+			v = termVal(b.BoolVar(name)) // a bool field
+		} else {
+			v = termVal(b.BVVar(name, z.w))
+		}
 	case k >= u.p.SharedSize:
 		v = termVal(b.BVVar(name, u.ownWidth))
 	case po.cellType(k) == ir.Bool:

@@ -110,10 +110,17 @@ func TestExampleE4(t *testing.T) {
 // straightLine returns a random program without branches or loops: 2 or 3
 // threads of 1 to 3 visible statements over shared scalars, an array indexed by
 // values read from shared state (so that conflicts depend on the state), cas, and
-// lock/unlock pairs; no nondeterminism and no run-time errors.
-func straightLine(r *rand.Rand, threads int) string {
+// lock/unlock pairs; no nondeterminism and no run-time errors. With chans, the
+// statements also send to, receive from and take the length of channels of an
+// array, indexed by shared values too.
+func straightLine(r *rand.Rand, threads int, chans bool) string {
 	var sb strings.Builder
 	sb.WriteString("shared int x0; shared int x1; shared int x2; shared int a[3]; mutex m;\n")
+	kinds := 8
+	if chans {
+		sb.WriteString("chan (int) c[2] capacity 2;\n")
+		kinds = 11
+	}
 	x := func() string { return fmt.Sprintf("x%d", r.IntN(3)) }
 	for th := 0; th < threads; th++ {
 		fmt.Fprintf(&sb, "thread t%d {\n", th)
@@ -126,7 +133,7 @@ func straightLine(r *rand.Rand, threads int) string {
 		}
 		n := 1 + r.IntN(3)
 		for i := 0; i < n; i++ {
-			switch r.IntN(8) {
+			switch r.IntN(kinds) {
 			case 0:
 				fmt.Fprintf(&sb, "  %s = %d;\n", x(), 1+r.IntN(2))
 			case 1:
@@ -145,6 +152,14 @@ func straightLine(r *rand.Rand, threads int) string {
 				fmt.Fprintf(&sb, "  lock(m);\n  %s = %s;\n  unlock(m);\n", x(), local())
 			case 7:
 				fmt.Fprintf(&sb, "  a[%s %% 3] = a[%s %% 3] + 1;\n", local(), x())
+			case 8:
+				fmt.Fprintf(&sb, "  send(c[%s %% 2], %s);\n", x(), local())
+			case 9:
+				fmt.Fprintf(&sb, "  int r%d; recv(c[%d], r%d);\n", locals, r.IntN(2), locals)
+				locals++
+			case 10:
+				fmt.Fprintf(&sb, "  int r%d = len(c[%s %% 2]);\n", locals, x())
+				locals++
 			}
 		}
 		sb.WriteString("}\n")
@@ -156,8 +171,16 @@ func straightLine(r *rand.Rand, threads int) string {
 // schedules each reduction admits and compares them with the Mazurkiewicz
 // classes computed by brute force: every class must be represented (soundness);
 // monotonic must admit exactly one schedule per class, and peephole too for two
-// threads (SYMBOLIC-POR.md, "Tests that make this trustworthy").
+// threads (SYMBOLIC-POR.md, "Tests that make this trustworthy"). Programs with
+// channels check that sends, receives and len are in the footprints the
+// reductions compare.
 func TestOptimality(t *testing.T) {
+	for _, chans := range []bool{false, true} {
+		t.Run(fmt.Sprintf("channels=%v", chans), func(t *testing.T) { testOptimality(t, chans) })
+	}
+}
+
+func testOptimality(t *testing.T, chans bool) {
 	seeds := 60
 	if testing.Short() {
 		seeds = 15
@@ -171,7 +194,7 @@ func TestOptimality(t *testing.T) {
 	for seed := 0; seed < seeds; seed++ {
 		r := rand.New(rand.NewPCG(uint64(seed), 7))
 		threads := 2 + seed%2
-		src := straightLine(r, threads)
+		src := straightLine(r, threads, chans)
 		p := compile(t, src)
 		for _, tm := range p.Templates {
 			for _, n := range tm.Nodes {

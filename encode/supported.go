@@ -12,7 +12,7 @@ import (
 //     index): ir decides enabledness with every draw at its low end but draws
 //     again when the step executes, so the step may not be the one that was
 //     enabled. lang rejects these programs already;
-//   - a blocking operation (await, assume, lock, join) that does not start its
+//   - a blocking operation (await, assume, lock, join, send, recv) that does not start its
 //     transition: enabledness is decided by a transition's entry node only
 //     (Program.Status). lang never produces one.
 func Supported(p *ir.Program) error {
@@ -21,11 +21,6 @@ func Supported(p *ir.Program) error {
 		for _, tr := range tm.Transitions {
 			for j, n := range tr.Nodes {
 				node := tm.Nodes[n]
-				for e := range node.Exprs() {
-					if l := findLen(e); l != nil {
-						return &verify.UnsupportedError{Pos: l.Pos, Engine: engine, Msg: "len of a channel is not supported"}
-					}
-				}
 				props := node.Op.Props()
 				if !props.Encoded {
 					return &verify.UnsupportedError{Pos: node.Pos, Engine: engine,
@@ -53,15 +48,4 @@ func Supported(p *ir.Program) error {
 		}
 	}
 	return nil
-}
-
-func findLen(e *ir.Expr) *ir.Expr {
-	var found *ir.Expr
-	ir.Inspect(e, func(x *ir.Expr) bool {
-		if x.Op == ir.ELen && found == nil {
-			found = x
-		}
-		return found == nil
-	})
-	return found
 }

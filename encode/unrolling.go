@@ -26,19 +26,22 @@ type Options struct {
 type state struct {
 	shared []val   // per shared cell: W bits, a Bool for bool variables
 	owner  []val   // per lock: the owner's thread number + 1, 0 when free
+	chans  []val   // per channel cell (store key − chanKey0; see channel.go)
 	loc    []val   // per thread: its control location (Template.Terminated() when done)
 	local  [][]val // per thread, per frame cell
 
-	// lazy, when set, supplies shared cells and lock owners (by store key)
-	// instead of shared and owner: the partial-order encoding creates a read
-	// only for the cells a step actually looks at.
+	// lazy, when set, supplies shared cells, lock owners and channel cells
+	// (by store key) instead of shared, owner and chans: the partial-order
+	// encoding creates a read only for the cells a step actually looks at.
 	lazy func(k int) val
 }
 
-func newState(p *ir.Program) *state {
+func (u *Unrolling) newState() *state {
+	p := u.p
 	return &state{
 		shared: make([]val, p.SharedSize),
 		owner:  make([]val, p.NumLocks),
+		chans:  make([]val, u.keyLocal0-u.chanKey0),
 		loc:    make([]val, len(p.Threads)),
 		local:  make([][]val, len(p.Threads)),
 	}
@@ -56,8 +59,8 @@ type status struct {
 }
 
 // A Footprint is the set of locations a step touches, as one read and one write
-// proposition per location of ir's location space (shared cells, locks, thread
-// termination; ir.Program.NumLocations). A location accessed through a symbolic
+// proposition per location of ir's location space (shared cells, locks,
+// channels, thread termination; ir.Program.NumLocations). A location accessed through a symbolic
 // index gets the access guarded by the index's equality with it.
 type Footprint struct {
 	Read, Write []*solver.Term
@@ -86,6 +89,9 @@ type Unrolling struct {
 	ownWidth  int
 	locWidth  []int // per thread
 	numLocs   int   // ir location space
+	chanKey0  int   // store key of the first channel cell (see channel.go)
+	chanKey   []int // per channel number: the store key of its first cell
+	keyChan   []int // per channel cell (store key − chanKey0): its channel number
 	keyLocal0 int   // store key of frame cell 0 (see exec.go)
 
 	states  []*state
@@ -107,7 +113,7 @@ func New(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) (*Un
 		return nil, err
 	}
 	u := newCore(p, b, be, opts)
-	s := newState(p)
+	s := u.newState()
 	init := p.Initial()
 	for _, v := range p.Shared {
 		for c := v.Offset; c < v.Offset+v.Cells(); c++ {
@@ -116,6 +122,9 @@ func New(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) (*Un
 	}
 	for j := range s.owner {
 		s.owner[j] = u.constVal(0, u.ownWidth)
+	}
+	for j := range s.chans {
+		s.chans[j] = u.chanZero(u.chanKey0 + j)
 	}
 	reach := make([][]bool, len(p.Threads))
 	for t, th := range p.Threads {
@@ -144,13 +153,13 @@ func New(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) (*Un
 func newCore(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) *Unrolling {
 	u := &Unrolling{
 		p: p, b: b, be: be, opts: opts,
-		w:         p.Width,
-		selWidth:  widthFor(len(p.Threads) - 1),
-		ownWidth:  widthFor(len(p.Threads)),
-		numLocs:   p.NumLocations(),
-		keyLocal0: p.SharedSize + p.NumLocks,
-		lits:      make(map[string]*solver.Term),
+		w:        p.Width,
+		selWidth: widthFor(len(p.Threads) - 1),
+		ownWidth: widthFor(len(p.Threads)),
+		numLocs:  p.NumLocations(),
+		lits:     make(map[string]*solver.Term),
 	}
+	u.keyLocal0 = u.layoutChannels(p.SharedSize + p.NumLocks)
 	for _, th := range p.Threads {
 		u.locWidth = append(u.locWidth, widthFor(th.Template.Terminated()))
 	}
@@ -319,7 +328,7 @@ func (u *Unrolling) Extend() error {
 	}
 
 	// The chosen thread's transition, for every location it may be at.
-	acc := newAccesses(u.numLocs)
+	acc := u.newAccesses()
 	u.slots = 0
 	next := make([][]bool, len(p.Threads))
 	for t, th := range p.Threads {
@@ -363,13 +372,17 @@ func (u *Unrolling) Extend() error {
 
 	// s_{i+1}: each cell is the value the active move leaves, else unchanged
 	// (the frame condition; a halted step changes nothing).
-	ns := newState(p)
+	ns := u.newState()
 	for c := range ns.shared {
 		ns.shared[c] = u.freshVal(fmt.Sprintf("%s@%d", u.keyName(c), i+1), u.merged(stp.moves, -1, c, s.shared[c]), &as)
 	}
 	for j := range ns.owner {
 		k := p.SharedSize + j
 		ns.owner[j] = u.freshVal(fmt.Sprintf("%s@%d", u.keyName(k), i+1), u.merged(stp.moves, -1, k, s.owner[j]), &as)
+	}
+	for j := range ns.chans {
+		k := u.chanKey0 + j
+		ns.chans[j] = u.freshVal(fmt.Sprintf("%s@%d", u.keyName(k), i+1), u.merged(stp.moves, -1, k, s.chans[j]), &as)
 	}
 	for t, th := range p.Threads {
 		var conds []*solver.Term
@@ -425,10 +438,13 @@ func (u *Unrolling) merged(moves []*move, thread, k int, old val) val {
 	return u.choose(append(conds, u.b.Not(u.b.Or(conds...))), append(vs, old))
 }
 
-// keyName names a shared cell or lock key, for variable names.
+// keyName names a shared cell, lock or channel cell key, for variable names.
 func (u *Unrolling) keyName(k int) string {
-	if k < u.p.SharedSize {
+	switch {
+	case k < u.p.SharedSize:
 		return u.p.LocationName(k)
+	case u.isChanKey(k):
+		return u.chanKeyName(k)
 	}
 	return "lock:" + u.p.LocationName(k)
 }

@@ -231,8 +231,8 @@ var opTable = [...]OpProps{
 	OpJoin:   {Name: "join", Blocks: true, Visible: true, Encoded: true},
 	OpYield:  {Name: "yield", Visible: true, Encoded: true},
 	OpCas:    {Name: "cas", Visible: true, Encoded: true},
-	OpSend:   {Name: "send", Blocks: true, Visible: true, Release: true},
-	OpRecv:   {Name: "recv", Blocks: true, Visible: true, Release: true},
+	OpSend:   {Name: "send", Blocks: true, Visible: true, Release: true, Encoded: true},
+	OpRecv:   {Name: "recv", Blocks: true, Visible: true, Release: true, Encoded: true},
 }
 
 // Props returns the operation's properties.

@@ -127,15 +127,15 @@ func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error
 		return nil, fmt.Errorf("symbolic: %w", err)
 	}
 	defer be.Close()
-	r := &run{e: e, p: p, be: be, ctx: ctx, start: start, res: &verify.Result{
+	r := &run{e: e, p: p, be: be, ctx: ctx, start: start, names: verify.Result{
 		Engine: "symbolic", Solver: solverName, POR: e.porName(),
 		Bound: verify.Bound{Depth: k, Preemptions: -1, Fair: -1},
 	}}
 	if encoding == "partial-order" {
 		// No interleavings, nothing for a reduction to prune: the result
 		// names the encoding where the step encoding names its reduction.
-		r.res.POR = ""
-		r.res.Algo = encoding
+		r.names.POR = ""
+		r.names.Algo = encoding
 		t0 := time.Now()
 		po, err := encode.NewPartialOrder(p, b, be, encode.Options{NoDeadlock: e.NoDeadlock, Kinds: e.kinds}, k)
 		r.stats.EncodeTime += time.Since(t0)
@@ -143,10 +143,7 @@ func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error
 			return nil, err
 		}
 		r.po = po
-		if err := r.deepenPartialOrder(po, k); err != nil {
-			return nil, err
-		}
-		return r.finish()
+		return r.finish(r.deepenPartialOrder(po, k))
 	}
 	t0 := time.Now()
 	r.u, err = encode.New(p, b, be, encode.Options{Reduction: red, NoDeadlock: e.NoDeadlock, Kinds: e.kinds})
@@ -154,13 +151,11 @@ func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error
 	if err != nil {
 		return nil, err
 	}
-	if err := r.deepen(k); err != nil {
-		return nil, err
-	}
-	return r.finish()
+	return r.finish(r.deepen(k))
 }
 
-// run is one Check: the unrolling, the backend and the result being built.
+// run is one Check: the unrolling, the backend, and what the run has
+// established so far, from which finish decides the verdict.
 type run struct {
 	e     Engine
 	p     *ir.Program
@@ -170,7 +165,8 @@ type run struct {
 	ctx   context.Context
 	start time.Time
 	stats verify.Stats
-	res   *verify.Result
+	out   verify.Outcome
+	names verify.Result // what the result says about the engine: its names and bound
 }
 
 // deepen runs the depths 1..K (or only K), stopping at the first violation, when
@@ -188,7 +184,7 @@ func (r *run) deepen(bound int) error {
 	blocking := canBlock(r.p)
 	for k := first; k <= bound; k++ {
 		if r.ctx.Err() != nil {
-			r.unknown(k - 1)
+			r.stop(r.reachedSteps(k - 1))
 			return nil
 		}
 		t0 := time.Now()
@@ -207,7 +203,7 @@ func (r *run) deepen(bound int) error {
 		}
 		switch st {
 		case solver.Unknown:
-			r.unknown(k - 1)
+			r.stop(r.reachedSteps(k - 1))
 			return nil
 		case solver.Sat:
 			r.stats.Depth = int64(k)
@@ -226,8 +222,7 @@ func (r *run) deepen(bound int) error {
 			// more than 195,513 without). docs/symbolic.md has the figures.
 			r.stats.Depth = int64(k)
 			if k >= static {
-				r.res.Verdict = verify.Safe
-				return nil
+				return nil // safe
 			}
 			continue
 		}
@@ -243,12 +238,11 @@ func (r *run) deepen(bound int) error {
 		}
 		switch st {
 		case solver.Unknown:
-			r.unknown(k)
+			r.stop(r.reachedSteps(k))
 			return nil
 		case solver.Unsat:
 			r.stats.Depth = int64(k)
-			r.res.Verdict = verify.Safe
-			return nil
+			return nil // safe: every execution ends within k steps
 		}
 		r.stats.Depth = int64(k)
 		if r.e.Progress != nil {
@@ -256,8 +250,7 @@ func (r *run) deepen(bound int) error {
 			r.e.Progress(&r.stats)
 		}
 	}
-	r.res.Verdict = verify.BoundedSafe
-	r.res.Note = fmt.Sprintf("some execution is longer than the depth bound %d", bound)
+	r.out.CutBy(fmt.Sprintf("some execution is longer than the depth bound %d", bound))
 	return nil
 }
 
@@ -269,41 +262,50 @@ func (r *run) check(assumptions ...*solver.Term) (solver.Status, error) {
 	return st, err
 }
 
-// unknown records that the context ended after depth done was decided.
-func (r *run) unknown(done int) {
+// reachedSteps is how deep the step encoding has shown that no violation
+// exists once depth done is decided: done, or nothing when only depth K is
+// checked.
+func (r *run) reachedSteps(done int) int {
 	if r.e.NoIncremental {
-		done = 0 // only depth K is checked
+		return 0
 	}
-	r.stats.Depth = int64(max(done, 0))
-	r.res.Verdict = verify.Unknown
-	r.res.Note = fmt.Sprintf("stopped after depth %d: %v", max(done, 0), context.Cause(r.ctx))
+	return max(done, 0)
 }
 
-// counterexample reads the violating execution of a model of Bad(k) and
-// validates it by concrete replay.
+// stop records that the run ended before a verdict, when no violation exists
+// up to depth reached: the context's cause (a time limit, an interrupt).
+func (r *run) stop(reached int) {
+	r.stats.Depth = int64(reached)
+	r.out.Stopped = context.Cause(r.ctx)
+	if r.out.Stopped == nil {
+		// Backends answer Unknown only when the context ends.
+		r.out.Stopped = errors.New("the solver stopped without an answer")
+	}
+	r.out.Reached = reached
+}
+
+// counterexample reads the violating execution of a model of Bad(k).
 func (r *run) counterexample(k int) error {
 	moves, v, err := r.u.Counterexample(r.be, k)
 	if err != nil {
 		return fmt.Errorf("symbolic: depth %d: %w", k, err)
 	}
-	r.res.Verdict = verify.Unsafe
-	r.res.Trace = moves
-	r.res.Violation = v
-	return r.validate()
+	r.out.Found(v, moves)
+	return nil
 }
 
 // validate replays an unsafe result through ir (verify.Validate), which also
 // replaces the violation by the replayed one. A trace that does not replay is an
 // internal error wrapping verify.ErrReplay, never a result.
-func (r *run) validate() error {
+func (r *run) validate(res *verify.Result) error {
 	if r.e.corrupt != nil {
-		r.res.Trace = r.e.corrupt(r.res.Trace)
+		res.Trace = r.e.corrupt(res.Trace)
 	}
-	if _, err := verify.Validate(r.p, r.res); err != nil {
+	if _, err := verify.Validate(r.p, res); err != nil {
 		if !errors.Is(err, verify.ErrReplay) {
 			err = fmt.Errorf("%w: %v", verify.ErrReplay, err)
 		}
-		return fmt.Errorf("symbolic %s/%s: internal error: %w", r.res.Solver, r.res.POR, err)
+		return fmt.Errorf("symbolic %s/%s: internal error: %w", res.Solver, res.POR, err)
 	}
 	return nil
 }
@@ -323,20 +325,33 @@ func (r *run) fillStats() {
 	r.stats.Time = time.Since(r.start)
 }
 
-func (r *run) finish() (*verify.Result, error) {
+// finish turns what the run established into its result: the verdict is
+// verify.Outcome.Decide's, an unsafe one validated by replay. err is the
+// deepening's error, returned as it is.
+func (r *run) finish(err error) (*verify.Result, error) {
+	if err != nil {
+		return nil, err
+	}
+	res := r.out.Decide()
+	res.Engine, res.Solver, res.POR, res.Algo = r.names.Engine, r.names.Solver, r.names.POR, r.names.Algo
+	res.Bound = r.names.Bound
 	r.fillStats()
-	r.res.Stats = r.stats
-	r.res.StatKeys = append([]string(nil), statKeys...)
-	return r.res, nil
+	res.Stats = r.stats
+	res.StatKeys = append([]string(nil), statKeys...)
+	if res.Verdict == verify.Unsafe {
+		if err := r.validate(res); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 // canBlock reports whether some transition of p starts with an operation that
-// can block (lock, await, assume, join).
+// can block (lock, await, assume, join, send, recv: ir.OpProps.Blocks).
 func canBlock(p *ir.Program) bool {
 	for _, tm := range p.Templates {
 		for _, tr := range tm.Transitions {
-			switch tr.EntryNode().Op {
-			case ir.OpLock, ir.OpAwait, ir.OpAssume, ir.OpJoin:
+			if tr.EntryNode().Op.Props().Blocks {
 				return true
 			}
 		}

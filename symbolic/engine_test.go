@@ -171,6 +171,29 @@ func TestTimeLimit(t *testing.T) {
 	}
 }
 
+// TestStoppedReached checks that a run stopped after it has shown that no
+// violation exists up to some depth says so (verify.Outcome.Reached): here
+// the context is cancelled once progress reports depth 3.
+func TestStoppedReached(t *testing.T) {
+	p := compileSrc(t, `shared int f; thread a { while (f == 0) { yield; } } thread b { f = 1; }`, lang.Config{})
+	for _, c := range combos(t) {
+		ctx, cancel := context.WithCancel(context.Background())
+		opts := verify.Options{Depth: 50, Progress: func(s *verify.Stats) {
+			if s.Depth >= 3 {
+				cancel()
+			}
+		}}
+		r, err := Engine{Options: opts, Solver: c.solver, Encoding: c.encoding, POR: c.por}.Check(ctx, p)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		if r.Verdict != verify.Unknown || !strings.HasPrefix(r.Note, "stopped: context canceled; no violation up to depth ") {
+			t.Errorf("%s: %s (%s)", c, r.Verdict, r.Note)
+		}
+	}
+}
+
 // TestOptionsErrors checks the names New accepts and the unsupported construct.
 func TestOptionsErrors(t *testing.T) {
 	if _, err := New(verify.Options{}, "minisat", "", "none", false); err == nil {

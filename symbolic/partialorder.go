@@ -1,14 +1,11 @@
 package symbolic
 
 import (
-	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"kbmc/encode"
 	"kbmc/solver"
-	"kbmc/verify"
 )
 
 // firstUnrolling is how many events a thread without a static bound starts
@@ -50,12 +47,17 @@ func (r *run) deepenPartialOrder(po *encode.PartialOrder, k int) error {
 			return fmt.Errorf("symbolic: %w", err)
 		}
 	}
+	reached := 0 // no violation in executions of at most this many steps
+	stop := func() error {
+		r.stop(reached)
+		r.stats.Depth = int64(sum(po.Bounds()))
+		return nil
+	}
 	for {
 		bounds := po.Bounds()
 		r.stats.Depth = int64(sum(bounds))
 		if r.ctx.Err() != nil {
-			r.unknownPO(bounds)
-			return nil
+			return stop()
 		}
 		t0 := time.Now()
 		gen, err := po.Seal()
@@ -73,18 +75,23 @@ func (r *run) deepenPartialOrder(po *encode.PartialOrder, k int) error {
 		}
 		switch st {
 		case solver.Unknown:
-			r.unknownPO(bounds)
-			return nil
+			return stop()
 		case solver.Sat:
 			moves, v, err := po.Counterexample(r.be)
 			if err != nil {
 				return fmt.Errorf("symbolic: bounds %v: %w", bounds, err)
 			}
 			r.stats.Depth = int64(len(moves))
-			r.res.Verdict = verify.Unsafe
-			r.res.Trace = moves
-			r.res.Violation = v
-			return r.validate()
+			r.out.Found(v, moves)
+			return nil
+		}
+		// An execution of at most min_t b_t steps (over the threads a bound
+		// does not cover) gives no thread more steps than its bound.
+		reached = k
+		for t, b := range bounds {
+			if b < caps[t] {
+				reached = min(reached, b)
+			}
 		}
 		if r.e.Progress != nil {
 			r.fillStats()
@@ -109,8 +116,7 @@ func (r *run) deepenPartialOrder(po *encode.PartialOrder, k int) error {
 			}
 			switch st {
 			case solver.Unknown:
-				r.unknownPO(bounds)
-				return nil
+				return stop()
 			case solver.Sat:
 				more, err := po.Exceeding(r.be, open)
 				if err != nil {
@@ -131,8 +137,7 @@ func (r *run) deepenPartialOrder(po *encode.PartialOrder, k int) error {
 		// Every execution of at most K steps is within the bounds and has no
 		// violation. Is any execution longer than K?
 		if sum(bounds) < k {
-			r.res.Verdict = verify.Safe
-			return nil
+			return nil // safe
 		}
 		long, err := po.Long()
 		if err != nil {
@@ -144,15 +149,13 @@ func (r *run) deepenPartialOrder(po *encode.PartialOrder, k int) error {
 		}
 		switch st {
 		case solver.Unknown:
-			r.unknownPO(bounds)
-		case solver.Unsat:
-			r.res.Verdict = verify.Safe
-		default:
+			reached = k
+			return stop()
+		case solver.Sat:
 			r.stats.Depth = int64(k)
-			r.res.Verdict = verify.BoundedSafe
-			r.res.Note = fmt.Sprintf("some execution is longer than the depth bound %d", k)
+			r.out.CutBy(fmt.Sprintf("some execution is longer than the depth bound %d", k))
 		}
-		return nil
+		return nil // safe when Long is unsatisfiable
 	}
 }
 
@@ -162,10 +165,4 @@ func sum(xs []int) int {
 		s += x
 	}
 	return s
-}
-
-// unknownPO records that the context ended while deciding the given bounds.
-func (r *run) unknownPO(bounds []int) {
-	r.res.Verdict = verify.Unknown
-	r.res.Note = fmt.Sprintf("stopped at per-thread bounds %v: %v", slices.Clone(bounds), context.Cause(r.ctx))
 }

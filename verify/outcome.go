@@ -1,6 +1,10 @@
 package verify
 
-import "kbmc/ir"
+import (
+	"fmt"
+
+	"kbmc/ir"
+)
 
 // An Outcome is what a search established, from which its verdict follows. Engines
 // record what they find in one and turn it into a Result with Decide: the one
@@ -27,7 +31,9 @@ type Outcome struct {
 // Decide returns the result the outcome stands for:
 //
 //   - unsafe when a violation was found, whatever else happened;
-//   - unknown when the search was stopped or reported a possible livelock;
+//   - unknown when the search was stopped (the Note says how deep it showed
+//     that no violation exists, when Reached says so) or reported a possible
+//     livelock;
 //   - bounded-safe when a bound cut some execution;
 //   - safe otherwise: the search was exhaustive.
 //
@@ -37,7 +43,11 @@ func (o *Outcome) Decide() *Result {
 	case o.Violation != nil:
 		return &Result{Verdict: Unsafe, Violation: o.Violation, Trace: o.Trace}
 	case o.Stopped != nil:
-		return &Result{Verdict: Unknown, Note: "stopped: " + o.Stopped.Error(), Stopped: StopReason(o.Stopped)}
+		note := "stopped: " + o.Stopped.Error()
+		if o.Reached > 0 {
+			note += fmt.Sprintf("; no violation up to depth %d", o.Reached)
+		}
+		return &Result{Verdict: Unknown, Note: note, Stopped: StopReason(o.Stopped)}
 	case o.Livelock != "":
 		return &Result{Verdict: Unknown, Note: "livelock: " + o.Livelock}
 	case o.Cut != "":

@@ -19,6 +19,7 @@ func TestDecide(t *testing.T) {
 		{"nothing", Outcome{}, Safe, ""},
 		{"cut", Outcome{Cut: "depth bound reached"}, BoundedSafe, "depth bound reached"},
 		{"stopped", Outcome{Stopped: stop, Cut: "depth bound reached"}, Unknown, "stopped: context deadline exceeded"},
+		{"stopped deep", Outcome{Stopped: stop, Reached: 7}, Unknown, "stopped: context deadline exceeded; no violation up to depth 7"},
 		{"livelock", Outcome{Livelock: "a fair execution runs past 50 steps", Cut: "x"}, Unknown,
 			"livelock: a fair execution runs past 50 steps"},
 		{"violation wins", Outcome{Violation: v, Stopped: stop, Livelock: "l", Cut: "c"}, Unsafe, ""},

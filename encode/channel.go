@@ -1,0 +1,272 @@
+package encode
+
+import (
+	"fmt"
+
+	"kbmc/ir"
+	"kbmc/solver"
+)
+
+// Channels (ir/exec.go: OpSend, OpRecv, ELen). In the encoding a channel is a
+// ring buffer: its length, the slot of its oldest message (the head), and Cap
+// message slots of its fields. A send writes the slot (head + length) mod Cap
+// and the length; a receive reads the head's slot and writes the head and the
+// length. ir keeps a queue shifted to the front with its free slots cleared,
+// so that equal queues are equal states; the encoding compares no states, and
+// a ring buffer touches one slot per send and none per receive, which keeps
+// the partial-order encoding's read-from relation over the slots small. The
+// two agree on everything the program can observe: which operations are
+// enabled, the length, and each message received.
+//
+// Every cell of a channel is a store key of its own, after the locks and
+// before the moving thread's frame (exec.go): the step encoding holds them in
+// its states, the partial-order encoding reads and writes them like shared
+// cells. The footprint, which the partial-order reductions compare, has one
+// location per channel (ir.Program.ChannelLocation): a send or receive writes
+// it, len reads it.
+
+// Cells of a channel, relative to its first store key.
+const (
+	chanLen  = 0
+	chanHead = 1
+	chanSlot = 2 // slot s, field f: chanSlot + s·len(Fields) + f
+)
+
+// layoutChannels assigns the channels' store keys from key 0 on and returns
+// the first key after them.
+func (u *Unrolling) layoutChannels(k0 int) int {
+	p := u.p
+	u.chanKey0 = k0
+	k := k0
+	for c := 0; c < p.NumChannels; c++ {
+		ch := p.ChannelOf(c)
+		u.chanKey = append(u.chanKey, k)
+		n := chanSlot + ch.Cap*len(ch.Fields)
+		for range n {
+			u.keyChan = append(u.keyChan, c)
+		}
+		k += n
+	}
+	return k
+}
+
+// countWidth is the width of a channel's length and head, which hold 0..Cap.
+func countWidth(ch *ir.Channel) int { return widthFor(ch.Cap) }
+
+// chanCell returns the channel number and the cell (chanLen, chanHead, or a
+// slot's chanSlot+…) of a channel store key.
+func (u *Unrolling) chanCell(k int) (c, cell int) {
+	c = u.keyChan[k-u.chanKey0]
+	return c, k - u.chanKey[c]
+}
+
+// isChanKey reports whether store key k is a channel cell.
+func (u *Unrolling) isChanKey(k int) bool { return k >= u.chanKey0 && k < u.keyLocal0 }
+
+// chanZero is a channel cell's initial value: every channel starts empty.
+func (u *Unrolling) chanZero(k int) val {
+	c, cell := u.chanCell(k)
+	ch := u.p.ChannelOf(c)
+	if cell < chanSlot {
+		return u.constVal(0, countWidth(ch))
+	}
+	return u.value(ch.Fields[(cell-chanSlot)%len(ch.Fields)], 0)
+}
+
+// chanKeyName names a channel cell, for variable names.
+func (u *Unrolling) chanKeyName(k int) string {
+	c, cell := u.chanCell(k)
+	name := "chan:" + u.p.LocationName(u.p.ChannelLocation(c))
+	switch cell {
+	case chanLen:
+		return name + ".len"
+	case chanHead:
+		return name + ".head"
+	}
+	f := len(u.p.ChannelOf(c).Fields)
+	return fmt.Sprintf("%s.slot%d.%d", name, (cell-chanSlot)/f, (cell-chanSlot)%f)
+}
+
+// small maps a value known to be in [0, n) through fn, constant by constant:
+// the result is a set of guarded constants of width w. Where the value is
+// used, exactly one of the n cases holds.
+func (u *Unrolling) small(v val, n int, fn func(int) int, w int) val {
+	conds := make([]*solver.Term, n)
+	vs := make([]val, n)
+	for c := range n {
+		conds[c] = u.is(v, uint64(c))
+		vs[c] = u.constVal(uint64(fn(c)), w)
+	}
+	return u.choose(conds, vs)
+}
+
+// widen is a channel's length, held in countWidth bits, as a W-bit int.
+func (u *Unrolling) widen(v val) val {
+	if v.set == nil {
+		return termVal(u.b.ZeroExtend(v.t, u.w))
+	}
+	return val{set: append([]gconst(nil), v.set...), w: u.w}
+}
+
+// chanCells is machine.chanIndex: for each channel of the declaration, the
+// condition under which the operation names it, bounds-checked.
+func (f *frame) chanCells(ch *ir.Channel, index *ir.Expr) []*solver.Term {
+	if index == nil {
+		return []*solver.Term{f.b.True()}
+	}
+	conds, oob := f.u.cells(f.eval(index), ch.Count())
+	f.check(oob, ir.Bounds, index.Pos, fmt.Sprintf("index out of bounds for channel %s[%d]", ch.Name, ch.Len))
+	return conds
+}
+
+// putKey writes x to a channel cell when at holds, recording the write of the
+// cell for the partial-order encoding (the footprint's channel location is
+// recorded by the operation).
+func (f *frame) putKey(k int, x val, at *solver.Term) {
+	if at.IsFalse() {
+		return
+	}
+	_, cell := f.u.chanCell(k)
+	switch {
+	case at.IsTrue():
+		f.st[k] = x
+	case f.pre.lazy != nil && cell >= chanSlot:
+		// The partial-order encoding: a write counts only under its guard,
+		// and nothing reads a slot after writing it in one transition (its
+		// one visible operation is the send that writes slots, or the recv
+		// that reads them, before anything is written), so the old value is
+		// not needed, and not reading it spares a read of every slot.
+		f.st[k] = f.u.ite(at, x, f.u.chanZero(k))
+	default:
+		f.st[k] = f.u.ite(at, x, f.get(k))
+	}
+	if f.mv != nil {
+		if g := f.b.And(f.g, at); !g.IsFalse() {
+			i := k - f.u.chanKey0
+			f.acc.keyWrite[i] = append(f.acc.keyWrite[i], g)
+		}
+	}
+}
+
+// send is machine.exec's OpSend: the index, then the fields left to right,
+// then the message goes into the slot after the last one. Enabledness
+// guarantees that the channel is not full.
+func (f *frame) send(n *ir.Node) {
+	b, u := f.b, f.u
+	ch := n.Chan
+	conds := f.chanCells(ch, n.CIndex)
+	nf := len(ch.Fields)
+	msg := make([]val, len(n.Args))
+	for i, a := range n.Args {
+		msg[i] = f.conv(ch.Fields[i], f.eval(a))
+	}
+	w := countWidth(ch)
+	for j, at := range conds {
+		if at.IsFalse() {
+			continue
+		}
+		c := ch.Offset + j
+		k0 := u.chanKey[c]
+		ln, hd := f.get(k0+chanLen), f.get(k0+chanHead)
+		for s := 0; s < ch.Cap; s++ {
+			// (head + length) mod Cap = s, the length below Cap.
+			var or []*solver.Term
+			for h := 0; h < ch.Cap; h++ {
+				or = append(or, b.And(u.is(hd, uint64(h)), u.is(ln, uint64((s-h+ch.Cap)%ch.Cap))))
+			}
+			slot := b.And(at, b.Or(or...))
+			for i := range nf {
+				f.putKey(k0+chanSlot+s*nf+i, msg[i], slot)
+			}
+		}
+		f.putKey(k0+chanLen, u.small(ln, ch.Cap, func(l int) int { return l + 1 }, w), at)
+		f.access(u.p.ChannelLocation(c), true, at)
+	}
+}
+
+// recv is machine.exec's OpRecv: the index, then the oldest message leaves
+// the channel, then its fields are stored left to right. Enabledness
+// guarantees that the channel is not empty.
+func (f *frame) recv(n *ir.Node) {
+	u := f.u
+	ch := n.Chan
+	conds := f.chanCells(ch, n.CIndex)
+	nf := len(ch.Fields)
+	w := countWidth(ch)
+	var which []*solver.Term // the channel taken from
+	fields := make([][]val, nf)
+	for j, at := range conds {
+		if at.IsFalse() {
+			continue
+		}
+		c := ch.Offset + j
+		k0 := u.chanKey[c]
+		ln, hd := f.get(k0+chanLen), f.get(k0+chanHead)
+		at0 := make([]*solver.Term, ch.Cap) // the head is slot s
+		for s := range at0 {
+			at0[s] = u.is(hd, uint64(s))
+		}
+		for i := range nf {
+			vs := make([]val, ch.Cap)
+			for s := range vs {
+				if at0[s].IsFalse() {
+					vs[s] = u.value(ch.Fields[i], 0) // a slot the head cannot name
+					continue
+				}
+				vs[s] = f.get(k0 + chanSlot + s*nf + i)
+			}
+			fields[i] = append(fields[i], u.choose(at0, vs))
+		}
+		which = append(which, at)
+		f.putKey(k0+chanHead, u.small(hd, ch.Cap, func(h int) int { return (h + 1) % ch.Cap }, w), at)
+		f.putKey(k0+chanLen, u.small(ln, ch.Cap+1, func(l int) int { return max(l-1, 0) }, w), at)
+		f.access(u.p.ChannelLocation(c), true, at)
+	}
+	if len(which) == 0 {
+		return // every index is out of bounds
+	}
+	for i, lv := range n.Dsts {
+		f.store(lv, u.choose(which, fields[i]))
+	}
+}
+
+// length is machine.eval's ELen: the number of messages in the channel,
+// reading its location.
+func (f *frame) length(e *ir.Expr) val {
+	u := f.u
+	ch := e.Chan
+	conds := f.chanCells(ch, e.X)
+	vs := make([]val, len(conds))
+	for j, at := range conds {
+		if at.IsFalse() {
+			vs[j] = f.int(0) // a channel the index cannot name: not read
+			continue
+		}
+		c := ch.Offset + j
+		f.access(u.p.ChannelLocation(c), false, at)
+		vs[j] = u.widen(f.get(u.chanKey[c] + chanLen))
+	}
+	return u.choose(conds, vs)
+}
+
+// chanGuard is Program.Status for send and recv: enabled while the channel
+// the index names is not full (send) or not empty (recv), or when the index
+// fails.
+func (f *frame) chanGuard(n *ir.Node) *solver.Term {
+	b, u := f.b, f.u
+	ch := n.Chan
+	conds := f.chanCells(ch, n.CIndex)
+	var ok []*solver.Term
+	for j, at := range conds {
+		if at.IsFalse() {
+			continue
+		}
+		ln := f.get(u.chanKey[ch.Offset+j] + chanLen)
+		blocked := u.is(ln, 0)
+		if n.Op == ir.OpSend {
+			blocked = u.is(ln, uint64(ch.Cap))
+		}
+		ok = append(ok, b.And(at, b.Not(blocked)))
+	}
+	return b.Or(b.Or(ok...), b.Or(f.guardFail...))
+}
