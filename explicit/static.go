@@ -527,6 +527,10 @@ func (iv *intervals) eval(e *ir.Expr) interval {
 		return interval{e.Lo, e.Hi}
 	case ir.EVar, ir.EIndex:
 		return iv.top(e.Type)
+	case ir.ELen:
+		// X is the channel index (nil for a single channel), not an operand: the
+		// value is a queue length, between empty and full.
+		return interval{0, int64(e.Chan.Cap)}
 	case ir.ENeg:
 		x := iv.eval(e.X)
 		if x.lo == iv.min {
