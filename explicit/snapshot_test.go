@@ -79,7 +79,7 @@ func TestSnapshot(t *testing.T) {
 	}
 	if parts["seeds"] {
 		for seed := range uint64(*snapshotSeeds) {
-			c, err := newCase(seed)
+			c, err := newCase(classicFamily, seed)
 			if err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
