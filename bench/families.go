@@ -27,6 +27,9 @@ func suites() map[string][]string {
 		"thesis": {"readers-writers", "indexer", "indexer-small", "branching"},
 		"classic": {"peterson", "dekker", "bakery", "szymanski", "philosophers",
 			"philosophers-fixed", "fib-bench", "producer-consumer", "spinlock"},
+		// Protocols: processes that share no memory and talk through channels.
+		"distributed": {"two-phase-commit", "ring-election", "token-ring",
+			"database-partitioning", "primary-secondary"},
 	}
 }
 

@@ -22,23 +22,40 @@ import (
 )
 
 // The differential harness: every algorithm in Algorithms() is run on generated
-// programs and compared with the reference DFS (DESIGN.md §9).
+// programs and compared with the reference DFS (DESIGN.md §9). There are two
+// families of programs: classic ones, threads over shared memory
+// (progen.DefaultConfig), and distributed ones, processes that talk through
+// channels (progen.DistributedConfig).
 //
-//	go test ./explicit -run TestDifferential                       # seeds 0..1999
-//	go test ./explicit -run TestDifferential -diff.seeds=5000      # a longer run
-//	go test ./explicit -run TestDifferential/dpor -diff.seed=123   # one seed
+//	go test ./explicit -run TestDifferential                          # classic seeds 0..1999, channel seeds 0..999
+//	go test ./explicit -run TestDifferential -diff.seeds=0 -diff.chan-seeds=5000 -diff.every=1   # a long run on channel programs, every variant on each
+//	go test ./explicit -run TestDifferential/dpor -diff.seed=123 -diff.family=channels   # one seed
 var (
-	diffSeeds   = flag.Int("diff.seeds", 2000, "TestDifferential checks the generated programs of seeds 0..N-1")
-	diffSeed    = flag.Int64("diff.seed", -1, "TestDifferential checks only this seed (reproduces a failure)")
-	diffTimeout = flag.Duration("diff.timeout", 30*time.Second, "time limit of one algorithm on one generated program")
+	diffSeeds     = flag.Int("diff.seeds", 2000, "TestDifferential checks the classic generated programs of seeds 0..N-1")
+	diffChanSeeds = flag.Int("diff.chan-seeds", 1000, "TestDifferential checks the generated programs with processes and channels of seeds 0..N-1")
+	diffSeed      = flag.Int64("diff.seed", -1, "TestDifferential checks only this seed (reproduces a failure), in each family -diff.family allows")
+	diffFamily    = flag.String("diff.family", "", "TestDifferential checks only this family of programs: classic or channels")
+	diffTimeout   = flag.Duration("diff.timeout", 30*time.Second, "time limit of one algorithm on one generated program")
+	diffEvery     = flag.Int("diff.every", 0, "TestDifferential runs the slow variants (lazypor with gini or z3) on every Nth program; 0: every 10th")
 )
 
-// diffConfig is how seed's program is generated and checked. Most programs use the
-// default configuration; every fourth is lowered with --no-fold, every seventh
-// uses 8-bit integers, and every tenth may spin, so that the depth bound cuts
-// executions (a small depth keeps those searches small).
-func diffConfig(seed uint64) (cfg progen.Config, depth int) {
+// A family is a kind of generated program.
+type family string
+
+const (
+	classicFamily family = "classic"  // threads over shared memory
+	channelFamily family = "channels" // processes and FIFO channels
+)
+
+// diffConfig is how seed's program of family fam is generated and checked. Most
+// programs use the family's configuration; every fourth is lowered with
+// --no-fold, every seventh uses 8-bit integers, and every tenth may spin, so that
+// the depth bound cuts executions (a small depth keeps those searches small).
+func diffConfig(fam family, seed uint64) (cfg progen.Config, depth int) {
 	cfg = progen.DefaultConfig()
+	if fam == channelFamily {
+		cfg = progen.DistributedConfig()
+	}
 	depth = verify.DefaultDepth
 	if seed%10 == 7 {
 		cfg.Features |= progen.SpinLoops
@@ -56,6 +73,7 @@ func diffConfig(seed uint64) (cfg progen.Config, depth int) {
 
 // A diffCase is one generated program with the reference DFS's answers.
 type diffCase struct {
+	fam   family
 	seed  uint64
 	cfg   progen.Config
 	depth int
@@ -81,17 +99,18 @@ func (c *diffCase) describe() string {
 	if c.cfg.NoFold {
 		fold = "--no-fold"
 	}
-	return fmt.Sprintf("seed %d (width %d, %s, depth %d)", c.seed, c.cfg.Width, fold, c.depth)
+	return fmt.Sprintf("%s seed %d (width %d, %s, depth %d)", c.fam, c.seed, c.cfg.Width, fold, c.depth)
 }
 
 func (c *diffCase) program() string {
 	return "program:\n" + c.src
 }
 
-// newCase generates, compiles and checks seed's program with the reference DFS.
-func newCase(seed uint64) (*diffCase, error) {
-	cfg, depth := diffConfig(seed)
-	c := &diffCase{seed: seed, cfg: cfg, depth: depth, src: progen.Generate(seed, cfg)}
+// newCase generates, compiles and checks seed's program of family fam with the
+// reference DFS.
+func newCase(fam family, seed uint64) (*diffCase, error) {
+	cfg, depth := diffConfig(fam, seed)
+	c := &diffCase{fam: fam, seed: seed, cfg: cfg, depth: depth, src: progen.Generate(seed, cfg)}
 	p, err := lang.Compile(fmt.Sprintf("seed%d.kb", seed), []byte(c.src),
 		lang.Config{Width: cfg.Width, NoFold: cfg.NoFold})
 	if err != nil {
@@ -499,6 +518,7 @@ func (v variant) options(c *diffCase, noDeadlock bool) Options {
 // stats aggregate one variant's runs, for the log.
 type stats struct {
 	programs                    int // programs checked (each in two runs)
+	chanPrograms                int // of which with processes and channels
 	runs, rejected, kindDiffers int
 	setsCompared                int
 	executions, refExecutions   int64
@@ -509,6 +529,7 @@ type stats struct {
 
 func (s *stats) add(o stats) {
 	s.programs += o.programs
+	s.chanPrograms += o.chanPrograms
 	s.runs += o.runs
 	s.rejected += o.rejected
 	s.kindDiffers += o.kindDiffers
@@ -531,6 +552,9 @@ func (v variant) check(c *diffCase, st *stats) []string {
 	var naive [2]*naiveSearch // preemptBounded: the oracle with and without deadlocks
 	label := fmt.Sprintf("%s (%s)", v.algo, v.name)
 	st.programs++
+	if c.fam == channelFamily {
+		st.chanPrograms++
+	}
 	for mode, noDeadlock := range []bool{false, true} {
 		ref := c.ref
 		if noDeadlock {
@@ -553,7 +577,7 @@ func (v variant) check(c *diffCase, st *stats) []string {
 			// DESIGN.md §5: an algorithm may reject a construct it cannot handle.
 			st.rejected++
 			if len(st.rejections) < 5 {
-				st.rejections = append(st.rejections, fmt.Sprintf("seed %d: %v", c.seed, unsup))
+				st.rejections = append(st.rejections, fmt.Sprintf("%s seed %d: %v", c.fam, c.seed, unsup))
 			}
 			return fails
 		}
@@ -592,7 +616,7 @@ func (v variant) check(c *diffCase, st *stats) []string {
 				st.kindDiffers++
 				if len(st.kindDifferSeeds) < 10 {
 					st.kindDifferSeeds = append(st.kindDifferSeeds,
-						fmt.Sprintf("%d (%s vs dfs %s)", c.seed, res.Violation.Kind, ref.Violation.Kind))
+						fmt.Sprintf("%s %d (%s vs dfs %s)", c.fam, c.seed, res.Violation.Kind, ref.Violation.Kind))
 				}
 			}
 		default:
@@ -638,16 +662,32 @@ func (v variant) check(c *diffCase, st *stats) []string {
 	return fails
 }
 
-// diffSeedList is the seeds a run checks.
-func diffSeedList() []uint64 {
-	if *diffSeed >= 0 {
-		return []uint64{uint64(*diffSeed)}
+// A caseKey names one generated program.
+type caseKey struct {
+	fam  family
+	seed uint64
+}
+
+// diffSeedList is the programs a run checks: the classic ones, then the ones
+// with channels.
+func diffSeedList() []caseKey {
+	var keys []caseKey
+	for _, f := range []struct {
+		fam family
+		n   int
+	}{{classicFamily, *diffSeeds}, {channelFamily, *diffChanSeeds}} {
+		if *diffFamily != "" && *diffFamily != string(f.fam) {
+			continue
+		}
+		if *diffSeed >= 0 {
+			keys = append(keys, caseKey{f.fam, uint64(*diffSeed)})
+			continue
+		}
+		for seed := range uint64(f.n) {
+			keys = append(keys, caseKey{f.fam, seed})
+		}
 	}
-	seeds := make([]uint64, *diffSeeds)
-	for i := range seeds {
-		seeds[i] = uint64(i)
-	}
-	return seeds
+	return keys
 }
 
 // parallelEach calls f(i) for i in [0, n) on GOMAXPROCS goroutines.
@@ -681,13 +721,13 @@ func reportFailures(t *testing.T, run string, cases []*diffCase, fails [][]strin
 		switch {
 		case full < 8:
 			full++
-			t.Errorf("%s: %s\n  reproduce: go test ./explicit -run '%s' -diff.seed=%d\n%s",
-				c.describe(), strings.Join(fs, "\n  "), run, c.seed, c.program())
+			t.Errorf("%s: %s\n  reproduce: go test ./explicit -run '%s' -diff.seed=%d -diff.family=%s\n%s",
+				c.describe(), strings.Join(fs, "\n  "), run, c.seed, c.fam, c.program())
 		case len(lines) < 40:
 			first, _, _ := strings.Cut(fs[0], "\n")
-			lines = append(lines, fmt.Sprintf("seed %d: %s", c.seed, first))
+			lines = append(lines, fmt.Sprintf("%s seed %d: %s", c.fam, c.seed, first))
 		default:
-			seeds = append(seeds, fmt.Sprint(c.seed))
+			seeds = append(seeds, fmt.Sprintf("%s/%d", c.fam, c.seed))
 		}
 	}
 	if len(lines) > 0 {
@@ -706,7 +746,7 @@ func TestDifferential(t *testing.T) {
 	start := time.Now()
 	all := make([]*diffCase, len(seeds))
 	errs := make([]error, len(seeds))
-	parallelEach(len(seeds), func(i int) { all[i], errs[i] = newCase(seeds[i]) })
+	parallelEach(len(seeds), func(i int) { all[i], errs[i] = newCase(seeds[i].fam, seeds[i].seed) })
 	var cases []*diffCase
 	var refDur time.Duration
 	setup := make([][]string, len(all))
@@ -719,8 +759,14 @@ func TestDifferential(t *testing.T) {
 		cases = append(cases, c)
 	}
 	reportFailures(t, "TestDifferential", all, setup)
-	t.Logf("%d programs, reference dfs: %v of search, %v wall", len(cases), refDur.Round(time.Millisecond),
-		time.Since(start).Round(time.Millisecond))
+	chans := 0
+	for _, c := range cases {
+		if c.fam == channelFamily {
+			chans++
+		}
+	}
+	t.Logf("%d programs (%d with processes and channels), reference dfs: %v of search, %v wall",
+		len(cases), chans, refDur.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 
 	t.Run("dfs/naive", func(t *testing.T) {
 		fails := make([][]string, len(cases))
@@ -740,8 +786,12 @@ func TestDifferential(t *testing.T) {
 				fails := make([][]string, len(cases))
 				sts := make([]stats, len(cases))
 				wall := time.Now()
+				every := v.every
+				if *diffEvery > 0 && every > 1 {
+					every = *diffEvery
+				}
 				parallelEach(len(cases), func(i int) {
-					if v.every <= 1 || cases[i].seed%uint64(v.every) == 0 {
+					if every <= 1 || cases[i].seed%uint64(every) == 0 {
 						fails[i] = v.check(cases[i], &sts[i])
 					}
 				})
@@ -749,8 +799,8 @@ func TestDifferential(t *testing.T) {
 				for _, s := range sts {
 					st.add(s)
 				}
-				t.Logf("%d runs in %v (%v wall); executions %d vs dfs %d; terminal sets compared on %d runs",
-					st.runs, st.dur.Round(time.Millisecond), time.Since(wall).Round(time.Millisecond),
+				t.Logf("%d programs (%d with channels), %d runs in %v (%v wall); executions %d vs dfs %d; terminal sets compared on %d runs",
+					st.programs, st.chanPrograms, st.runs, st.dur.Round(time.Millisecond), time.Since(wall).Round(time.Millisecond),
 					st.executions, st.refExecutions, st.setsCompared)
 				if st.kindDiffers > 0 {
 					t.Logf("%d runs found another violation kind than dfs (both replayed), e.g. seeds %s",
@@ -843,24 +893,55 @@ var featurePatterns = map[progen.Feature]*regexp.Regexp{
 	progen.Templates:     regexp.MustCompile(`thread \w+\[`),
 	progen.Join:          regexp.MustCompile(`\bjoin\(`),
 	progen.Yield:         regexp.MustCompile(`\byield;`),
-	progen.Funcs:         regexp.MustCompile(`(?m)^func `),
+	progen.Funcs:         regexp.MustCompile(`(?m)^ *func `),
 	progen.Asserts:       regexp.MustCompile(`\bassert\(`),
 	progen.Consts:        regexp.MustCompile(`(?m)^const `),
 	progen.SpinLoops:     regexp.MustCompile(`while \(!cas\(|while \([^)]*\) \{\n\s*(yield;\n\s*)?\}`),
 	progen.SharedIndices: regexp.MustCompile(`\b(lock|join|await|assume)\([^;]*\[[^\]]*\b(x|y|z|sel|flag|done|slot)\b`),
+	progen.Processes:     regexp.MustCompile(`(?m)^process \w+`),
+	progen.Channels:      regexp.MustCompile(`\bsend\(`),
 	// Faults are counted by the run-time violations they cause, below.
 }
 
-// TestGeneratorCoverage checks that the first 300 generated programs, as the
-// differential test generates them, use every feature and reach every verdict and
-// the common violation kinds, and logs the distribution.
+// channelPatterns recognise the uses of channels and processes that the
+// channel family must produce.
+var channelPatterns = []struct {
+	name string
+	re   *regexp.Regexp
+}{
+	{"process instances", regexp.MustCompile(`(?m)^process \w+\[`)},
+	{"pid", regexp.MustCompile(`\bpid\b`)},
+	{"channel arrays", regexp.MustCompile(`(?m)^chan \([^)]*\) \w+\[`)},
+	{"bool fields", regexp.MustCompile(`(?m)^chan \([^)]*bool`)},
+	{"capacity 2", regexp.MustCompile(`capacity (2|K)`)},
+	{"recv into a local", regexp.MustCompile(`\brecv\([^;]*, (l|ok)\d+[,)]`)},
+	{"recv into process memory", regexp.MustCompile(`\brecv\([^;]*, (x|y|z|flag|done|a\[)`)},
+	{"len", regexp.MustCompile(`\blen\(`)},
+	{"len in a guard", regexp.MustCompile(`\b(await|assume)\([^;]*\blen\(`)},
+	{"send in a loop", regexp.MustCompile(`for \(int \w+ = 0; \w+ < \d+; \w+\+\+\) \{\n\s*send\(`)},
+	{"process memory and mutexes", regexp.MustCompile(`(?m)^    mutex `)},
+	{"join in a process", regexp.MustCompile(`\bjoin\(`)}, // every thread is in a process
+}
+
+// TestGeneratorCoverage checks that the first 300 generated programs of each
+// family, as the differential test generates them, use every feature and reach
+// every verdict and the common violation kinds, and logs the distribution: on
+// channel programs, also deadlocks on an empty and on a full channel, and the
+// uses of channels and processes in channelPatterns.
 func TestGeneratorCoverage(t *testing.T) {
 	const n = 300
 	features := map[progen.Feature]int{}
-	outcomes := map[string]int{}
-	cases := make([]*diffCase, n)
-	errs := make([]error, n)
-	parallelEach(n, func(i int) { cases[i], errs[i] = newCase(uint64(i)) })
+	uses := map[string]int{}
+	outcomes := map[family]map[string]int{classicFamily: {}, channelFamily: {}}
+	keys := make([]caseKey, 0, 2*n)
+	for _, fam := range []family{classicFamily, channelFamily} {
+		for seed := range uint64(n) {
+			keys = append(keys, caseKey{fam, seed})
+		}
+	}
+	cases := make([]*diffCase, len(keys))
+	errs := make([]error, len(keys))
+	parallelEach(len(keys), func(i int) { cases[i], errs[i] = newCase(keys[i].fam, keys[i].seed) })
 	faults := 0
 	for i, c := range cases {
 		for f, re := range featurePatterns {
@@ -868,43 +949,80 @@ func TestGeneratorCoverage(t *testing.T) {
 				features[f]++
 			}
 		}
-		if errs[i] != nil {
-			outcomes["error"]++
-			continue
-		}
-		k := c.ref.Verdict.String()
-		if c.ref.Violation != nil {
-			k += "/" + c.ref.Violation.Kind.String()
-			switch c.ref.Violation.Kind {
-			case ir.Assertion, ir.Deadlock:
-			default:
-				faults++
+		if c.fam == channelFamily {
+			for _, u := range channelPatterns {
+				if u.re.MatchString(c.src) {
+					uses[u.name]++
+				}
 			}
 		}
-		outcomes[k]++
+		out := outcomes[c.fam]
+		if errs[i] != nil {
+			out["error"]++
+			continue
+		}
+		out[outcomeName(c.ref)]++
+		if v := c.ref.Violation; v != nil && v.Kind != ir.Assertion && v.Kind != ir.Deadlock {
+			faults++
+		}
 	}
 	features[progen.Faults] = faults
 	var b strings.Builder
-	fmt.Fprintf(&b, "features of %d programs:", n)
+	fmt.Fprintf(&b, "features of %d programs:", len(cases))
 	for _, f := range progen.FeatureList() {
 		fmt.Fprintf(&b, " %s %d", f, features[f])
 		if features[f] == 0 {
 			t.Errorf("no program uses %s", f)
 		}
 	}
-	b.WriteString("\ndfs verdicts:")
-	keys := make([]string, 0, len(outcomes))
-	for k := range outcomes {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(&b, " %s %d", k, outcomes[k])
-	}
-	t.Log(b.String())
-	for _, k := range []string{"safe", "bounded-safe", "unsafe/assertion", "unsafe/deadlock"} {
-		if outcomes[k] == 0 {
-			t.Errorf("no program has dfs verdict %s", k)
+	fmt.Fprintf(&b, "\nin %d channel programs:", n)
+	for _, u := range channelPatterns {
+		fmt.Fprintf(&b, " %s %d;", u.name, uses[u.name])
+		if uses[u.name] == 0 {
+			t.Errorf("no channel program has %s", u.name)
 		}
 	}
+	for _, fam := range []family{classicFamily, channelFamily} {
+		fmt.Fprintf(&b, "\ndfs verdicts, %s:", fam)
+		out := outcomes[fam]
+		keys := make([]string, 0, len(out))
+		for k := range out {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, " %s %d", k, out[k])
+		}
+		want := []string{"safe", "bounded-safe", "unsafe/assertion", "unsafe/deadlock"}
+		if fam == channelFamily {
+			want = []string{"safe", "bounded-safe", "unsafe/assertion", "unsafe/deadlock (empty channel)",
+				"unsafe/deadlock (full channel)"}
+		}
+		for _, k := range want {
+			if out[k] == 0 {
+				t.Errorf("no %s program has dfs verdict %s", fam, k)
+			}
+		}
+	}
+	t.Log(b.String())
+}
+
+// outcomeName names a verdict and its violation kind; a deadlock in which some
+// thread waits on a channel says whether on an empty or on a full one.
+func outcomeName(r *verify.Result) string {
+	k := r.Verdict.String()
+	v := r.Violation
+	if v == nil {
+		return k
+	}
+	k += "/" + v.Kind.String()
+	if v.Kind == ir.Deadlock {
+		switch {
+		case strings.Contains(v.Msg, "which is empty"):
+			k += " (empty channel)"
+		case strings.Contains(v.Msg, "which is full"):
+			k += " (full channel)"
+		}
+	}
+	return k
 }

@@ -156,7 +156,7 @@ func lazyEngine(o Options) verify.Engine { return LazyPOR{Options: o} }
 // differential harness does (diffConfig), except that every fifth program, not
 // every fourth, is lowered with --no-fold.
 func lazyGenConfig(seed uint64) (progen.Config, int) {
-	cfg, depth := diffConfig(seed)
+	cfg, depth := diffConfig(classicFamily, seed)
 	cfg.NoFold = seed%5 == 3
 	return cfg, depth
 }

@@ -649,11 +649,13 @@ func (s *persistentSearch) closure(f *persistentFrame, set bitSet) {
 // (ir.Exact).
 func (s *persistentSearch) enablers(cur ir.State, v int, guard []ir.Access, row bitSet) {
 	p := s.p
-	// Whatever the operation, v's guard reads the same shared cells and decides the
-	// same way until someone writes one of them: an await's or assume's condition,
-	// and also the index of lock(m[x]) or join(t[x]) — writing x makes v wait for
-	// another mutex or thread, which may be free or terminated already. So every
-	// thread that may write a cell the guard reads belongs to the set.
+	// Whatever the operation, v's guard reads the same shared cells and channel
+	// lengths and decides the same way until someone changes one of them: an
+	// await's or assume's condition (len(c) > 0 included), the index of lock(m[x])
+	// or join(t[x]) — writing x makes v wait for another mutex or thread, which
+	// may be free or terminated already — and the length of the channel a send
+	// or recv waits on, which only a send or recv on it changes. So every thread
+	// that may write a cell or use a channel the guard reads belongs to the set.
 	for u := range s.n {
 		if u != v && s.info.writesAny(guard, u, p.Location(cur, u)) {
 			row.add(u)
@@ -667,18 +669,6 @@ func (s *persistentSearch) enablers(cur ir.State, v int, guard []ir.Access, row 
 			if k, i := p.Locate(a.Loc); k == ir.LocLock {
 				if o := p.LockOwner(cur, i); o >= 0 && o != v && !p.Done(cur, o) {
 					row.add(o)
-				}
-			}
-		}
-	case ir.OpSend, ir.OpRecv:
-		// With the index unchanged, only a send or recv on the same channel makes
-		// it not full or not empty: every thread that may still use the channel.
-		for _, a := range guard {
-			if k, _ := p.Locate(a.Loc); k == ir.LocChannel {
-				for u := range s.n {
-					if u != v && s.info.mayWrite(u, p.Location(cur, u), a.Loc) {
-						row.add(u)
-					}
 				}
 			}
 		}

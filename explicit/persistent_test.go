@@ -188,6 +188,30 @@ thread s1 { while (a == 0) { yield; } }
 thread s2 { while (b == 0) { yield; } }
 thread go { a = 1; b = 1; }
 `, 10},
+	// A thread blocked on len(d) > 0 is enabled by the sender and disabled again by
+	// the receiver: both belong to its necessary enabling set, or the mover, which
+	// conflicts with the waiter, is always run before the window opens.
+	{"len-guard-enablers", `
+chan (int) d capacity 1;
+process node {
+    shared int x;
+    thread waiter { atomic { await(len(d) > 0); x = 1; } }
+    thread mover { x = 2; }
+    thread check { join(waiter); join(mover); assert(x == 1, "the waiter ran after the mover"); }
+}
+process sender { thread run { send(d, 1); } }
+process receiver { thread run { int v; recv(d, v); } }
+`, 9},
+	{"assume-len-window", `
+chan (int) d capacity 1;
+process node {
+    shared int x;
+    thread waiter { assume(len(d) > 0); x = 1; }
+    thread mover { x = 2; }
+}
+process sender { thread run { send(d, 1); } }
+process receiver { thread run { int v; recv(d, v); } }
+`, 8},
 }
 
 // persistentCompare checks Persistent against DFS on p, with deadlocks reported and

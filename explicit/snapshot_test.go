@@ -31,7 +31,7 @@ var (
 	snapshotOut   = flag.String("snapshot", "", "TestSnapshot writes every algorithm's verdicts and counters to this file")
 	snapshotSeeds = flag.Int("snapshot.seeds", 3000, "TestSnapshot: generated programs of seeds 0..N-1")
 	snapshotLimit = flag.Duration("snapshot.limit", 10*time.Second, "TestSnapshot: a thesis family's N grows while a run ends within this")
-	snapshotParts = flag.String("snapshot.parts", "testdata,seeds,thesis,classic", "TestSnapshot: which programs (testdata, seeds, thesis and classic benchmark families)")
+	snapshotParts = flag.String("snapshot.parts", "testdata,seeds,chan-seeds,thesis,classic,distributed", "TestSnapshot: which programs (testdata, classic and channel seeds, thesis, classic and distributed benchmark families)")
 )
 
 func TestSnapshot(t *testing.T) {
@@ -79,7 +79,7 @@ func TestSnapshot(t *testing.T) {
 	}
 	if parts["seeds"] {
 		for seed := range uint64(*snapshotSeeds) {
-			c, err := newCase(seed)
+			c, err := newCase(classicFamily, seed)
 			if err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
@@ -91,19 +91,36 @@ func TestSnapshot(t *testing.T) {
 			}
 		}
 	}
+	if parts["chan-seeds"] {
+		for seed := range uint64(*snapshotSeeds) {
+			c, err := newCase(channelFamily, seed)
+			if err != nil {
+				t.Fatalf("channel seed %d: %v", seed, err)
+			}
+			for _, v := range variants {
+				for _, nd := range []bool{false, true} {
+					r, err := run(v, c.p, c.options(nd), time.Minute)
+					line(fmt.Sprintf("channel seed %d nodeadlock=%v", seed, nd), v, r, err)
+				}
+			}
+		}
+	}
 	// Families: N grows until a run does not end within the limit (a tenth of it
-	// for the classic ones); that run is left out, since timing decided it.
+	// for the classic and distributed ones); that run is left out, since timing
+	// decided it.
 	families := map[string][]string{
 		"thesis": {"readers-writers", "indexer", "indexer-small", "branching"},
 		"classic": {"peterson", "dekker", "bakery", "philosophers", "philosophers-fixed",
 			"fib-bench", "producer-consumer", "spinlock"},
+		"distributed": {"two-phase-commit", "ring-election", "token-ring", "database-partitioning",
+			"primary-secondary"},
 	}
-	for _, part := range []string{"thesis", "classic"} {
+	for _, part := range []string{"thesis", "classic", "distributed"} {
 		if !parts[part] {
 			continue
 		}
 		limit := *snapshotLimit
-		if part == "classic" {
+		if part != "thesis" {
 			limit /= 10
 		}
 		for _, fam := range families[part] {

@@ -98,20 +98,20 @@ func (in *staticInfo) accessesConflict(acc []ir.Access, ta int, f *footprint, tb
 	return false
 }
 
-// writesAny reports whether thread u may, from location loc on, write a shared
-// cell that guard reads.
+// writesAny reports whether thread u may, from location loc on, change the value
+// of something guard reads: write a shared cell, or send or receive on a channel
+// (which changes its length, what len and the enabledness of send and recv read).
+// Locks and thread terminations are left to the caller: who can release a lock
+// or end a thread depends on the state.
 func (in *staticInfo) writesAny(guard []ir.Access, u, loc int) bool {
 	f := &in.future[u][loc]
 	for _, a := range guard {
-		if k, _ := in.p.Locate(a.Loc); k == ir.LocCell && f.acc[ir.Write].has(a.Loc) {
+		if k, _ := in.p.Locate(a.Loc); (k == ir.LocCell || k == ir.LocChannel) && f.acc[ir.Write].has(a.Loc) {
 			return true
 		}
 	}
 	return false
 }
-
-// mayWrite reports whether thread u may, from location loc on, write location l.
-func (in *staticInfo) mayWrite(u, loc, l int) bool { return in.future[u][loc].acc[ir.Write].has(l) }
 
 // mayFail reports whether thread t may fail (an assertion or a run-time error) in
 // some step from location loc on.
@@ -529,6 +529,10 @@ func (iv *intervals) eval(e *ir.Expr) interval {
 		return interval{e.Lo, e.Hi}
 	case ir.EVar, ir.EIndex:
 		return iv.top(e.Type)
+	case ir.ELen:
+		// X is the channel index (nil for a single channel), not an operand: the
+		// value is a queue length, between empty and full.
+		return interval{0, int64(e.Chan.Cap)}
 	case ir.ENeg:
 		x := iv.eval(e.X)
 		if x.lo == iv.min {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"kbmc/internal/progen"
 	"kbmc/ir"
 )
 
@@ -21,6 +22,31 @@ var fuzzSeeds = []string{
 	"const N = 2; shared int a[N] = {1}; thread t[N] { a[tid] += 127; a[tid]--; assert(a[tid] != 0 || tid == 1, \"m\"); }",
 	"shared int x; func tryLock() bool { return cas(x, 0, 1); } thread t { while (!tryLock()) { yield; } x = x / (x - 1) % 3 << 2; }",
 	"shared bool b; thread t { bool c = b ? !b : b & true | false ^ b; int i = c ? -128 : ~0; assume(i != 5); }",
+	// Processes and channels.
+	`const N = 2; chan (int, bool) to[N] capacity 2; chan (int) done capacity 1;
+process node[N] { shared int seen[N]; shared bool b; mutex m; func next() int { return (pid + 1) % N; }
+  thread rx { int v; recv(to[pid], v, b); lock(m); seen[v % N]++; unlock(m); }
+  thread tx[2] { send(to[next()], pid * 10 + tid, tid == 0); }
+  thread lead { join(rx); join(tx[1]); send(done, len(to[pid])); } }
+process sink { thread main { int n; for (int i = 0; i < N; i++) { recv(done, n); assert(n <= 2); } } }`,
+	`chan (bool) c capacity 1; chan (int, int) d[3] capacity 2;
+process p { shared int x; shared int a[3];
+  thread w { atomic { await(len(c) == 1); x = len(d[x % 3]); } bool f; recv(c, f); recv(d[2], a[1], x); }
+  thread v { assume(len(d[0]) < 2); if (len(c) > 0) { bool g; recv(c, g); } } }
+process q[3] { thread s { send(c, pid > 0); send(d[pid], pid, 2 / (pid + 1)); } }`,
+	"chan (int) c capacity 1; shared int sum; thread p[2] { send(c, tid); } thread q { int a; recv(c, a); recv(c, sum); sum = sum + a; }",
+	"chan (int) c[2] capacity 1; process n[2] { shared int r; thread t { send(c[pid + 1], 1); recv(c[pid], r); } }",
+	"chan (int) c capacity 1; process n { thread t { while (len(c) < 1) { yield; } send(c, 1); send(c, 2); } }",
+}
+
+// generatedSeeds are a few programs of the random-program generator, classic and
+// distributed: valid programs that combine every construct.
+func generatedSeeds() []string {
+	var out []string
+	for seed := range uint64(4) {
+		out = append(out, progen.Generate(seed, progen.DefaultConfig()), progen.Generate(seed, progen.DistributedConfig()))
+	}
+	return out
 }
 
 // FuzzCompile runs the whole front end on arbitrary input at widths 8 and 32,
@@ -34,6 +60,9 @@ func FuzzCompile(f *testing.F) {
 		}
 	}
 	for _, src := range fuzzSeeds {
+		f.Add([]byte(src))
+	}
+	for _, src := range generatedSeeds() {
 		f.Add([]byte(src))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
@@ -94,8 +123,37 @@ func nodeOperands(n *ir.Node) error {
 	case ir.OpCas:
 		err = errors.Join(need(n.LHS != nil && n.X != nil && n.Y != nil, "cas operands"),
 			typed(n.X, n.LHS.Var.Type), typed(n.Y, n.LHS.Var.Type))
+	case ir.OpSend:
+		if err = errors.Join(need(n.Chan != nil, "channel"), channelIndex(n.Chan, n.CIndex)); err != nil {
+			return err
+		}
+		err = need(len(n.Args) == len(n.Chan.Fields), "one value per field")
+		for i, a := range n.Args {
+			if i < len(n.Chan.Fields) {
+				err = errors.Join(err, typed(a, n.Chan.Fields[i]))
+			}
+		}
+	case ir.OpRecv:
+		if err = errors.Join(need(n.Chan != nil, "channel"), channelIndex(n.Chan, n.CIndex)); err != nil {
+			return err
+		}
+		err = need(len(n.Dsts) == len(n.Chan.Fields), "one destination per field")
+		for i, lv := range n.Dsts {
+			if i < len(n.Chan.Fields) && (lv == nil || lv.Var.Type != n.Chan.Fields[i]) {
+				err = errors.Join(err, fmt.Errorf("destination %d does not hold a %s", i, n.Chan.Fields[i]))
+			}
+		}
 	}
 	return err
+}
+
+// channelIndex checks that a channel array, and only an array, is indexed by an
+// int.
+func channelIndex(c *ir.Channel, index *ir.Expr) error {
+	if (c.Len == 0) != (index == nil) {
+		return fmt.Errorf("channel %s (length %d) with index %v", c.Name, c.Len, index != nil)
+	}
+	return typed(index, ir.Int)
 }
 
 // typed checks that e has type t and that its operands are typed consistently.
@@ -124,6 +182,11 @@ func typed(e *ir.Expr, t ir.Type) error {
 		return errors.Join(typed(e.X, ir.Int), typed(e.Y, ir.Int))
 	case ir.EEq, ir.ENe:
 		return typed(e.Y, e.X.Type)
+	case ir.ELen:
+		if t != ir.Int || e.Chan == nil {
+			return errors.New("len without a channel, or not an int")
+		}
+		return channelIndex(e.Chan, e.X)
 	}
 	return errors.Join(typed(e.X, t), typed(e.Y, t))
 }

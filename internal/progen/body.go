@@ -190,6 +190,7 @@ func (b *body) stmt(budget int) int {
 	add(g.has(Asserts), 2, lc, func(int) int { return b.localAssert() })
 	add(g.has(Funcs) && inThread && !b.atomic && b.callable(budget), 2, 1, b.call)
 	add(g.has(SpinLoops) && inThread && !b.atomic && b.loops == 0, 6, 2, func(int) int { return b.spin() })
+	add(g.has(Channels) && g.has(Branches) && len(g.chans) > 0 && !b.atomic, 2, 2, func(int) int { return b.unplanned(true) })
 	if len(ks) == 0 {
 		return b.localCompute()
 	}
@@ -600,6 +601,9 @@ func (b *body) assume() int {
 // variable to change from its initial value, which happens when some thread writes.
 func (b *body) guard() expr {
 	g := b.g
+	if g.has(Channels) && len(g.chans) > 0 && g.chance(0.25) {
+		return b.lenGuard()
+	}
 	if g.chance(0.4) {
 		v := g.ints[0]
 		if g.chance(0.3) {
@@ -919,6 +923,10 @@ func (b *body) spin() int {
 // amount that may be out of range.
 func (b *body) faultStmt(budget int) int {
 	g := b.g
+	if g.has(Channels) && len(g.chans) > 0 && g.chance(0.3) {
+		// A send or receive outside every flow: it may wait for ever.
+		return b.unplanned(false)
+	}
 	switch g.pick(6) {
 	case 0, 1:
 		// Relock or a double unlock, on a lock nobody else holds here.

@@ -25,15 +25,17 @@ const (
 	Faults                            // deliberate errors: lock misuse, lock-order inversion, bad index or divisor
 	SpinLoops                         // spinning: while (flag == 0) { yield; }; executions may not end
 	SharedIndices                     // blocking operations whose mutex, thread or guarded cell is chosen by shared data
+	Processes                         // process templates with instance counts and pid; memory, mutexes and functions inside them
+	Channels                          // FIFO channels and channel arrays, send, recv and len, planned flows between threads
 
 	// AllFeatures is every feature.
-	AllFeatures = SharedIndices<<1 - 1
+	AllFeatures = Channels<<1 - 1
 )
 
 var featureNames = []string{
 	"arrays", "mutexes", "cas", "await", "assume", "nondet", "loops", "branches",
 	"atomic", "templates", "join", "yield", "funcs", "asserts", "consts", "faults",
-	"spin-loops", "shared-indices",
+	"spin-loops", "shared-indices", "processes", "channels",
 }
 
 // FeatureList returns every single feature, in the order of their declaration.
@@ -96,7 +98,8 @@ type Config struct {
 
 // DefaultConfig is the configuration the differential tests use: 2 to 4 threads of at
 // most 4 operations, at most about 20,000 interleavings, every feature but SpinLoops,
-// 32-bit integers, rare faults.
+// Processes and Channels (classic shared-memory programs, which every engine
+// accepts), 32-bit integers, rare faults.
 func DefaultConfig() Config {
 	return Config{
 		MinThreads:       2,
@@ -104,9 +107,19 @@ func DefaultConfig() Config {
 		MaxOps:           4,
 		MaxInterleavings: 20000,
 		Width:            32,
-		Features:         AllFeatures &^ SpinLoops,
+		Features:         AllFeatures &^ (SpinLoops | Processes | Channels),
 		FaultRate:        0.08,
 	}
+}
+
+// DistributedConfig is DefaultConfig for distributed programs: processes that
+// share no memory and talk through channels, with every other feature but
+// SpinLoops inside the processes. The thread bounds count process instances.
+func DistributedConfig() Config {
+	c := DefaultConfig()
+	c.Features = AllFeatures &^ SpinLoops
+	c.MaxInterleavings = 100000
+	return c
 }
 
 func (c Config) withDefaults() Config {

@@ -14,6 +14,15 @@
 // language rarely sees in hand-written tests, the generator doubles as a fuzzer for
 // lang.
 //
+// With Processes and Channels (DistributedConfig) the programs are distributed:
+// one to three process templates, some with several instances, each with its own
+// memory, mutexes, functions and threads, talking through FIFO channels declared
+// at top level. Their messages follow planned flows — pairs, request and reply,
+// rings indexed by pid or tid, scatter and gather — in which every send has a
+// receive, so that most programs do not deadlock; faults leave a receive
+// unanswered, overfill a channel or reorder a thread's operations. The size bound
+// counts every process instance's threads.
+//
 // progen is not a benchmark generator (see bench for parametric families) and does not
 // produce programs with a known verdict: the verdict is whatever the reference
 // oracle computes. It produces no invalid programs; the parser fuzz targets cover

@@ -55,6 +55,9 @@ func (b *body) sharedInt() expr {
 // sharedIntAtom is a shared int scalar or array element.
 func (b *body) sharedIntAtom() expr {
 	g := b.g
+	if g.has(Channels) && len(g.chans) > 0 && g.chance(0.1) {
+		return b.lenExpr()
+	}
 	if arr := g.intArray(); arr != nil && g.chance(0.3) {
 		return expr{fmt.Sprintf("%s[%s]", arr.name, b.index(arr.n)), true}
 	}
@@ -141,6 +144,9 @@ func (b *body) intAtom(depth int, shared bool) expr {
 		case 0, 1:
 			return expr{b.smallLit(), false}
 		case 2:
+			if b.pid() && (!b.tid() || g.chance(0.5)) {
+				return expr{"pid", false}
+			}
 			if b.tid() {
 				return expr{"tid", false}
 			}
@@ -312,6 +318,9 @@ func (b *body) nonneg(n int) string {
 	cands = append(cands, fmt.Sprint(g.pick(n)))
 	if b.tid() {
 		cands = append(cands, "tid", "tid")
+	}
+	if b.pid() {
+		cands = append(cands, "pid", "pid")
 	}
 	for _, sc := range b.scopes {
 		for _, l := range sc {

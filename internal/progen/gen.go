@@ -17,19 +17,18 @@ func Generate(seed uint64, cfg Config) string {
 func generate(seed uint64, cfg Config) (src string, est float64) {
 	cfg = cfg.withDefaults()
 	g := &gen{r: rand.New(rand.NewPCG(seed, 0x6b626d63)), cfg: cfg}
-	g.declare()
-	g.layout()
-	if g.has(Funcs) && g.chance(0.45) {
-		g.functions()
+	if g.has(Processes) {
+		g.distributed()
+	} else {
+		g.classic()
 	}
-	g.slot = g.has(Funcs) && g.has(SharedIndices) && g.chance(0.3)
-	g.scenarios()
 	// Thread bodies that turn out larger than the bound (nondet values, statements
 	// that overshoot their budget) are drawn again with a smaller budget for the
 	// biggest thread; the stream of random numbers simply continues, so the result
 	// is still a function of the seed.
 	for range 40 {
-		for _, t := range g.threads {
+		for _, t := range g.allThreads() {
+			g.enter(t.sp)
 			g.thread(t)
 		}
 		est = g.estimate()
@@ -38,6 +37,76 @@ func generate(seed uint64, cfg Config) (src string, est float64) {
 		}
 	}
 	return g.render(seed), est
+}
+
+// classic plans a program without processes: shared memory, mutexes, functions
+// and threads at top level, and with Channels channels between the threads.
+func (g *gen) classic() {
+	g.enter(&space{})
+	g.spaces = []*space{g.space}
+	g.declare()
+	g.layout()
+	if g.has(Channels) {
+		g.plan()
+	}
+	if g.has(Funcs) && g.chance(0.45) {
+		g.functions()
+	}
+	g.slot = g.has(Funcs) && g.has(SharedIndices) && g.chance(0.3)
+	g.scenarios()
+}
+
+// distributed plans a program with processes: one to three process templates,
+// some with several instances, each with its own memory, mutexes, functions and
+// threads; with Channels, the flows of messages between them.
+func (g *gen) distributed() {
+	g.declareConsts()
+	total := g.threadCount()
+	rest := total
+	for rest > 0 && len(g.spaces) < len(processNames) {
+		sp := &space{proc: &process{name: processNames[len(g.spaces)]}}
+		g.spaces = append(g.spaces, sp)
+		g.enter(sp)
+		p := sp.proc
+		switch {
+		case rest >= 2 && g.chance(0.55):
+			p.count = 2 + g.pick(min(rest, 3)-1)
+		case g.chance(0.1):
+			p.count = 1 // a process of one instance: pid is 0
+		}
+		if p.count > 0 {
+			p.countText = fmt.Sprint(p.count)
+			if c, ok := g.constWith(int64(p.count)); ok && g.chance(0.7) {
+				p.countText = c
+			}
+		}
+		// Threads per instance: mostly one; the last process takes what is left.
+		most := rest / sp.instances()
+		per := 1
+		switch {
+		case len(g.spaces) == len(processNames) || sp.instances() == rest && g.chance(0.3):
+			per = most
+		case most >= 2 && g.chance(0.3):
+			per = 2 + g.pick(min(most, 3)-1)
+		}
+		g.templates(per)
+		for _, t := range sp.threads {
+			rest -= t.instances()
+		}
+	}
+	g.budgets()
+	if g.has(Channels) {
+		g.plan()
+	}
+	for _, sp := range g.spaces {
+		g.enter(sp)
+		g.declareMemory()
+		if g.has(Funcs) && g.chance(0.35) {
+			g.functions()
+		}
+		g.slot = g.has(Funcs) && g.has(SharedIndices) && g.chance(0.3)
+		g.scenarios()
+	}
 }
 
 type typ uint8
@@ -100,34 +169,87 @@ type function struct {
 
 type template struct {
 	name      string
-	count     int // instances; 0: declared without a count
+	sp        *space // where it is declared
+	count     int    // instances; 0: declared without a count
 	countText string
 	budget    int
 	main      bool                // joins the others and checks the final state
 	forced    []func(b *body) int // scenario statements emitted first
-	joinable  []*template         // templates declared before it
+	planned   []*chanOp           // channel operations, emitted in order between other statements
+	joinable  []*template         // templates declared before it, in the same process
 	text      string              // the whole declaration
 	steps     int                 // transitions on its longest path
 	nondet    float64             // nondet combinations of one instance
 }
 
-func (t *template) instances() int { return max(t.count, 1) }
+// local is the number of instances of the template in one instance of its process.
+func (t *template) local() int { return max(t.count, 1) }
 
-type gen struct {
-	r   *rand.Rand
-	cfg Config
+// instances is the number of threads the template declares in the whole program.
+func (t *template) instances() int { return t.local() * t.sp.instances() }
 
-	ints    []*sharedVar // int scalars
-	bools   []*sharedVar // bool scalars
+// A process is a process template.
+type process struct {
+	name      string
+	count     int // instances; 0: declared without a count
+	countText string
+}
+
+// A space is what one body can see besides its locals: the shared memory,
+// mutexes, functions and threads of a program without processes, or of one
+// process template.
+type space struct {
+	proc    *process // nil: the top level of a program without processes
+	ints    []*sharedVar
+	bools   []*sharedVar
 	arrays  []*sharedVar
 	mutexes []*mutexDecl
-	consts  []constDecl
 	funcs   []*function
 	threads []*template
 	written []string   // literals written to shared ints, for assertions that may fail
 	slot    bool       // slot(n) is declared: an index in [0, n) computed from x
 	sel     *sharedVar // the variable of a planted redirection (see redirect), or nil
 	busy    *sharedVar // the gate of a planted redirection, or nil
+}
+
+// localThreads is the number of threads in one instance of the space's process.
+func (sp *space) localThreads() int {
+	n := 0
+	for _, t := range sp.threads {
+		n += t.local()
+	}
+	return n
+}
+
+// instances is the number of instances of the space's process (1 without one).
+func (sp *space) instances() int {
+	if sp.proc == nil {
+		return 1
+	}
+	return max(sp.proc.count, 1)
+}
+
+type gen struct {
+	r   *rand.Rand
+	cfg Config
+
+	*space          // the space being generated
+	spaces []*space // every space, in declaration order
+	consts []constDecl
+	chans  []*channel
+	flows  []*flow
+}
+
+// enter makes sp the space that declarations and bodies are generated in.
+func (g *gen) enter(sp *space) { g.space = sp }
+
+// allThreads returns the templates of every space.
+func (g *gen) allThreads() []*template {
+	var ts []*template
+	for _, sp := range g.spaces {
+		ts = append(ts, sp.threads...)
+	}
+	return ts
 }
 
 func (g *gen) has(f Feature) bool { return g.cfg.Features&f != 0 }
@@ -144,11 +266,31 @@ var (
 	boolNames = []string{"flag", "done"}
 )
 
+// declare declares the constants and the shared memory of a program without
+// processes.
 func (g *gen) declare() {
+	g.declareConsts()
+	g.declareMemory()
+}
+
+func (g *gen) declareConsts() {
 	if g.has(Consts) && g.chance(0.4) {
 		g.consts = append(g.consts, constDecl{"N", int64(2 + g.pick(2))})
 		if g.chance(0.3) {
 			g.consts = append(g.consts, constDecl{"K", int64(1 + g.pick(3))})
+		}
+	}
+}
+
+// declareMemory declares the shared variables and mutexes of the current space.
+func (g *gen) declareMemory() {
+	// A process's memory is smaller: mostly one thread per instance uses it, and
+	// mutexes matter only where several do.
+	maxBools, pArrays, pMutexes := 3, 0.75, 0.8
+	if g.proc != nil {
+		maxBools, pArrays = 2, 0.45
+		if threads := g.localThreads(); threads < 2 {
+			pMutexes = 0.2
 		}
 	}
 	// Few shared variables, so that threads interfere: the interesting
@@ -170,7 +312,7 @@ func (g *gen) declare() {
 		}
 		g.ints = append(g.ints, v)
 	}
-	for i := range g.pick(3) {
+	for i := range g.pick(maxBools) {
 		v := &sharedVar{name: boolNames[i], typ: tBool}
 		v.decl = fmt.Sprintf("shared bool %s;", v.name)
 		if g.chance(0.3) {
@@ -178,7 +320,7 @@ func (g *gen) declare() {
 		}
 		g.bools = append(g.bools, v)
 	}
-	if g.has(Arrays) && g.chance(0.75) {
+	if g.has(Arrays) && g.chance(pArrays) {
 		n := 2 + g.pick(3)
 		size := fmt.Sprint(n)
 		if c, ok := g.constWith(int64(n)); ok && g.chance(0.6) {
@@ -200,7 +342,7 @@ func (g *gen) declare() {
 			g.arrays = append(g.arrays, s)
 		}
 	}
-	if g.has(Mutexes) && g.chance(0.8) {
+	if g.has(Mutexes) && g.chance(pMutexes) {
 		g.mutexes = append(g.mutexes, &mutexDecl{name: "m"})
 		if g.chance(0.4) {
 			g.mutexes = append(g.mutexes, &mutexDecl{name: "n", index: 1})
@@ -223,10 +365,23 @@ func (g *gen) constWith(v int64) (string, bool) {
 
 var threadNames = []string{"alpha", "beta", "gamma", "delta", "epsilon"}
 
+var processNames = []string{"node", "peer", "hub"}
+
 // layout decides the thread templates, their instance counts and their budgets.
 func (g *gen) layout() {
+	g.templates(g.threadCount())
+	g.budgets()
+}
+
+// threadCount draws the number of threads.
+func (g *gen) threadCount() int {
 	// Fewer threads leave room for longer ones: the lower counts are likelier.
-	total := g.cfg.MinThreads + min(g.pick(g.cfg.MaxThreads-g.cfg.MinThreads+1), g.pick(g.cfg.MaxThreads-g.cfg.MinThreads+2))
+	return g.cfg.MinThreads + min(g.pick(g.cfg.MaxThreads-g.cfg.MinThreads+1), g.pick(g.cfg.MaxThreads-g.cfg.MinThreads+2))
+}
+
+// templates declares thread templates with total instances in the current space
+// (per instance of its process).
+func (g *gen) templates(total int) {
 	withMain := g.has(Join) && total >= 2 && g.chance(0.4)
 	rest := total
 	if withMain {
@@ -237,7 +392,7 @@ func (g *gen) layout() {
 		if len(g.threads) < len(threadNames) {
 			name = threadNames[len(g.threads)]
 		}
-		t := &template{name: name}
+		t := g.newTemplate(name)
 		switch {
 		case g.has(Templates) && rest >= 2 && g.chance(0.45):
 			t.count = 2 + g.pick(min(rest, 3)-1)
@@ -252,13 +407,24 @@ func (g *gen) layout() {
 		}
 		t.joinable = append([]*template(nil), g.threads...)
 		g.threads = append(g.threads, t)
-		rest -= t.instances()
+		rest -= t.local()
 	}
 	if withMain {
-		g.threads = append(g.threads, &template{name: "main", main: true,
-			joinable: append([]*template(nil), g.threads...)})
+		t := g.newTemplate("main")
+		t.main = true
+		t.joinable = append([]*template(nil), g.threads...)
+		g.threads = append(g.threads, t)
 	}
-	for _, t := range g.threads {
+}
+
+// newTemplate returns a thread template of the current space (not yet declared
+// in it).
+func (g *gen) newTemplate(name string) *template { return &template{name: name, sp: g.space} }
+
+// budgets gives every thread template its budget of transitions.
+func (g *gen) budgets() {
+	threads := g.allThreads()
+	for _, t := range threads {
 		// Mostly at or next to the maximum: the interleaving bound below trims them.
 		t.budget = g.cfg.MaxOps - g.pick(min(g.cfg.MaxOps, 2))
 		if g.chance(0.1) {
@@ -271,7 +437,7 @@ func (g *gen) layout() {
 	// Shrink the largest budgets until the estimate leaves room for nondet values.
 	for {
 		var steps []int
-		for _, t := range g.threads {
+		for _, t := range threads {
 			for range t.instances() {
 				steps = append(steps, t.budget)
 			}
@@ -280,7 +446,7 @@ func (g *gen) layout() {
 			break
 		}
 		var big *template
-		for _, t := range g.threads {
+		for _, t := range threads {
 			if t.budget > 1 && (big == nil || t.budget*t.instances() > big.budget*big.instances()) {
 				big = t
 			}
@@ -294,10 +460,11 @@ func (g *gen) layout() {
 
 // shrink lowers the budget of the thread with the most transitions or, when every
 // budget is down to one, drops the planted scenario of the biggest thread that has
-// one (they ignore budgets). It reports false if nothing can shrink.
+// one (they ignore budgets), and then the last flow of messages, at both ends. It
+// reports false if nothing can shrink.
 func (g *gen) shrink() bool {
 	var big, planted *template
-	for _, t := range g.threads {
+	for _, t := range g.allThreads() {
 		if t.budget > 1 && (big == nil || t.steps*t.instances() > big.steps*big.instances()) {
 			big = t
 		}
@@ -311,6 +478,12 @@ func (g *gen) shrink() bool {
 	case planted != nil:
 		planted.forced = nil
 	default:
+		for i := len(g.flows) - 1; i >= 0; i-- {
+			if !g.flows[i].dropped {
+				g.flows[i].dropped = true
+				return true
+			}
+		}
 		return false
 	}
 	return true
@@ -394,10 +567,17 @@ func (g *gen) redirect() {
 	}
 	waiter := g.threads[g.pick(len(g.threads))]
 	writer := other(waiter)
-	if writer == nil || g.chance(0.5) {
+	switch {
+	case g.instances() > 1:
+		// A thread of its own would be one per process instance: too many.
+		if writer == nil {
+			return
+		}
+	case writer == nil || g.chance(0.5):
 		// A thread that does nothing but redirect, declared last: its one write
 		// conflicts with nothing but the waiter's index.
-		writer = &template{name: "mover", budget: 1}
+		writer = g.newTemplate("mover")
+		writer.budget = 1
 		g.threads = append(g.threads, writer)
 	}
 	// Mostly a variable of its own, which only the writer writes and only the index
@@ -625,9 +805,30 @@ func (g *gen) thread(t *template) {
 	for _, f := range t.forced {
 		cost += f(b)
 	}
-	if t.main {
+	var planned []*chanOp
+	for _, op := range t.planned {
+		if !op.f.dropped {
+			planned = append(planned, op)
+		}
+	}
+	switch {
+	case t.main:
 		cost += b.mainBody(t.budget)
-	} else {
+		for _, op := range planned {
+			cost += b.chanOp(op)
+		}
+	case len(planned) > 0:
+		// The channel operations in their order, with the rest of the budget
+		// spread over the gaps before, between and after them.
+		left := max(t.budget-cost-len(planned), 0)
+		for _, op := range planned {
+			share := g.pick(left + 1)
+			cost += b.block(share, 3)
+			left -= share
+			cost += b.chanOp(op)
+		}
+		cost += b.block(left, 4)
+	default:
 		cost += b.block(max(t.budget-cost, 0), 7)
 	}
 	if cost == 0 && g.chance(0.9) {
@@ -648,7 +849,7 @@ func (g *gen) thread(t *template) {
 func (g *gen) estimate() float64 {
 	var steps []int
 	f := 1.0
-	for _, t := range g.threads {
+	for _, t := range g.allThreads() {
 		for range t.instances() {
 			steps = append(steps, t.steps)
 			f *= t.nondet
@@ -675,6 +876,29 @@ func (g *gen) render(seed uint64) string {
 	for _, c := range g.consts {
 		fmt.Fprintf(&w, "const %s = %d;\n", c.name, c.val)
 	}
+	for _, c := range g.chans {
+		w.WriteString(c.decl + "\n")
+	}
+	for _, sp := range g.spaces {
+		g.enter(sp)
+		if sp.proc == nil {
+			g.renderSpace(&w, "")
+			continue
+		}
+		head := "process " + sp.proc.name
+		if sp.proc.count > 0 {
+			head += "[" + sp.proc.countText + "]"
+		}
+		w.WriteString("\n" + head + " {\n")
+		g.renderSpace(&w, "    ")
+		w.WriteString("}\n")
+	}
+	return w.String()
+}
+
+// renderSpace writes the declarations of the current space, each line indented.
+func (g *gen) renderSpace(out *strings.Builder, indent string) {
+	var w strings.Builder
 	for _, v := range g.ints {
 		w.WriteString(v.decl + "\n")
 	}
@@ -726,5 +950,10 @@ func (g *gen) render(seed uint64) string {
 		w.WriteString("\n")
 		mutexes()
 	}
-	return w.String()
+	for _, line := range strings.SplitAfter(w.String(), "\n") {
+		if strings.TrimSpace(line) != "" {
+			out.WriteString(indent)
+		}
+		out.WriteString(line)
+	}
 }

@@ -11,8 +11,8 @@ import (
 	"kbmc/lang"
 )
 
-// configs are the shapes the tests generate: the default, and the variations the
-// differential test uses.
+// configs are the shapes the tests generate: the default and the distributed
+// configuration, and the variations the differential test uses.
 func configs() map[string]Config {
 	noFold := DefaultConfig()
 	noFold.NoFold = true
@@ -26,8 +26,24 @@ func configs() map[string]Config {
 	big := DefaultConfig() // far beyond what a search explores, to fuzz lang
 	big.Features = AllFeatures
 	big.MaxThreads, big.MaxOps, big.MaxInterleavings = 7, 12, 1e15
-	return map[string]Config{"default": DefaultConfig(), "no-fold": noFold, "width-8": narrow,
-		"spin": spin, "faulty": faulty, "big": big}
+	bigClassic := big
+	bigClassic.Features &^= Processes | Channels
+	cs := map[string]Config{"default": DefaultConfig(), "no-fold": noFold, "width-8": narrow,
+		"spin": spin, "faulty": faulty, "big": big, "big-classic": bigClassic}
+	// The same variations of distributed programs, and each of their two
+	// features alone.
+	for name, c := range map[string]Config{"no-fold": noFold, "width-8": narrow, "spin": spin, "faulty": faulty} {
+		c.Features |= Processes | Channels
+		c.MaxInterleavings = DistributedConfig().MaxInterleavings
+		cs["distributed-"+name] = c
+	}
+	cs["distributed"] = DistributedConfig()
+	channels := DistributedConfig()
+	channels.Features &^= Processes
+	processes := DistributedConfig()
+	processes.Features &^= Channels
+	cs["channels"], cs["processes"] = channels, processes
+	return cs
 }
 
 func TestDeterministic(t *testing.T) {
@@ -50,7 +66,7 @@ func TestDeterministic(t *testing.T) {
 func TestCompiles(t *testing.T) {
 	for name, cfg := range configs() {
 		n := uint64(300)
-		if name == "default" {
+		if name == "default" || name == "distributed" {
 			n = 2000
 		}
 		bad := 0
@@ -95,7 +111,8 @@ func TestSize(t *testing.T) {
 	}
 }
 
-// TestFeatures checks that a feature left out of Config.Features does not appear.
+// TestFeatures checks that a feature left out of Config.Features does not appear,
+// in classic and in distributed programs.
 func TestFeatures(t *testing.T) {
 	marks := map[Feature]*regexp.Regexp{
 		Arrays:    regexp.MustCompile(`\b(a|seen)\[`),
@@ -113,15 +130,19 @@ func TestFeatures(t *testing.T) {
 		Funcs:     regexp.MustCompile(`\bfunc `),
 		Asserts:   regexp.MustCompile(`\bassert\(`),
 		Consts:    regexp.MustCompile(`\bconst `),
+		Processes: regexp.MustCompile(`\b(process|pid)\b`),
+		Channels:  regexp.MustCompile(`\b(chan|send|recv|len)\b`),
 	}
 	for f, re := range marks {
-		cfg := DefaultConfig()
-		cfg.Features &^= f
-		for seed := range uint64(200) {
-			src := Generate(seed, cfg)
-			body := src[strings.Index(src, "\n")+1:] // past the seed comment
-			if m := re.FindString(body); m != "" {
-				t.Fatalf("without %s, seed %d uses %q:\n%s", f, seed, m, src)
+		for _, base := range []Config{DefaultConfig(), DistributedConfig()} {
+			cfg := base
+			cfg.Features &^= f
+			for seed := range uint64(200) {
+				src := Generate(seed, cfg)
+				body := src[strings.Index(src, "\n")+1:] // past the seed comment
+				if m := re.FindString(body); m != "" {
+					t.Fatalf("without %s, seed %d uses %q:\n%s", f, seed, m, src)
+				}
 			}
 		}
 	}
@@ -145,12 +166,13 @@ func TestFeatureString(t *testing.T) {
 		{Cas | Await, "cas|await"},
 		{SpinLoops, "spin-loops"},
 		{SharedIndices | Join, "join|shared-indices"},
+		{Channels | Processes, "processes|channels"},
 	} {
 		if got := tc.f.String(); got != tc.want {
 			t.Errorf("%#x: %q, want %q", uint32(tc.f), got, tc.want)
 		}
 	}
-	if n := len(FeatureList()); n != len(featureNames) || FeatureList()[n-1] != SharedIndices {
+	if n := len(FeatureList()); n != len(featureNames) || FeatureList()[n-1] != Channels {
 		t.Errorf("FeatureList() = %v", FeatureList())
 	}
 	if AllFeatures.String() != strings.Join(featureNames, "|") {
@@ -244,6 +266,88 @@ func writes(tmpl *ir.Template, v *ir.Var) bool {
 		for _, w := range tr.Writes {
 			if w == v {
 				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestDistributedShape measures what makes the distributed programs distributed:
+// several process instances, and messages that go from a thread of one process
+// instance to a thread of another. The differential tests need both often, and
+// need the sends and receives of most programs to match: a program whose every
+// execution deadlocks on a channel says little about a reduction.
+func TestDistributedShape(t *testing.T) {
+	const n = 1000
+	cfg := DistributedConfig()
+	instances, cross, matched := 0, 0, 0
+	for seed := range uint64(n) {
+		p, err := lang.Compile("gen.kb", []byte(Generate(seed, cfg)), lang.Config{Width: cfg.Width})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if len(p.Processes) >= 2 {
+			instances++
+		}
+		s, r := channelEnds(p)
+		for c := range s {
+			if len(r[c]) > 0 {
+				matched++
+				break
+			}
+		}
+		if crosses(s, r) {
+			cross++
+		}
+	}
+	t.Logf("of %d programs, %d have several process instances, %d a channel with senders and receivers, "+
+		"%d messages between process instances", n, instances, matched, cross)
+	for _, c := range []struct {
+		what      string
+		got, want int
+	}{
+		{"several process instances", instances, n * 8 / 10},
+		{"a channel with senders and receivers", matched, n * 85 / 100},
+		{"messages between process instances", cross, n * 7 / 10},
+	} {
+		if c.got < c.want {
+			t.Errorf("%d of %d programs have %s; want at least %d", c.got, n, c.what, c.want)
+		}
+	}
+}
+
+// channelEnds returns, for each channel declaration of p, the process instances
+// whose threads send on it and those whose threads receive from it.
+func channelEnds(p *ir.Program) (senders, receivers map[*ir.Channel]map[*ir.Process]bool) {
+	senders, receivers = map[*ir.Channel]map[*ir.Process]bool{}, map[*ir.Channel]map[*ir.Process]bool{}
+	add := func(m map[*ir.Channel]map[*ir.Process]bool, c *ir.Channel, proc *ir.Process) {
+		if m[c] == nil {
+			m[c] = map[*ir.Process]bool{}
+		}
+		m[c][proc] = true
+	}
+	for _, tmpl := range p.Templates {
+		for _, n := range tmpl.Nodes {
+			switch n.Op {
+			case ir.OpSend:
+				add(senders, n.Chan, tmpl.Process)
+			case ir.OpRecv:
+				add(receivers, n.Chan, tmpl.Process)
+			}
+		}
+	}
+	return senders, receivers
+}
+
+// crosses reports whether some channel has a sender and a receiver in different
+// process instances.
+func crosses(senders, receivers map[*ir.Channel]map[*ir.Process]bool) bool {
+	for c, ss := range senders {
+		for s := range ss {
+			for r := range receivers[c] {
+				if r != s {
+					return true
+				}
 			}
 		}
 	}

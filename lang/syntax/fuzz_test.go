@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"kbmc/internal/progen"
 )
 
 // FuzzParse checks that the parser neither panics nor hangs on any input, that
@@ -24,6 +26,14 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("thread t {\n if (x = 1) { y = 2; }\n z = ;\n}"))
 	f.Add([]byte("const C = ((((((1))))));"))
 	f.Add([]byte("shared int a[3] = {1, 2,}; mutex m[2]; func f(int a) int { return a; }"))
+	// Processes and channels, whole and broken.
+	f.Add([]byte("chan (int, bool) c[2] capacity K; process p[N] { shared int x; mutex m; thread t { recv(c[pid], x, b); send(c[(pid + 1) % N], len(c[0]), !b); } }"))
+	f.Add([]byte("chan () c capacity 0; process p { process q { } thread t[2] { await(len(c) > 0); assume(len() == 1); } }"))
+	f.Add([]byte("chan (int c capacity; process p[ { thread t { send(c); recv(); len; pid = 1; } }"))
+	f.Add([]byte("process { } chan (int) capacity 1; thread t { send(c, 1, ); recv(c, ); }"))
+	for seed := range uint64(4) {
+		f.Add([]byte(progen.Generate(seed, progen.DistributedConfig())))
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, err := Parse("fuzz.kb", src)
 		if file == nil {
