@@ -520,8 +520,6 @@ func (iv *intervals) eval(e *ir.Expr) interval {
 		return interval{e.Val, e.Val}
 	case ir.ETid:
 		return interval{iv.tid, iv.tid}
-	case ir.ELen:
-		return interval{0, int64(e.Chan.Cap)}
 	case ir.ENondet:
 		if e.Unbounded {
 			return iv.top(e.Type)
