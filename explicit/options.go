@@ -10,11 +10,11 @@ import (
 // Options configure an explicit search.
 type Options struct {
 	verify.Options
-	Stateful  bool  // dfs: keep a visited set
+	Stateful bool // dfs: keep a visited set
 	// LocalDeadlock (dfs --stateful): after the search, report a reachable state
 	// where some process can never move again (see localdeadlock.go).
 	LocalDeadlock bool
-	MaxNondet int64 // largest nondet range explored (values); 0 means DefaultMaxNondet
+	MaxNondet     int64 // largest nondet range explored (values); 0 means DefaultMaxNondet
 
 	NoSleep     bool   // dpor, persistent: no sleep sets (dpor keeps source-DPOR race reversal, so counts differ from the thesis baseline)
 	Preemptions int    // bpor-preempt: preemption bound c

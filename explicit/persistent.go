@@ -87,11 +87,11 @@ type persistentSearch struct {
 	// choose computes the set of threads to explore in the state at depth d
 	// into frames[d].pset: selectPersistent, or process-local's Branch(s, p).
 	choose func(d int, safety bool)
-	states  []ir.State                      // states[d]: the state after d steps on the current path
-	moves   []ir.Move
-	frames  []*persistentFrame
-	long    bool // the exhaustive phase met an execution longer than the bound
-	phase1  bool // the exhaustive phase is running
+	states []ir.State // states[d]: the state after d steps on the current path
+	moves  []ir.Move
+	frames []*persistentFrame
+	long   bool // the exhaustive phase met an execution longer than the bound
+	phase1 bool // the exhaustive phase is running
 }
 
 // persistentFrame holds what the search knows about the state at one depth.
