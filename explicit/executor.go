@@ -165,6 +165,7 @@ func (x *executor) leaf(s ir.State, anyEnabled bool, path []ir.Move) (leaf, cut 
 		x.terminal(s, path)
 		return true, false
 	case len(path) >= x.opts.Depth:
+		x.CutAt(path)
 		x.bounded("depth bound reached")
 		return true, true
 	}
@@ -175,6 +176,7 @@ func (x *executor) leaf(s ir.State, anyEnabled bool, path []ir.Move) (leaf, cut 
 // copied): one execution, ending in a violation.
 func (x *executor) failed(v *ir.Violation, trace []ir.Move) {
 	x.stats.Executions++
+	x.stats.Failed++
 	x.Found(v, trace)
 }
 
@@ -182,7 +184,16 @@ func (x *executor) failed(v *ir.Violation, trace []ir.Move) {
 // ends here, and it may be a deadlock.
 func (x *executor) terminal(s ir.State, trace []ir.Move) {
 	x.stats.Executions++
+	x.stats.Longest = max(x.stats.Longest, int64(len(trace)))
 	v := x.p.Deadlock(s)
+	switch {
+	case v != nil:
+		x.stats.Deadlocked++
+	case x.allDone(s):
+		x.stats.Complete++
+	default:
+		x.stats.AssumeBlocked++
+	}
 	if x.opts.Terminal != nil {
 		x.opts.Terminal(s, v != nil)
 	}
@@ -194,6 +205,7 @@ func (x *executor) terminal(s ir.State, trace []ir.Move) {
 // bounded records an execution cut by the depth bound (or another bound).
 func (x *executor) bounded(note string) {
 	x.stats.Executions++
+	x.stats.Cut++
 	x.CutBy(note)
 }
 
@@ -213,6 +225,16 @@ func (x *executor) result(algo string, bound verify.Bound, keys ...string) (*ver
 		return nil, fmt.Errorf("explicit %s: %w", algo, err)
 	}
 	return r, nil
+}
+
+// allDone reports whether every thread has terminated in s.
+func (x *executor) allDone(s ir.State) bool {
+	for t := range x.p.Threads {
+		if !x.p.Done(s, t) {
+			return false
+		}
+	}
+	return true
 }
 
 // depthOnly is the Bound of an algorithm that has only the depth bound.
