@@ -382,33 +382,43 @@ func writeText(w io.Writer, l *loaded, ec engineConfig, res *verify.Result, form
 }
 
 func printSteps(w io.Writer, steps []traceStep, opts traceOptions) {
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	var buf strings.Builder
+	defer func() {
+		// Cells stay tab-terminated so that every line's columns align; the
+		// padding this leaves at the ends of lines is cut here.
+		for _, line := range strings.SplitAfter(buf.String(), "\n") {
+			if line != "" {
+				fmt.Fprintln(w, strings.TrimRight(line, " \n"))
+			}
+		}
+	}()
+	tw := tabwriter.NewWriter(&buf, 0, 8, 2, ' ', 0)
 	for _, st := range steps {
 		text := st.Text
 		if st.Branch != nil {
 			text += fmt.Sprintf(" → %v", *st.Branch)
 		}
-		line := fmt.Sprintf("  %d\t%s\t%s\t%s\t%s", st.Step, st.Thread, shortPos(st.Pos), text, valuesText(st))
+		line := fmt.Sprintf("  %d\t%s\t%s\t%s\t%s\t", st.Step, st.Thread, shortPos(st.Pos), text, valuesText(st))
 		if opts.threads {
-			line += "\t[could move: " + strings.Join(st.Enabled, " ") + "]"
+			line += "[could move: " + strings.Join(st.Enabled, " ") + "]\t"
 		}
 		if st.Failed {
-			line += "\t<- fails"
+			line += "<- fails"
 		}
-		fmt.Fprintln(tw, strings.TrimRight(line, " \t"))
+		fmt.Fprintln(tw, line)
 		for _, f := range st.Folded {
 			text := f.Text
 			if f.Branch != nil {
 				text += fmt.Sprintf(" → %v", *f.Branch)
 			}
-			line := fmt.Sprintf("  \t\t%s\t  %s\t%s", shortPos(f.Pos), text, valuesOf(f.Writes, f.Reads))
+			line := fmt.Sprintf("  \t\t%s\t  %s\t%s\t", shortPos(f.Pos), text, valuesOf(f.Writes, f.Reads))
 			if opts.threads {
 				line += "\t"
 			}
 			if f.Failed {
-				line += "\t<- fails"
+				line += "<- fails"
 			}
-			fmt.Fprintln(tw, strings.TrimRight(line, " \t"))
+			fmt.Fprintln(tw, line)
 		}
 	}
 	tw.Flush()
