@@ -85,8 +85,10 @@ func checkAction(c *cli.Context) error {
 	if err != nil {
 		return jsonInputError(c, asJSON, path, err)
 	}
-	if trail := c.String("trail"); trail != "" && res.Verdict == verify.Unsafe {
-		if err := writeTrail(trail, l, cfg, ec, res); err != nil {
+	if trail := c.String("trail"); trail != "" {
+		if res.Verdict != verify.Unsafe {
+			fmt.Fprintf(stderr, "kbmc: %s: no counterexample, so no trail written to %s\n", res.Verdict, trail)
+		} else if err := writeTrail(trail, l, cfg, ec, res); err != nil {
 			return &exitError{exitUsage, err}
 		}
 	}

@@ -19,7 +19,7 @@ func writeDot(w io.Writer, l *loaded, res *verify.Result, opts traceOptions) err
 	var b strings.Builder
 	b.WriteString("digraph kbmc {\n")
 	fmt.Fprintf(&b, "  label=\"%s\"; labelloc=t;\n", dotEscape(verdictLine(l, res)))
-	b.WriteString("  node [shape=box, fontname=monospace, fontsize=10];\n")
+	b.WriteString("  node [shape=box, fontname=monospace, fontsize=10];\n  edge [fontname=monospace, fontsize=9];\n")
 	if res.Verdict == verify.Unsafe {
 		r, err := traceSteps(l, res.Trace, opts)
 		if err != nil {
