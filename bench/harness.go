@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,11 +27,17 @@ type Row struct {
 	Depth      int64 // symbolic: the depth reached (where it completed, or the bound)
 	Variables  int64
 	Clauses    int64
-	Conflicts  int64         // -1 when the solver does not report it (gini)
+	Conflicts  int64         // -1 when the solver does not report it (gini): an empty cell
+	HasStates  bool          // the algorithm stores states (dfs --stateful, persistent, …)
 	SolveTime  time.Duration // symbolic: time inside the solver
 	Time       time.Duration
 	PeakHeap   uint64 // bytes, sampled
 	Note       string
+	// The campaign's settings, carried on every row so that a CSV file says
+	// what was measured: the depth bound, the time limit, kbmc's version.
+	Bound   int
+	Timeout time.Duration
+	Version string
 }
 
 // EngineFactory builds the engine called name (e.g. "explicit/dpor") for one run.
@@ -46,6 +53,13 @@ type Config struct {
 	NoFold   bool
 	New      EngineFactory
 	Log      io.Writer // one line per run, may be nil
+	// OnRow, if set, receives each row as soon as it is measured (kbmc bench
+	// writes its reports row by row, so that an interrupted campaign keeps
+	// what it measured).
+	OnRow func(Row) error
+	// Bound and Version are copied into every row.
+	Bound   int
+	Version string
 }
 
 // Run measures every (family, N, engine). A series (family, engine) stops at its
@@ -63,7 +77,13 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 					return rows, ctx.Err()
 				}
 				row := runOne(ctx, cfg, f, src, eng, n)
+				row.Bound, row.Timeout, row.Version = cfg.Bound, cfg.Timeout, cfg.Version
 				rows = append(rows, row)
+				if cfg.OnRow != nil {
+					if err := cfg.OnRow(row); err != nil {
+						return rows, err
+					}
+				}
 				if cfg.Log != nil {
 					count := fmt.Sprintf("exec=%d", row.Executions)
 					if strings.HasPrefix(eng, "symbolic") {
@@ -108,6 +128,7 @@ func runOne(ctx context.Context, cfg Config, f Family, src []byte, engName strin
 		row.Note = res.Violation.Kind.String()
 	}
 	s := res.Stats
+	row.HasStates = slices.Contains(res.StatKeys, "states")
 	row.Executions, row.Trans, row.States = s.Executions, s.Transitions, s.States
 	row.Depth, row.Variables, row.Clauses, row.Conflicts = s.Depth, s.Variables, s.Clauses, s.Conflicts
 	row.SolveTime, row.Time = s.SolveTime, s.Time

@@ -3,6 +3,7 @@ package bench
 import (
 	"encoding/csv"
 	"fmt"
+	"image/color"
 	"io"
 	"math"
 	"strconv"
@@ -18,7 +19,8 @@ import (
 )
 
 var header = []string{"family", "n", "engine", "verdict", "executions", "transitions", "states",
-	"depth", "variables", "clauses", "conflicts", "solve_ms", "time_ms", "peak_heap_mb", "note"}
+	"depth", "variables", "clauses", "conflicts", "solve_ms", "time_ms", "peak_heap_mb", "note",
+	"depth_bound", "timeout_s", "kbmc_version"}
 
 func (r Row) fields() []string {
 	count := func(n int64, applies bool) string {
@@ -34,37 +36,92 @@ func (r Row) fields() []string {
 		solveMS = ms(r.SolveTime)
 	}
 	return []string{r.Family, strconv.Itoa(r.N), r.Engine, r.Verdict,
-		count(r.Executions, !symbolic), count(r.Trans, !symbolic), count(r.States, !symbolic),
+		count(r.Executions, !symbolic), count(r.Trans, !symbolic), count(r.States, !symbolic && r.HasStates),
 		count(r.Depth, symbolic), count(r.Variables, symbolic), count(r.Clauses, symbolic),
 		count(r.Conflicts, symbolic && r.Conflicts >= 0), solveMS, ms(r.Time),
-		strconv.FormatFloat(float64(r.PeakHeap)/(1<<20), 'f', 1, 64), r.Note}
+		strconv.FormatFloat(float64(r.PeakHeap)/(1<<20), 'f', 1, 64), r.Note,
+		count(int64(r.Bound), r.Bound > 0), count(int64(r.Timeout/time.Second), r.Timeout > 0), r.Version}
+}
+
+// CSVWriter writes rows as CSV one at a time, flushing each, so that the file
+// holds every row measured so far.
+type CSVWriter struct{ cw *csv.Writer }
+
+// NewCSVWriter writes the header.
+func NewCSVWriter(w io.Writer) (*CSVWriter, error) {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return nil, err
+	}
+	cw.Flush()
+	return &CSVWriter{cw}, cw.Error()
+}
+
+// Write writes one row and flushes it.
+func (c *CSVWriter) Write(r Row) error {
+	if err := c.cw.Write(r.fields()); err != nil {
+		return err
+	}
+	c.cw.Flush()
+	return c.cw.Error()
+}
+
+// MarkdownHeader writes the header of the Markdown table; MarkdownRow one row.
+func MarkdownHeader(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat("---|", len(header)))
+	return err
+}
+
+// MarkdownRow writes one row of the Markdown table.
+func MarkdownRow(w io.Writer, r Row) error {
+	f := r.fields()
+	for i := range f {
+		f[i] = strings.ReplaceAll(f[i], "|", `\|`)
+	}
+	_, err := fmt.Fprintf(w, "| %s |\n", strings.Join(f, " | "))
+	return err
+}
+
+// JSON is a row as kbmc bench --json prints it: counters an engine does not
+// have are left out.
+func (r Row) JSON() map[string]any {
+	out := map[string]any{}
+	for i, v := range r.fields() {
+		if v == "" {
+			continue
+		}
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && header[i] != "note" && header[i] != "kbmc_version" {
+			out[header[i]] = n
+		} else if x, err := strconv.ParseFloat(v, 64); err == nil && strings.HasSuffix(header[i], "_ms") || header[i] == "peak_heap_mb" {
+			out[header[i]] = x
+		} else {
+			out[header[i]] = v
+		}
+	}
+	return out
 }
 
 // WriteCSV writes one line per row, with a header.
 func WriteCSV(w io.Writer, rows []Row) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(header); err != nil {
+	c, err := NewCSVWriter(w)
+	if err != nil {
 		return err
 	}
 	for _, r := range rows {
-		if err := cw.Write(r.fields()); err != nil {
+		if err := c.Write(r); err != nil {
 			return err
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return nil
 }
 
 // WriteMarkdown writes the rows as a Markdown table.
 func WriteMarkdown(w io.Writer, rows []Row) error {
-	fmt.Fprintf(w, "| %s |\n", strings.Join(header, " | "))
-	fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(header)))
+	if err := MarkdownHeader(w); err != nil {
+		return err
+	}
 	for _, r := range rows {
-		f := r.fields()
-		for i := range f {
-			f[i] = strings.ReplaceAll(f[i], "|", `\|`)
-		}
-		if _, err := fmt.Fprintf(w, "| %s |\n", strings.Join(f, " | ")); err != nil {
+		if err := MarkdownRow(w, r); err != nil {
 			return err
 		}
 	}
@@ -72,18 +129,22 @@ func WriteMarkdown(w io.Writer, rows []Row) error {
 }
 
 // WritePlot draws time and executions against N, one line per (family, engine), on
-// log-scale y axes, side by side, as a PNG.
+// log-scale y axes, side by side, as a PNG. Each series has its own colour and
+// marker; a run that hit the time limit is a red cross at the limit; the legend
+// has a panel of its own, so that it covers no data.
 func WritePlot(w io.Writer, rows []Row) error {
-	timePlot, execPlot := plot.New(), plot.New()
+	timePlot, execPlot, legend := plot.New(), plot.New(), plot.New()
 	timePlot.Title.Text, execPlot.Title.Text = "wall time", "executions"
 	timePlot.Y.Label.Text, execPlot.Y.Label.Text = "ms", "executions"
 	for _, p := range []*plot.Plot{timePlot, execPlot} {
 		p.X.Label.Text = "N"
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-		p.Legend.Top = true
-		p.Legend.Left = true
+		p.X.Tick.Marker = integerTicks{}
 	}
+	legend.HideAxes()
+	legend.Legend.Top, legend.Legend.Left = true, true
+	legend.Legend.ThumbnailWidth = vg.Points(24)
 	type key struct{ family, engine string }
 	var order []key
 	series := map[key][]Row{}
@@ -94,9 +155,16 @@ func WritePlot(w io.Writer, rows []Row) error {
 		}
 		series[k] = append(series[k], r)
 	}
+	const colours, shapes = 7, 7 // plotutil's palettes
+	var timeouts plotter.XYs
 	for i, k := range order {
+		// Distinct (colour, marker) pairs for the first 49 series.
+		colour, shape := plotutil.Color(i%colours), plotutil.Shape((i+i/colours)%shapes)
 		var tpts, epts plotter.XYs
 		for _, r := range series[k] {
+			if r.Verdict == "unknown" && r.Timeout > 0 {
+				timeouts = append(timeouts, plotter.XY{X: float64(r.N), Y: float64(r.Timeout.Milliseconds())})
+			}
 			if r.Verdict == "error" || r.Verdict == "unknown" {
 				continue
 			}
@@ -106,6 +174,7 @@ func WritePlot(w io.Writer, rows []Row) error {
 			}
 		}
 		label := k.family + " " + k.engine
+		added := false
 		for _, pp := range []struct {
 			p   *plot.Plot
 			pts plotter.XYs
@@ -117,18 +186,46 @@ func WritePlot(w io.Writer, rows []Row) error {
 			if err != nil {
 				return err
 			}
-			l.Color, s.Color = plotutil.Color(i), plotutil.Color(i)
-			s.Shape = plotutil.Shape(i)
+			l.Color, s.Color = colour, colour
+			s.Shape = shape
+			s.Radius = vg.Points(3.5)
 			pp.p.Add(l, s)
-			pp.p.Legend.Add(label, l, s)
+			if !added {
+				legend.Legend.Add(label, l, s)
+				added = true
+			}
 		}
 	}
-	img := vgimg.New(2*7*vg.Inch, 6*vg.Inch)
+	if len(timeouts) > 0 {
+		s, err := plotter.NewScatter(timeouts)
+		if err != nil {
+			return err
+		}
+		s.Shape = draw.CrossGlyph{}
+		s.Color = color.RGBA{R: 220, A: 255}
+		s.Radius = vg.Points(5)
+		timePlot.Add(s)
+		legend.Legend.Add("time limit reached", s)
+	}
+	img := vgimg.New(3*6*vg.Inch, 6*vg.Inch)
 	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Inch / 4}
-	canvases := plot.Align([][]*plot.Plot{{timePlot, execPlot}}, tiles, dc)
+	tiles := draw.Tiles{Rows: 1, Cols: 3, PadX: vg.Inch / 4}
+	canvases := plot.Align([][]*plot.Plot{{timePlot, execPlot, legend}}, tiles, dc)
 	timePlot.Draw(canvases[0][0])
 	execPlot.Draw(canvases[0][1])
+	legend.Draw(canvases[0][2])
 	_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
 	return err
+}
+
+// integerTicks marks the integers of the axis: N is an integer.
+type integerTicks struct{}
+
+func (integerTicks) Ticks(min, max float64) []plot.Tick {
+	var ticks []plot.Tick
+	step := math.Max(1, math.Ceil((max-min)/10))
+	for v := math.Ceil(min); v <= max; v += step {
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
+	}
+	return ticks
 }

@@ -85,6 +85,7 @@ func (s *dfsSearch) explore(depth int) int {
 			switch {
 			case seen.active > 0:
 				// A cycle: some execution runs forever, so past any bound.
+				x.cycleAt(s.moves[:depth])
 				x.bounded("a cycle of states runs past the depth bound")
 				return budget + 1
 			case int(seen.budget) >= budget:

@@ -177,13 +177,37 @@ func (x *executor) cancelled() bool {
 // found records a violation reached by trace (the search's own path, below its
 // prefix): the run's first one wins, and every search of the run stops.
 func (x *executor) found(v *ir.Violation, trace []ir.Move) {
-	if x.from != nil {
-		trace = append(append([]ir.Move(nil), x.from.moves...), trace...)
-	}
+	trace = x.fromRoot(trace)
 	x.out.mu.Lock()
 	x.out.facts.Found(v, trace)
 	x.out.mu.Unlock()
 	x.out.end.Store(true)
+}
+
+// cutAt records the schedule of an execution the depth bound cut, and cycleAt
+// one whose last state repeats an earlier state of it (verify.Outcome keeps
+// the first of each); like found, a subtree's trace starts at the root.
+func (x *executor) cutAt(trace []ir.Move) {
+	trace = x.fromRoot(trace)
+	x.out.mu.Lock()
+	x.out.facts.CutAt(trace)
+	x.out.mu.Unlock()
+}
+
+func (x *executor) cycleAt(trace []ir.Move) {
+	trace = x.fromRoot(trace)
+	x.out.mu.Lock()
+	x.out.facts.CycleAt(trace)
+	x.out.mu.Unlock()
+}
+
+// fromRoot is trace, a schedule from the root of this worker's subtree, as a
+// schedule from the initial state.
+func (x *executor) fromRoot(trace []ir.Move) []ir.Move {
+	if x.from == nil {
+		return trace
+	}
+	return append(append([]ir.Move(nil), x.from.moves...), trace...)
 }
 
 // cutOff records that a bound kept the search from some execution (note says
@@ -286,6 +310,7 @@ func (x *executor) leaf(s ir.State, anyEnabled bool, path []ir.Move) (leaf, cut 
 		x.terminal(s, path)
 		return true, false
 	case len(path) >= x.opts.Depth:
+		x.cutAt(path)
 		x.bounded("depth bound reached")
 		return true, true
 	}
@@ -296,6 +321,7 @@ func (x *executor) leaf(s ir.State, anyEnabled bool, path []ir.Move) (leaf, cut 
 // one execution, ending in a violation.
 func (x *executor) failed(v *ir.Violation, trace []ir.Move) {
 	x.stats.Executions++
+	x.stats.Failed++
 	x.found(v, trace)
 }
 
@@ -303,7 +329,16 @@ func (x *executor) failed(v *ir.Violation, trace []ir.Move) {
 // ends here, and it may be a deadlock.
 func (x *executor) terminal(s ir.State, trace []ir.Move) {
 	x.stats.Executions++
+	x.stats.Longest = max(x.stats.Longest, int64(len(trace)))
 	v := x.p.Deadlock(s)
+	switch {
+	case v != nil:
+		x.stats.Deadlocked++
+	case x.allDone(s):
+		x.stats.Complete++
+	default:
+		x.stats.AssumeBlocked++
+	}
 	if x.opts.Terminal != nil {
 		x.opts.Terminal(s, v != nil)
 	}
@@ -315,6 +350,7 @@ func (x *executor) terminal(s ir.State, trace []ir.Move) {
 // bounded records an execution cut by the depth bound (or another bound).
 func (x *executor) bounded(note string) {
 	x.stats.Executions++
+	x.stats.Cut++
 	x.cutOff(note)
 }
 
@@ -339,6 +375,16 @@ func (x *executor) result(algo string, bound verify.Bound, keys ...string) (*ver
 		return nil, fmt.Errorf("explicit %s: %w", algo, err)
 	}
 	return r, nil
+}
+
+// allDone reports whether every thread has terminated in s.
+func (x *executor) allDone(s ir.State) bool {
+	for t := range x.p.Threads {
+		if !x.p.Done(s, t) {
+			return false
+		}
+	}
+	return true
 }
 
 // depthOnly is the Bound of an algorithm that has only the depth bound.

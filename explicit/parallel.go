@@ -177,6 +177,12 @@ func (ps parallelSearch) statKeys() ([]string, error) {
 // time).
 func addStats(t, s *verify.Stats) {
 	t.Executions += s.Executions
+	t.Complete += s.Complete
+	t.AssumeBlocked += s.AssumeBlocked
+	t.Deadlocked += s.Deadlocked
+	t.Cut += s.Cut
+	t.Failed += s.Failed
+	t.Longest = max(t.Longest, s.Longest)
 	t.Transitions += s.Transitions
 	t.States += s.States
 	t.SleepBlocked += s.SleepBlocked

@@ -133,14 +133,27 @@ type Event struct {
 	Violation *Violation // non-nil if the step failed
 
 	// With TraceLocals set, Step also records every assignment to a local in
-	// LocalWrites (Loc is the cell's offset in the thread's frame), for traces.
+	// LocalWrites (Loc is the cell's offset in the thread's frame), and every
+	// node it executed in Visits, for traces.
 	TraceLocals bool
 	LocalWrites []Access
+	Visits      []Visit
 
 	// Channel is the channel number a send or recv used (-1: none), Message the
 	// message it appended or took.
 	Channel int
 	Message []int64
+}
+
+// A Visit is one node a step executed (recorded only with TraceLocals): the
+// node, for a branch the way it went, and the ends of the node's accesses in
+// Event.Accesses and Event.LocalWrites (those from the previous visit's ends
+// up to these are the node's own).
+type Visit struct {
+	Node        int
+	Taken       bool // OpBranch: the condition held; OpCas: the swap happened
+	Accesses    int
+	LocalWrites int
 }
 
 // Status is a thread's situation in a state.
@@ -326,6 +339,7 @@ func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 	ev.Thread, ev.From, ev.To = t, from, from
 	ev.Accesses = ev.Accesses[:0]
 	ev.LocalWrites = ev.LocalWrites[:0]
+	ev.Visits = ev.Visits[:0]
 	ev.Channel, ev.Message = -1, ev.Message[:0]
 	ev.Violation = nil
 	m := p.newMachine(s, t, ch, ev)
@@ -333,6 +347,10 @@ func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 	for {
 		node := tmpl.Nodes[n]
 		next := m.exec(node)
+		if ev.TraceLocals {
+			ev.Visits = append(ev.Visits, Visit{Node: n, Taken: m.taken,
+				Accesses: len(ev.Accesses), LocalWrites: len(ev.LocalWrites)})
+		}
 		if m.failed {
 			v := m.viol // copied so that the machine itself stays on the stack
 			ev.Violation = &v
@@ -368,6 +386,7 @@ type machine struct {
 	ev     *Event
 	failed bool
 	viol   Violation
+	taken  bool // the last branch's condition held, or the last cas swapped
 }
 
 // newMachine returns a machine running thread t on s: its locals are the thread's
@@ -402,7 +421,8 @@ func (m *machine) exec(n *Node) int {
 			m.store(n.LHS, v)
 		}
 	case OpBranch:
-		if m.eval(n.X) == 0 {
+		m.taken = m.eval(n.X) != 0
+		if !m.taken {
 			return n.Else
 		}
 	case OpAssert:
@@ -465,6 +485,7 @@ func (m *machine) exec(n *Node) int {
 			cur = m.s[m.frame+cell]
 		}
 		success := cur == exp
+		m.taken = success
 		if success {
 			if n.LHS.Var.Shared {
 				m.s[cell] = nv

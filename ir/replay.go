@@ -66,6 +66,7 @@ func (p *Program) Replay(moves []Move) (*Run, error) {
 		ev.Accesses = append([]Access(nil), ev.Accesses...)
 		ev.Choices = append([]Choice(nil), ev.Choices...)
 		ev.LocalWrites = append([]Access(nil), ev.LocalWrites...)
+		ev.Visits = append([]Visit(nil), ev.Visits...)
 		ev.Message = append([]int64(nil), ev.Message...)
 		run.Events = append(run.Events, ev)
 		run.States = append(run.States, s.Clone())

@@ -93,6 +93,11 @@ func (c *checker) check() {
 	}
 	c.checkRecursion()
 	c.checkGuards()
+	if len(c.threads) == 0 {
+		// Nothing would run, and every property would hold vacuously: a
+		// "safe" verdict would only hide the mistake.
+		c.errorf(syntax.Pos{}, "no thread: declare at least one (thread name { … }, or a thread inside a process)")
+	}
 }
 
 // collect declares every top-level name: they are all visible in the whole file.

@@ -32,6 +32,9 @@ func TestCheckErrors(t *testing.T) {
 		cfg  Config
 		want []string // "line:col: substring" of each error, in order
 	}{
+		// A program without a thread runs nothing: every property would hold.
+		{"", Config{}, []string{"0:0: no thread"}},
+		{"shared int x; func f() { x = 1; }", Config{}, []string{"0:0: no thread"}},
 		// Names.
 		{"shared int x; thread t { x = y + 1; }", Config{}, []string{"1:30: undefined: y"}},
 		{"thread t { join(helper); }", Config{}, []string{"1:17: undefined: helper"}},
@@ -208,9 +211,8 @@ func TestCheckAccepts(t *testing.T) {
 		{"shared bool a; shared bool b; thread t { bool c = a & b | a ^ b; bool d = a == b; }", Config{}},
 		{"shared int x; thread t { x = 1 / 0; x = 1 << 40; }", Config{}}, // run-time violations, not compile errors
 		{"shared int a[3]; thread t { a[3] = 1; }", Config{}},
-		{"thread t { while (true) ; }", Config{}},
+		{"thread t { while (true) {} }", Config{}},
 		{"thread t { }", Config{Width: 64}},
-		{"", Config{}},
 	}
 	for _, tt := range tests {
 		if errs := compileErrors(t, tt.src, tt.cfg); len(errs) > 0 {

@@ -306,7 +306,7 @@ func (b *builder) newVar(name string, t typ, size int, pos syntax.Pos) *ir.Var {
 func (b *builder) local(o *varObj) *ir.Var {
 	name := o.id.Name
 	if b.frame.fn != nil {
-		name = b.frame.fn.id.Name + "." + name
+		name = b.frame.fn.id.Name + "::" + name
 	}
 	v := b.newVar(name, o.typ, o.size, o.id.Pos())
 	b.frame.vars[o] = v
@@ -540,14 +540,14 @@ func (b *builder) callStmt(pos syntax.Pos, text string, call *syntax.CallExpr, t
 	args := b.exprList(call.Args)
 	fr := &frame{fn: f, vars: map[*varObj]*ir.Var{}}
 	for i, p := range f.params {
-		v := b.newVar(f.id.Name+"."+p.id.Name, p.typ, 0, p.id.Pos())
+		v := b.newVar(f.id.Name+"::"+p.id.Name, p.typ, 0, p.id.Pos())
 		fr.vars[p] = v
 		if i < len(args) {
 			b.emitAssign(&ir.LValue{Var: v, Pos: irPos(call.Args[i].Pos())}, args[i])
 		}
 	}
 	if f.result != voidType {
-		fr.result = b.newVar(f.id.Name+".result", f.result, 0, f.id.Pos())
+		fr.result = b.newVar(f.id.Name+"::result", f.result, 0, f.id.Pos())
 	}
 	b.end(start)
 

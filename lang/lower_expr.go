@@ -340,7 +340,7 @@ func (b *builder) inline(call *syntax.CallExpr) *ir.Expr {
 		case uses == 0:
 			// Nothing reads it; the argument's own operations have run.
 		case steps || uses > 1 && hasNondet(args[i]):
-			v := b.newVar(f.id.Name+"."+p.id.Name, p.typ, 0, p.id.Pos())
+			v := b.newVar(f.id.Name+"::"+p.id.Name, p.typ, 0, p.id.Pos())
 			b.emitAssign(&ir.LValue{Var: v, Pos: irPos(call.Args[i].Pos())}, args[i])
 			fr.vars[p] = v
 		default:

@@ -193,36 +193,36 @@ func TestLowerShapes(t *testing.T) {
 2  l = 3 -> end
 `},
 		{"statement function inlined per call", "shared int x; func add(int a, int b) int { int s = a + b; return s; } thread a { int l = add(x, 1); x = add(l, 2); }", Config{}, `-- a
-0* add.a = x -> 1
-1  add.b = 1 -> 2
-2  add.s = (add.a + add.b) -> 3
-3  add.result = add.s -> 4
-4  l = add.result -> 5
-5  add.a#2 = l -> 6
-6  add.b#2 = 2 -> 7
-7  add.s#2 = (add.a#2 + add.b#2) -> 8
-8  add.result#2 = add.s#2 -> 9
-9* x = add.result#2 -> end
+0* add::a = x -> 1
+1  add::b = 1 -> 2
+2  add::s = (add::a + add::b) -> 3
+3  add::result = add::s -> 4
+4  l = add::result -> 5
+5  add::a#2 = l -> 6
+6  add::b#2 = 2 -> 7
+7  add::s#2 = (add::a#2 + add::b#2) -> 8
+8  add::result#2 = add::s#2 -> 9
+9* x = add::result#2 -> end
 `},
 		{"statement function with early return and a loop", "shared bool done; func wait(int n) int { if (n == 0) { return 0; } while (!done) { } return n; } thread t { int r = wait(2); r += wait(3); }", Config{}, `-- t
-0* wait.n = 2 -> 1
-1  if (wait.n == 0) else 3 -> 2
-2  wait.result = 0 -> 5
+0* wait::n = 2 -> 1
+1  if (wait::n == 0) else 3 -> 2
+2  wait::result = 0 -> 5
 3* if !done else 4 -> 3
-4  wait.result = wait.n -> 5
-5  r = wait.result -> 6
-6  wait.n#2 = 3 -> 7
-7  if (wait.n#2 == 0) else 9 -> 8
-8  wait.result#2 = 0 -> 11
+4  wait::result = wait::n -> 5
+5  r = wait::result -> 6
+6  wait::n#2 = 3 -> 7
+7  if (wait::n#2 == 0) else 9 -> 8
+8  wait::result#2 = 0 -> 11
 9* if !done else 10 -> 9
-10  wait.result#2 = wait.n#2 -> 11
-11  r = (r + wait.result#2) -> end
+10  wait::result#2 = wait::n#2 -> 11
+11  r = (r + wait::result#2) -> end
 `},
 		{"expression functions are substituted, nondet arguments evaluated once",
 			"shared int x; func sq(int v) int { return v * v; } func pick(int v) int { return v > 0 ? v : 0; } func k(int v) int { return 7; } thread a { int l = sq(x + 1); l = sq(nondet(0, 3)); l = pick(tid); l = k(x); }", Config{}, `-- a
 0* l = ((x + 1) * (x + 1)) -> 1
-1  sq.v = nondet(0, 3) -> 2
-2  l = (sq.v * sq.v) -> 3
+1  sq::v = nondet(0, 3) -> 2
+2  l = (sq::v * sq::v) -> 3
 3  l = ((tid > 0) ? tid : 0) -> 4
 4  l = 7 -> end
 `},

@@ -26,6 +26,14 @@ type Outcome struct {
 	// Reached, for an engine that deepens (symbolic), is how deep it showed
 	// that no violation exists, when it stopped before a verdict.
 	Reached int
+	// CutTrace is the first execution the depth bound cut (its schedule), so
+	// that a bounded-safe verdict can show which loop kept running.
+	CutTrace []ir.Move
+	// Cycle says that the search met a cycle of states: an execution that runs
+	// for ever, so that no depth covers every execution. CycleTrace is a
+	// schedule whose last state repeats an earlier state of it.
+	Cycle      bool
+	CycleTrace []ir.Move
 }
 
 // Decide returns the result the outcome stands for:
@@ -51,9 +59,25 @@ func (o *Outcome) Decide() *Result {
 	case o.Livelock != "":
 		return &Result{Verdict: Unknown, Note: "livelock: " + o.Livelock}
 	case o.Cut != "":
-		return &Result{Verdict: BoundedSafe, Note: o.Cut}
+		return &Result{Verdict: BoundedSafe, Note: o.Cut, CutTrace: o.CutTrace, Cycle: o.Cycle, CycleTrace: o.CycleTrace}
 	}
 	return &Result{Verdict: Safe}
+}
+
+// CutAt records the schedule of an execution the depth bound cut (copied),
+// unless one was recorded before.
+func (o *Outcome) CutAt(trace []ir.Move) {
+	if o.CutTrace == nil {
+		o.CutTrace = ir.CloneMoves(trace)
+	}
+}
+
+// CycleAt records that trace ends in a state it has passed through before,
+// unless a cycle was recorded before.
+func (o *Outcome) CycleAt(trace []ir.Move) {
+	if !o.Cycle {
+		o.Cycle, o.CycleTrace = true, ir.CloneMoves(trace)
+	}
 }
 
 // Found records a violation and the schedule that reaches it (copied), unless one

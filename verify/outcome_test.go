@@ -47,3 +47,19 @@ func TestOutcomeKeepsTheFirst(t *testing.T) {
 		t.Errorf("outcome %+v: want the first violation, a copy of its trace, and the first cut", o)
 	}
 }
+
+func TestOutcomeKeepsCutAndCycle(t *testing.T) {
+	var o Outcome
+	first := []ir.Move{{Thread: 0}, {Thread: 1}}
+	o.CutAt(first)
+	o.CutAt([]ir.Move{{Thread: 2}})
+	o.CycleAt([]ir.Move{{Thread: 1}})
+	o.CycleAt(nil)
+	o.CutBy("depth bound reached")
+	first[0].Thread = 9 // the outcome holds a copy
+	r := o.Decide()
+	if r.Verdict != BoundedSafe || len(r.CutTrace) != 2 || r.CutTrace[0].Thread != 0 || !r.Cycle ||
+		len(r.CycleTrace) != 1 || r.CycleTrace[0].Thread != 1 {
+		t.Errorf("result %+v: want the first cut execution and the first cycle", r)
+	}
+}

@@ -67,7 +67,19 @@ const DefaultDepth = 100
 
 // Stats are an engine's counters. Engines report the keys they use in Result.StatKeys.
 type Stats struct {
-	Executions   int64 // maximal executions explored
+	Executions int64 // maximal executions explored
+	// How the executions ended (explicit engine): every thread terminated
+	// (Complete), some thread on a false assume (AssumeBlocked), no thread able
+	// to move (Deadlocked, counted also under --no-deadlock), cut by the depth
+	// bound (Cut), or in a violation (Failed). Longest is the number of steps of
+	// the longest execution that ended within the bound.
+	Complete      int64
+	AssumeBlocked int64
+	Deadlocked    int64
+	Cut           int64
+	Failed        int64
+	Longest       int64
+
 	Transitions  int64 // steps executed
 	States       int64 // states stored (stateful search)
 	SleepBlocked int64 // executions cut because every enabled thread slept
@@ -90,6 +102,8 @@ func (s *Stats) Values() map[string]any {
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	return map[string]any{
 		"executions": s.Executions, "transitions": s.Transitions, "states": s.States,
+		"complete": s.Complete, "assume_blocked": s.AssumeBlocked, "deadlocked": s.Deadlocked,
+		"cut": s.Cut, "failed": s.Failed, "longest": s.Longest,
 		"sleep_blocked": s.SleepBlocked, "tcs_built": s.TCSBuilt, "tcs_solved": s.TCSSolved,
 		"tcs_unsat": s.TCSUnsat, "local_states": s.LocalStates, "depth": s.Depth, "solver_calls": s.SolverCalls,
 		"variables": s.Variables, "clauses": s.Clauses, "conflicts": s.Conflicts,
@@ -123,6 +137,13 @@ type Result struct {
 	Workers  int
 	Shard    string
 	Subtrees int
+
+	// For a bounded-safe verdict, what the search saw of the executions the
+	// bound cut (verify.Outcome): the first one cut, and whether (and where) a
+	// cycle of states shows that an execution runs for ever.
+	CutTrace   []ir.Move
+	Cycle      bool
+	CycleTrace []ir.Move
 }
 
 // ErrReplay marks a counterexample that does not replay: an internal error.
@@ -172,4 +193,17 @@ func Validate(p *ir.Program, r *Result) (*ir.Run, error) {
 // An Engine answers one program. Implementations live in explicit and symbolic.
 type Engine interface {
 	Check(ctx context.Context, p *ir.Program) (*Result, error)
+}
+
+// DurationOf returns the duration behind one of the *_ms keys of Values.
+func (s *Stats) DurationOf(key string) time.Duration {
+	switch key {
+	case "encode_ms":
+		return s.EncodeTime
+	case "solve_ms":
+		return s.SolveTime
+	case "time_ms":
+		return s.Time
+	}
+	return 0
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -20,10 +22,16 @@ func benchCommand() *cli.Command {
 		&cli.StringFlag{Name: "n", Value: "1..4", Usage: "range of N: FROM..TO"},
 		&cli.IntFlag{Name: "width", Value: 32, Usage: "integer width W in bits"},
 		&cli.BoolFlag{Name: "no-fold", Usage: "one transition per statement"},
-		&cli.StringFlag{Name: "csv", Usage: "write the rows as CSV to this file"},
-		&cli.StringFlag{Name: "md", Usage: "write the rows as a Markdown table to this file"},
+		&cli.StringFlag{Name: "csv", Usage: "write the rows as CSV to this file, each as it is measured"},
+		&cli.StringFlag{Name: "md", Usage: "write the rows as a Markdown table to this file, each as it is measured"},
 		&cli.StringFlag{Name: "plot", Usage: "write a log-scale PNG plot of time and executions to this file"},
+		&cli.BoolFlag{Name: "json", Usage: "print the rows as one JSON object (docs/output.md)"},
 	)
+	for i, f := range flags {
+		if tf, ok := f.(*cli.GenericFlag); ok && tf.Name == "timeout" {
+			flags[i] = timeoutFlag(benchTimeout, "time limit per run; a family stops growing N at its first timeout")
+		}
+	}
 	return &cli.Command{
 		Name:   "bench",
 		Usage:  "run benchmark families over a range of N and report time, executions and memory",
@@ -31,6 +39,8 @@ func benchCommand() *cli.Command {
 		Action: benchAction,
 	}
 }
+
+const benchTimeout = 60 * time.Second
 
 func parseRange(s string) (int, int, error) {
 	a, b, ok := strings.Cut(s, "..")
@@ -48,6 +58,9 @@ func parseRange(s string) (int, int, error) {
 func benchAction(c *cli.Context) error {
 	if c.Args().Len() != 0 {
 		return usageErr("bench takes no arguments (use --suite)")
+	}
+	if err := rejectEngineChoice(c); err != nil {
+		return err
 	}
 	fams, err := bench.Families(c.String("suite"))
 	if err != nil {
@@ -67,9 +80,56 @@ func benchAction(c *cli.Context) error {
 			return err
 		}
 	}
+	asJSON := c.Bool("json")
+	// Reports are written row by row: an interrupted or failed campaign keeps
+	// the rows it measured.
+	var onRow []func(bench.Row) error
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	create := func(flag string) (*os.File, error) {
+		f, err := os.Create(c.String(flag))
+		if err != nil {
+			return nil, &exitError{exitUsage, fmt.Errorf("--%s: %w", flag, err)}
+		}
+		files = append(files, f)
+		return f, nil
+	}
+	if c.String("csv") != "" {
+		f, err := create("csv")
+		if err != nil {
+			return err
+		}
+		cw, err := bench.NewCSVWriter(f)
+		if err != nil {
+			return &exitError{exitInternal, err}
+		}
+		onRow = append(onRow, cw.Write)
+	}
+	if c.String("md") != "" {
+		f, err := create("md")
+		if err != nil {
+			return err
+		}
+		if err := bench.MarkdownHeader(f); err != nil {
+			return &exitError{exitInternal, err}
+		}
+		onRow = append(onRow, func(r bench.Row) error { return bench.MarkdownRow(f, r) })
+	}
+	stdoutTable := c.String("csv") == "" && c.String("md") == "" && c.String("plot") == "" && !asJSON
+	if stdoutTable {
+		if err := bench.MarkdownHeader(c.App.Writer); err != nil {
+			return err
+		}
+		onRow = append(onRow, func(r bench.Row) error { return bench.MarkdownRow(c.App.Writer, r) })
+	}
 	cfg := bench.Config{
 		Families: fams, Engines: engines, From: from, To: to, Timeout: base.Timeout,
 		Width: c.Int("width"), NoFold: c.Bool("no-fold"), Log: c.App.ErrWriter,
+		Bound: base.Bounds.Depth, Version: version,
 		New: func(name string) (verify.Engine, error) {
 			ec, err := engineByName(name, base)
 			if err != nil {
@@ -77,43 +137,47 @@ func benchAction(c *cli.Context) error {
 			}
 			return ec.engine()
 		},
+		OnRow: func(r bench.Row) error {
+			for _, f := range onRow {
+				if err := f(r); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
 	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 60 * time.Second
+	if asJSON {
+		cfg.Log = nil
 	}
 	rows, err := bench.Run(c.Context, cfg)
-	if err != nil {
+	interrupted := errors.Is(err, context.Canceled) || c.Context.Err() != nil
+	if err != nil && !interrupted {
 		return &exitError{exitInternal, err}
 	}
-	outputs := []struct {
-		flag  string
-		write func(*os.File) error
-	}{
-		{"csv", func(f *os.File) error { return bench.WriteCSV(f, rows) }},
-		{"md", func(f *os.File) error { return bench.WriteMarkdown(f, rows) }},
-		{"plot", func(f *os.File) error { return bench.WritePlot(f, rows) }},
-	}
-	wrote := false
-	for _, o := range outputs {
-		path := c.String(o.flag)
-		if path == "" {
-			continue
-		}
-		wrote = true
-		f, err := os.Create(path)
+	if path := c.String("plot"); path != "" {
+		f, err := create("plot")
 		if err != nil {
-			return &exitError{exitUsage, err}
+			return err
 		}
-		err = o.write(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return &exitError{exitInternal, fmt.Errorf("--%s %s: %w", o.flag, path, err)}
+		if err := bench.WritePlot(f, rows); err != nil {
+			return &exitError{exitInternal, fmt.Errorf("--plot %s: %w", path, err)}
 		}
 	}
-	if !wrote {
-		return bench.WriteMarkdown(c.App.Writer, rows)
+	if asJSON {
+		j := struct {
+			Rows        []map[string]any `json:"rows"`
+			Interrupted bool             `json:"interrupted,omitempty"`
+		}{Rows: []map[string]any{}, Interrupted: interrupted}
+		for _, r := range rows {
+			j.Rows = append(j.Rows, r.JSON())
+		}
+		if err := writeJSONValue(c.App.Writer, j); err != nil {
+			return &exitError{exitInternal, err}
+		}
+	}
+	if interrupted {
+		fmt.Fprintln(c.App.ErrWriter, "kbmc: bench interrupted; the reports hold the rows measured so far")
+		return &exitError{exitUnknown, nil}
 	}
 	return nil
 }

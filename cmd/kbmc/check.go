@@ -10,16 +10,22 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"kbmc/ir"
 	"kbmc/verify"
 )
 
 func checkCommand() *cli.Command {
 	flags := append(programFlags(), engineFlags()...)
 	flags = append(flags,
-		&cli.BoolFlag{Name: "json", Usage: "print one JSON object (DESIGN.md §7)"},
+		&cli.BoolFlag{Name: "json", Usage: "print one JSON object (docs/output.md); input errors too"},
 		&cli.StringFlag{Name: "trace", Value: "text", Usage: "counterexample format: text, json or dot"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the verdict line"},
 		recordFlag("the counterexample"),
+		&cli.BoolFlag{Name: "threads", Usage: "trace: say which threads could move at each step"},
+		&cli.BoolFlag{Name: "relevant", Usage: "trace: hide steps that touch nothing the violation depends on"},
+		&cli.StringFlag{Name: "trail", Usage: "write the counterexample to this file (JSON, docs/output.md), for kbmc run --replay"},
+		&cli.BoolFlag{Name: "show-properties", Usage: "list the program's properties (assertions and run-time checks) with their ids, and exit"},
+		&cli.StringFlag{Name: "property", Usage: "check only the property with this id (see --show-properties)"},
 	)
 	return &cli.Command{
 		Name:      "check",
@@ -34,6 +40,7 @@ func checkAction(c *cli.Context) error {
 	if c.Args().Len() != 1 {
 		return usageErr("check takes exactly one FILE")
 	}
+	asJSON := c.Bool("json")
 	cfg, err := compileConfig(c)
 	if err != nil {
 		return err
@@ -42,29 +49,50 @@ func checkAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := checkApplicable(c, ec); err != nil {
+		return err
+	}
 	format := c.String("trace")
 	if format != "text" && format != "json" && format != "dot" {
 		return usageErr("--trace %s: want text, json or dot", format)
 	}
-	asJSON := c.Bool("json")
+	if asJSON && c.IsSet("trace") && format != "json" {
+		return usageErr("--json prints the trace as JSON; --trace %s does not apply", format)
+	}
 	if asJSON {
 		format = "json"
 	}
-	l, err := load(c.Args().First(), cfg)
+	path := c.Args().First()
+	l, err := load(path, cfg)
 	if err != nil {
-		return err
+		return jsonInputError(c, asJSON, path, err)
+	}
+	if c.Bool("show-properties") {
+		return showProperties(c.App.Writer, l, asJSON)
+	}
+	if id := c.String("property"); id != "" {
+		if err := l.selectProperty(id); err != nil {
+			return err
+		}
 	}
 	l.settings = verdictSettings(c)
 	stderr := c.App.ErrWriter
+	var prog *progress
 	if !asJSON && !c.Bool("quiet") && isTerminal(stderr) {
-		ec.Bounds.Progress = progressPrinter(stderr)
+		prog = newProgress(stderr, ec)
+		ec.Bounds.Progress = prog.report
 	}
 	res, err := runEngine(c.Context, l, ec)
-	if ec.Bounds.Progress != nil {
-		fmt.Fprint(stderr, "\r\033[K")
-	}
+	prog.clear()
 	if err != nil {
-		return err
+		return jsonInputError(c, asJSON, path, err)
+	}
+	if trail := c.String("trail"); trail != "" {
+		if res.Verdict != verify.Unsafe {
+			fmt.Fprintf(stderr, "kbmc: %s: no counterexample, so no trail written to %s\n", res.Verdict, trail)
+		} else if err := writeTrail(trail, l, cfg, ec, res); err != nil {
+			return &exitError{exitUsage, err}
+		}
 	}
 	if res.Verdict == verify.Unsafe {
 		if err := record(c, l, res.Trace); err != nil {
@@ -74,13 +102,14 @@ func checkAction(c *cli.Context) error {
 		fmt.Fprintf(stderr, "kbmc: --record: %s: no counterexample to record\n", res.Verdict)
 	}
 	out := c.App.Writer
+	opts := traceOptions{threads: c.Bool("threads"), relevant: c.Bool("relevant")}
 	switch {
 	case asJSON:
-		err = writeJSON(out, l, res)
+		err = writeJSON(out, l, ec, res, opts)
 	case c.Bool("quiet"):
 		fmt.Fprintln(out, verdictLine(l, res))
 	default:
-		err = writeText(out, l, res, format)
+		err = writeText(out, l, ec, res, format, opts)
 	}
 	if err != nil {
 		return &exitError{exitInternal, err}
@@ -93,6 +122,9 @@ func checkAction(c *cli.Context) error {
 
 // runEngine runs the configured engine on a loaded program under its time limit.
 func runEngine(ctx context.Context, l *loaded, ec engineConfig) (*verify.Result, error) {
+	if l.property != nil && l.property.kind != ir.Deadlock {
+		ec.Bounds.NoDeadlock = true
+	}
 	eng, err := ec.engine()
 	if err != nil {
 		return nil, err
@@ -114,15 +146,50 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// progressPrinter reports executions, rate and elapsed time on one terminal line.
-func progressPrinter(w io.Writer) func(*verify.Stats) {
-	return func(s *verify.Stats) {
-		secs := s.Time.Seconds()
+// progress reports on one terminal line how a long run goes: executions and
+// their rate for the explicit engine, the depth reached and the time in the
+// solver for the symbolic one; cut to the terminal's width.
+type progress struct {
+	w        io.Writer
+	symbolic bool
+	width    int
+	shown    bool
+}
+
+func newProgress(w io.Writer, ec engineConfig) *progress {
+	p := &progress{w: w, symbolic: ec.Engine == "symbolic", width: 80}
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 10 {
+			p.width = cols
+		}
+	}
+	return p
+}
+
+func (p *progress) report(s *verify.Stats) {
+	var line string
+	if p.symbolic {
+		line = fmt.Sprintf("depth %d done, %s in the solver, %s elapsed", s.Depth,
+			formatDuration(s.SolveTime), formatDuration(s.Time.Round(100*time.Millisecond)))
+	} else {
 		rate := 0.0
-		if secs > 0 {
+		if secs := s.Time.Seconds(); secs > 0 {
 			rate = float64(s.Executions) / secs
 		}
-		fmt.Fprintf(w, "\r\033[K%d executions, %d steps, %.0f exec/s, %s elapsed",
-			s.Executions, s.Transitions, rate, s.Time.Round(100*time.Millisecond))
+		line = fmt.Sprintf("%s executions (%s cut by the depth bound), %s steps, %s exec/s, %s elapsed",
+			formatCount(s.Executions), formatCount(s.Cut), formatCount(s.Transitions), formatCount(int64(rate)),
+			formatDuration(s.Time.Round(100*time.Millisecond)))
+	}
+	if r := []rune(line); len(r) > p.width-1 {
+		line = string(r[:p.width-1])
+	}
+	p.shown = true
+	fmt.Fprint(p.w, "\r\033[K"+line)
+}
+
+// clear removes the progress line, if one was shown.
+func (p *progress) clear() {
+	if p != nil && p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
 	}
 }

@@ -40,8 +40,8 @@ func engineFlags() []cli.Flag {
 		&cli.StringFlag{Name: "encoding", Value: symbolic.Encodings()[0], Usage: "symbolic: " + strings.Join(symbolic.Encodings(), " or ")},
 		&cli.StringFlag{Name: "por", Value: "monotonic", Usage: "symbolic, step encoding: partial-order constraints, " + strings.Join(symbolic.PORs(), ", ")},
 		&cli.BoolFlag{Name: "no-incremental", Usage: "symbolic: solve at the full depth at once"},
-		&cli.StringFlag{Name: "algo", Value: "dfs", Usage: "explicit algorithm: " + strings.Join(explicit.Algorithms(), ", ")},
-		&cli.IntFlag{Name: "depth", Value: verify.DefaultDepth, Usage: "maximum number of steps of an execution"},
+		&cli.StringFlag{Name: "algo", DefaultText: "dfs with --stateful", Usage: "explicit algorithm: " + strings.Join(explicit.Algorithms(), ", ") + "; --algo dfs alone is the stateless reference search"},
+		&cli.IntFlag{Name: "depth", Value: verify.DefaultDepth, Usage: "maximum number of steps of an execution (at least 1)"},
 		&cli.BoolFlag{Name: "no-deadlock", Usage: "do not report deadlocks"},
 		&cli.BoolFlag{Name: "stateful", Usage: "dfs: keep a visited set"},
 		&cli.BoolFlag{Name: "local-deadlock", Usage: "dfs --stateful: also report a process that can never move again while others may"},
@@ -51,11 +51,55 @@ func engineFlags() []cli.Flag {
 		&cli.IntFlag{Name: "max-steps", Usage: "bpor-fair: report a possible livelock past this many steps (0: off)"},
 		&cli.StringFlag{Name: "tcs-solver", Value: "topo", Usage: "lazypor: trace constraint system solver (" + strings.Join(explicit.TCSSolvers(), ", ") + ")"},
 		&cli.Int64Flag{Name: "max-nondet", Value: explicit.DefaultMaxNondet, Usage: "largest nondet(lo, hi) range explored"},
-		&cli.DurationFlag{Name: "timeout", Usage: "give up after this long (verdict unknown), e.g. 30s"},
+		timeoutFlag(0, "give up after this long (verdict unknown): 30s, 2m, 1h30m, or a number of seconds"),
 		memoryFlag(),
 		&cli.IntFlag{Name: "workers", Value: runtime.GOMAXPROCS(0), Usage: "explicit: explore subtrees on this many goroutines (default: the CPUs kbmc may use)"},
 		&cli.StringFlag{Name: "shard", Usage: "explicit: explore part I of N of the search (I/N, 0 <= I < N); combine the parts' --json results with kbmc merge"},
 	}
+}
+
+// Without --algo, the explicit engine runs dfs with a visited set (--stateful):
+// chosen by measurement (docs/decisions.md, "The default engine"). Naming
+// --algo dfs gives the stateless reference search, the oracle of xval and the
+// differential tests.
+
+// seconds is a duration flag's value that also reads a bare number as seconds
+// (`--timeout 10` is ten seconds, as for timeout(1)).
+type seconds struct{ d time.Duration }
+
+func (s *seconds) Set(v string) error {
+	if d, err := time.ParseDuration(v); err == nil {
+		if d < 0 {
+			return fmt.Errorf("%s: must not be negative", v)
+		}
+		s.d = d
+		return nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 || f > 1e9 {
+		return fmt.Errorf("%q: want a duration such as 30s, 2m or 1h30m, or a number of seconds", v)
+	}
+	s.d = time.Duration(f * float64(time.Second))
+	return nil
+}
+
+func (s *seconds) String() string {
+	if s == nil || s.d == 0 {
+		return "none"
+	}
+	return formatDuration(s.d)
+}
+
+func timeoutFlag(def time.Duration, usage string) cli.Flag {
+	return &cli.GenericFlag{Name: "timeout", Value: &seconds{def}, Usage: usage}
+}
+
+// timeoutOf reads a flag made by timeoutFlag.
+func timeoutOf(c *cli.Context) time.Duration {
+	if s, ok := c.Generic("timeout").(*seconds); ok {
+		return s.d
+	}
+	return 0
 }
 
 // compileConfig reads the program flags.
@@ -101,14 +145,35 @@ type engineConfig struct {
 	// options are taken from Bounds when the engine is built.
 	Explicit explicit.Options
 	Timeout  time.Duration
+	// DefaultAlgo says that no --algo was given: the explicit engine then runs
+	// dfs --stateful. An engine named later (engineByName) replaces it.
+	DefaultAlgo bool
+}
+
+// Name is the engine's name as regress, xval and bench spell it.
+func (ec engineConfig) Name() string {
+	switch {
+	case ec.Engine == "symbolic":
+		return "symbolic/" + ec.Solver + "/" + ec.POR
+	case ec.Algo == "dfs" && ec.Explicit.Stateful:
+		return "explicit/dfs/stateful"
+	case ec.Algo == "lazypor" && ec.Explicit.TCSSolver != "" && ec.Explicit.TCSSolver != "topo":
+		return "explicit/lazypor/" + ec.Explicit.TCSSolver
+	}
+	return "explicit/" + ec.Algo
 }
 
 func readEngineConfig(c *cli.Context) (engineConfig, error) {
-	ec := engineConfig{Engine: c.String("engine"), Algo: c.String("algo"), Timeout: c.Duration("timeout"),
+	ec := engineConfig{Engine: c.String("engine"), Algo: c.String("algo"), Timeout: timeoutOf(c),
 		Solver: c.String("solver"), Encoding: c.String("encoding"), POR: c.String("por"), NoIncremental: c.Bool("no-incremental")}
+	if ec.Algo == "" {
+		ec.Algo = "dfs"
+		ec.Explicit.Stateful = true
+		ec.DefaultAlgo = !c.Bool("stateful")
+	}
 	ec.Bounds.Depth = c.Int("depth")
 	ec.Bounds.NoDeadlock = c.Bool("no-deadlock")
-	ec.Explicit.Stateful = c.Bool("stateful")
+	ec.Explicit.Stateful = ec.Explicit.Stateful || c.Bool("stateful")
 	ec.Explicit.LocalDeadlock = c.Bool("local-deadlock")
 	ec.Explicit.NoSleep = c.Bool("no-sleep")
 	ec.Explicit.TCSSolver = c.String("tcs-solver")
@@ -140,6 +205,55 @@ func readEngineConfig(c *cli.Context) (engineConfig, error) {
 	}
 	_, err = ec.engine()
 	return ec, err
+}
+
+// engineFlagScope says, for each engine flag, which engines it applies to.
+var engineFlagScope = []struct {
+	flag    string
+	applies func(ec engineConfig) bool
+	what    string
+}{
+	{"solver", isSymbolic, "the symbolic engine (--engine symbolic)"},
+	{"por", isSymbolic, "the symbolic engine (--engine symbolic)"},
+	{"no-incremental", isSymbolic, "the symbolic engine (--engine symbolic)"},
+	{"algo", isExplicit, "the explicit engine"},
+	{"max-nondet", isExplicit, "the explicit engine"},
+	{"stateful", algoIn("dfs"), "--algo dfs"},
+	{"local-deadlock", algoIn("dfs"), "--algo dfs --stateful"},
+	{"no-sleep", algoIn("dpor", "persistent", "process-local"), "--algo dpor, persistent or process-local"},
+	{"preemptions", algoIn("bpor-preempt"), "--algo bpor-preempt"},
+	{"fair", algoIn("bpor-fair"), "--algo bpor-fair"},
+	{"max-steps", algoIn("bpor-fair"), "--algo bpor-fair"},
+	{"tcs-solver", algoIn("lazypor"), "--algo lazypor"},
+}
+
+func isSymbolic(ec engineConfig) bool { return ec.Engine == "symbolic" }
+func isExplicit(ec engineConfig) bool { return ec.Engine == "explicit" }
+func algoIn(algos ...string) func(engineConfig) bool {
+	return func(ec engineConfig) bool {
+		for _, a := range algos {
+			if ec.Engine == "explicit" && ec.Algo == a {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// checkApplicable rejects an engine flag given on the command line that the
+// chosen engine would ignore: a flag that changes nothing must not look as if it
+// did.
+func checkApplicable(c *cli.Context, ec engineConfig) error {
+	for _, s := range engineFlagScope {
+		if c.IsSet(s.flag) && !s.applies(ec) {
+			chosen := "--engine " + ec.Engine
+			if ec.Engine == "explicit" {
+				chosen = "--algo " + ec.Algo
+			}
+			return usageErr("--%s applies only to %s, not to %s", s.flag, s.what, chosen)
+		}
+	}
+	return nil
 }
 
 // engine builds the chosen engine.
@@ -238,6 +352,8 @@ type loaded struct {
 	src      []byte
 	prog     *ir.Program
 	settings []string // the flags that decide the verdict, as name=value (see verdictSettings)
+	// property is the one property --property chose, or nil for all.
+	property *property
 }
 
 // verdictFlags are the flags whose values decide a run's verdict; the parts of a
@@ -245,7 +361,7 @@ type loaded struct {
 // (--workers, --shard), limits and output formats are not among them.
 var verdictFlags = []string{"engine", "algo", "solver", "encoding", "por", "no-incremental", "depth", "width", "D",
 	"no-fold", "no-deadlock", "local-deadlock", "stateful", "no-sleep", "preemptions", "fair", "max-steps",
-	"tcs-solver", "max-nondet"}
+	"tcs-solver", "max-nondet", "property"}
 
 // verdictSettings lists the values of the verdict flags the command has.
 func verdictSettings(c *cli.Context) []string {
@@ -290,11 +406,17 @@ func (l *loaded) errorAt(pos ir.Pos, msg string) error {
 	return &lang.Error{Pos: syntax.Position{Filename: l.path, Line: pos.Line, Col: pos.Col}, Msg: msg, Source: line}
 }
 
+// unsupported marks an input error that says the chosen engine cannot handle a
+// construct: another engine may.
+type unsupported struct{ error }
+
+func (u unsupported) Unwrap() error { return u.error }
+
 // inputError renders an engine's refusal of a construct like a compiler error.
 func (l *loaded) inputError(err error) error {
 	var ue *verify.UnsupportedError
 	if errors.As(err, &ue) {
-		return &exitError{exitInput, l.errorAt(ue.Pos, ue.Engine+": "+ue.Msg)}
+		return &exitError{exitInput, unsupported{l.errorAt(ue.Pos, ue.Engine+": "+ue.Msg)}}
 	}
 	return &exitError{exitInternal, fmt.Errorf("internal error: %w", err)}
 }

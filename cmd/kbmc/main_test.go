@@ -48,7 +48,7 @@ func TestExitCodes(t *testing.T) {
 		{"unsafe", []string{"check", unsafe}, 10, "lost update"},
 		{"flags after file", []string{"check", unsafe, "--depth", "3"}, 0, "bounded-safe"},
 		{"bounded", []string{"check", "--depth", "5", spin}, 0, "bounded-safe"},
-		{"unknown by timeout", []string{"check", "--depth", "60", "--timeout", "1ns", spin}, 5, "unknown"},
+		{"unknown by timeout", []string{"check", "--algo", "dfs", "--depth", "60", "--timeout", "1ns", spin}, 5, "unknown"},
 		{"input error", []string{"check", bad}, 2, "undefined: y"},
 		{"unsupported construct", []string{"check", unbounded}, 2, "nondet() without a range"},
 		{"missing file", []string{"check", "/nonexistent.kb"}, 2, "no such file"},
@@ -94,7 +94,7 @@ func TestInputErrorHasCaret(t *testing.T) {
 
 func TestJSON(t *testing.T) {
 	unsafe := writeProgram(t, racy)
-	code, out, _ := kbmc(t, "check", "--json", unsafe)
+	code, out, _ := kbmc(t, "check", "--json", "--algo", "dfs", unsafe)
 	if code != 10 {
 		t.Fatalf("exit %d", code)
 	}

@@ -24,8 +24,8 @@ func mergeCommand() *cli.Command {
 }
 
 // counterKeys are the statistics that add up over the parts.
-var counterKeys = []string{"executions", "transitions", "states", "local_states", "sleep_blocked",
-	"tcs_built", "tcs_solved", "tcs_unsat"}
+var counterKeys = []string{"executions", "complete", "assume_blocked", "deadlocked", "cut", "failed",
+	"transitions", "states", "local_states", "sleep_blocked", "tcs_built", "tcs_solved", "tcs_unsat"}
 
 // mergeAction checks that the files are every part of one sharded run, exactly
 // once, of one program with one set of verdict flags, and combines them: unsafe
@@ -68,18 +68,13 @@ func mergeAction(c *cli.Context) error {
 			}
 			fmt.Fprintf(out, "%s: %s: %s (%s)\n", v.Pos, v.Kind, v.Message, who)
 			fmt.Fprintf(out, "trace (%d steps):\n", len(m.Trace))
-			printSteps(out, m.Trace)
+			printSteps(out, m.Trace, traceOptions{})
 		}
 		if m.Note != "" {
 			fmt.Fprintf(out, "note: %s\n", m.Note)
 		}
-		var stats []string
-		for _, k := range append(slices.Clone(counterKeys), "time_ms") {
-			if v, ok := m.Stats[k]; ok {
-				stats = append(stats, fmt.Sprintf("%s %v", strings.ReplaceAll(k, "_", " "), v))
-			}
-		}
-		fmt.Fprintf(out, "stats: %s\n", strings.Join(stats, ", "))
+		keys := slices.Concat(counterKeys[:1], []string{"longest"}, counterKeys[1:], []string{"time_ms"})
+		fmt.Fprintf(out, "stats: %s\n", formatStats(keys, m.Stats))
 	}
 	verdict, _ := verify.ParseVerdict(m.Verdict)
 	if code := verdict.ExitCode(); code != exitOK {
@@ -190,6 +185,10 @@ func mergeParts(parts []*jsonResult, count int) *jsonResult {
 				prev, _ := m.Stats[k].(float64)
 				m.Stats[k] = prev + v
 			}
+		}
+		if v, ok := j.Stats["longest"].(float64); ok {
+			prev, _ := m.Stats["longest"].(float64)
+			m.Stats["longest"] = max(prev, v)
 		}
 		if v, ok := j.Stats["time_ms"].(float64); ok {
 			timeMS += v

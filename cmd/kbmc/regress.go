@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -15,11 +16,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"golang.org/x/term"
 	"kbmc/explicit"
+
 	"kbmc/internal/annotation"
 	"kbmc/lang"
 	"kbmc/solver/z3"
 	"kbmc/symbolic"
+	"kbmc/verify"
 )
 
 func regressCommand() *cli.Command {
@@ -28,10 +32,12 @@ func regressCommand() *cli.Command {
 		Usage:     "run annotated programs (//@ expect: …) and compare with their expectations",
 		ArgsUsage: "DIR|FILE...",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "engines", Usage: "comma-separated engines to try, e.g. explicit/dfs (default: every engine that supports the program)"},
-			&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "time limit per program and engine"},
+			&cli.StringFlag{Name: "engines", Usage: "comma-separated engines to try, e.g. explicit/dfs (default: the program's //@ engines, else every engine that supports the program)"},
+			timeoutFlag(time.Minute, "time budget per program and engine; a run that exceeds it counts as unknown, apart from failures"),
 			&cli.BoolFlag{Name: "table", Usage: "end with a summary table: one row per program, one column per engine"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print passing runs too"},
+			&cli.BoolFlag{Name: "json", Usage: "print one JSON object: every run and the totals (docs/output.md)"},
+			&cli.StringFlag{Name: "junit", Usage: "also write a JUnit XML report to this file (one testcase per program and engine)"},
 		},
 		Action: regressAction,
 	}
@@ -48,6 +54,9 @@ func defaultEngines() []string {
 			continue // a preemption or fair bound answers a different question
 		}
 		names = append(names, "explicit/"+a)
+		if a == "dfs" {
+			names = append(names, "explicit/dfs/stateful") // kbmc check's default
+		}
 	}
 	if z3.Available() {
 		names = append(names, "symbolic/z3")
@@ -85,12 +94,22 @@ func parseCheckArgs(args []string) (lang.Config, engineConfig, error) {
 
 // regressCase is one program × engine run.
 type regressCase struct {
-	file, engine string
-	pass         bool
-	got          string
-	detail       string
-	elapsed      time.Duration
+	File    string        `json:"file"`
+	Engine  string        `json:"engine"`
+	Status  string        `json:"status"` // pass, fail, unknown (time budget), unsupported (engine chosen by default)
+	Got     string        `json:"got"`
+	Want    string        `json:"want"`
+	Detail  string        `json:"detail,omitempty"`
+	Elapsed time.Duration `json:"-"`
+	MS      float64       `json:"time_ms"`
 }
+
+const (
+	statusPass        = "pass"
+	statusFail        = "fail"
+	statusUnknown     = "unknown"
+	statusUnsupported = "unsupported"
+)
 
 func regressAction(c *cli.Context) error {
 	if c.Args().Len() == 0 {
@@ -107,31 +126,104 @@ func regressAction(c *cli.Context) error {
 		}
 	}
 	out := c.App.Writer
+	asJSON := c.Bool("json")
+	budget := timeoutOf(c)
+	var prog io.Writer
+	if isTerminal(c.App.ErrWriter) && !asJSON {
+		prog = c.App.ErrWriter
+	}
 	var cases []regressCase
-	for _, f := range files {
-		for _, rc := range regressFile(c.Context, f, override, c.Duration("timeout")) {
+	for i, f := range files {
+		if c.Context.Err() != nil {
+			break
+		}
+		show := func(engine string) {
+			if prog != nil {
+				line := fmt.Sprintf("[%d/%d] %s [%s]", i+1, len(files), f, engine)
+				fmt.Fprint(prog, "\r\033[K"+truncate(line, terminalWidth(prog)))
+			}
+		}
+		for _, rc := range regressFile(c.Context, f, override, budget, show) {
 			cases = append(cases, rc)
-			if !rc.pass {
-				fmt.Fprintf(out, "FAIL %s [%s]: %s\n", rc.file, rc.engine, rc.detail)
-			} else if c.Bool("verbose") {
-				fmt.Fprintf(out, "ok   %s [%s]: %s (%s)\n", rc.file, rc.engine, rc.got, rc.elapsed.Round(time.Millisecond))
+			if prog != nil {
+				fmt.Fprint(prog, "\r\033[K")
+			}
+			if asJSON {
+				continue
+			}
+			switch {
+			case rc.Status == statusFail:
+				fmt.Fprintf(out, "FAIL %s [%s]: %s\n", rc.File, rc.Engine, rc.Detail)
+			case rc.Status == statusUnknown:
+				fmt.Fprintf(out, "UNKNOWN %s [%s]: %s\n", rc.File, rc.Engine, rc.Detail)
+			case c.Bool("verbose"):
+				fmt.Fprintf(out, "%-4s %s [%s]: %s (%s)\n", map[string]string{statusPass: "ok", statusUnsupported: "skip"}[rc.Status],
+					rc.File, rc.Engine, rc.Got, formatDuration(rc.Elapsed))
 			}
 		}
 	}
-	if c.Bool("table") {
-		writeRegressTable(out, cases)
-	}
-	failed := 0
+	interrupted := c.Context.Err() != nil
+	counts := map[string]int{}
 	for _, rc := range cases {
-		if !rc.pass {
-			failed++
+		counts[rc.Status]++
+	}
+	if path := c.String("junit"); path != "" {
+		if err := writeJUnit(path, cases); err != nil {
+			return &exitError{exitUsage, err}
 		}
 	}
-	fmt.Fprintf(out, "%d passed, %d failed\n", len(cases)-failed, failed)
-	if failed > 0 {
+	if asJSON {
+		j := struct {
+			Cases       []regressCase  `json:"cases"`
+			Totals      map[string]int `json:"totals"`
+			Budget      float64        `json:"budget_s"`
+			Interrupted bool           `json:"interrupted,omitempty"`
+		}{cases, map[string]int{statusPass: counts[statusPass], statusFail: counts[statusFail],
+			statusUnknown: counts[statusUnknown], statusUnsupported: counts[statusUnsupported]}, budget.Seconds(), interrupted}
+		if j.Cases == nil {
+			j.Cases = []regressCase{}
+		}
+		if err := writeJSONValue(out, j); err != nil {
+			return &exitError{exitInternal, err}
+		}
+	} else {
+		if c.Bool("table") {
+			writeRegressTable(out, cases)
+		}
+		if interrupted {
+			fmt.Fprintln(out, "interrupted: the totals cover the runs that ended")
+		}
+		if n := counts[statusUnknown]; n > 0 {
+			fmt.Fprintf(out, "%d unknown: over the time budget of %s (not counted as failures)\n", n, formatDuration(budget))
+		}
+		if n := counts[statusUnsupported]; n > 0 {
+			fmt.Fprintf(out, "%d not run: the engine does not support the program (-v lists them)\n", n)
+		}
+		fmt.Fprintf(out, "%d passed, %d failed\n", counts[statusPass], counts[statusFail])
+	}
+	switch {
+	case counts[statusFail] > 0:
 		return &exitError{exitUsage, nil}
+	case interrupted:
+		return &exitError{exitUnknown, nil}
 	}
 	return nil
+}
+
+func terminalWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 10 {
+			return cols
+		}
+	}
+	return 80
+}
+
+func truncate(s string, width int) string {
+	if r := []rune(s); len(r) > width-1 {
+		return string(r[:width-1])
+	}
+	return s
 }
 
 func collectPrograms(args []string) ([]string, error) {
@@ -165,11 +257,18 @@ func collectPrograms(args []string) ([]string, error) {
 func engineByName(name string, ec engineConfig) (engineConfig, error) {
 	eng, algo, ok := strings.Cut(name, "/")
 	if !ok {
-		return ec, usageErr("engine %q: want explicit/ALGO, explicit/lazypor/TCS-SOLVER, symbolic/SOLVER[/POR] or symbolic/SOLVER/ENCODING, e.g. explicit/dfs", name)
+		return ec, usageErr("engine %q: want explicit/ALGO, explicit/dfs/stateful, explicit/lazypor/TCS-SOLVER, symbolic/SOLVER[/POR] or symbolic/SOLVER/ENCODING, e.g. explicit/dfs", name)
+	}
+	if ec.DefaultAlgo {
+		// The default (dfs --stateful) gives way to the engine named here.
+		ec.DefaultAlgo, ec.Explicit.Stateful = false, false
 	}
 	ec.Engine, ec.Algo = eng, algo
 	if a, tcs, ok := strings.Cut(algo, "/"); eng == "explicit" && ok && a == "lazypor" {
 		ec.Algo, ec.Explicit.TCSSolver = a, tcs
+	}
+	if eng == "explicit" && algo == "dfs/stateful" {
+		ec.Algo, ec.Explicit.Stateful = "dfs", true
 	}
 	if eng == "symbolic" {
 		ec.Algo = ""
@@ -191,9 +290,9 @@ func engineByName(name string, ec engineConfig) (engineConfig, error) {
 	return ec, err
 }
 
-func regressFile(ctx context.Context, file string, override []string, timeout time.Duration) []regressCase {
+func regressFile(ctx context.Context, file string, override []string, timeout time.Duration, show func(engine string)) []regressCase {
 	fail := func(engine, format string, args ...any) []regressCase {
-		return []regressCase{{file: file, engine: engine, detail: fmt.Sprintf(format, args...)}}
+		return []regressCase{{File: file, Engine: engine, Status: statusFail, Detail: fmt.Sprintf(format, args...)}}
 	}
 	src, err := os.ReadFile(file)
 	if err != nil {
@@ -208,16 +307,20 @@ func regressFile(ctx context.Context, file string, override []string, timeout ti
 		return fail("-", "//@ args: %v", err)
 	}
 	base.Timeout = timeout
+	want := ann.Expect
+	if ann.Violation != "" {
+		want += " (" + ann.Violation + ")"
+	}
 	p, cerr := lang.Compile(file, src, cfg)
 	if cerr != nil {
-		rc := regressCase{file: file, engine: "compile", got: "error"}
+		rc := regressCase{File: file, Engine: "compile", Got: "error", Want: want, Status: statusFail}
 		switch {
 		case ann.Expect != "error":
-			rc.detail = "unexpected input error:\n" + cerr.Error()
+			rc.Detail = "unexpected input error:\n" + cerr.Error()
 		case !strings.Contains(cerr.Error(), ann.Error):
-			rc.detail = fmt.Sprintf("error does not mention %q:\n%s", ann.Error, cerr.Error())
+			rc.Detail = fmt.Sprintf("error does not mention %q:\n%s", ann.Error, cerr.Error())
 		default:
-			rc.pass = true
+			rc.Status = statusPass
 		}
 		return []regressCase{rc}
 	}
@@ -225,53 +328,75 @@ func regressFile(ctx context.Context, file string, override []string, timeout ti
 	if len(override) > 0 {
 		engines = override
 	}
-	if len(engines) == 0 {
+	chosen := len(engines) > 0
+	if !chosen {
 		engines = defaultEngines()
 	}
 	l := &loaded{path: file, src: src, prog: p}
 	var cases []regressCase
 	for _, name := range engines {
-		rc := regressCase{file: file, engine: name}
+		rc := regressCase{File: file, Engine: name, Want: want, Status: statusFail}
 		ec, err := engineByName(name, base)
 		if err != nil {
-			rc.detail = err.Error()
+			rc.Detail = err.Error()
 			cases = append(cases, rc)
 			continue
 		}
+		if show != nil {
+			show(name)
+		}
 		start := time.Now()
 		res, err := runEngine(ctx, l, ec)
-		rc.elapsed = time.Since(start)
+		rc.Elapsed = time.Since(start)
+		rc.MS = float64(rc.Elapsed.Microseconds()) / 1000
 		var ee *exitError
+		var un unsupported
 		switch {
 		case err != nil && errors.As(err, &ee) && ee.code == exitInput:
-			rc.got = "error"
-			if ann.Expect == "error" && strings.Contains(err.Error(), ann.Error) {
-				rc.pass = true
-			} else {
-				rc.detail = "input error: " + err.Error()
+			rc.Got = "error"
+			switch {
+			case ann.Expect == "error" && strings.Contains(err.Error(), ann.Error):
+				rc.Status = statusPass
+			case !chosen && errors.As(err, &un):
+				// An engine tried by default that does not support the
+				// program is not a failure: regress tries every engine that
+				// supports it.
+				rc.Status, rc.Got, rc.Detail = statusUnsupported, "unsupported", firstLine(err.Error())
+			default:
+				rc.Detail = "input error: " + err.Error()
 			}
 		case err != nil:
-			rc.got, rc.detail = "internal error", err.Error()
+			rc.Got, rc.Detail = "internal error", err.Error()
+		case res.Verdict == verify.Unknown:
+			rc.Got, rc.Status = "unknown", statusUnknown
+			rc.Detail = unknownNote(res)
 		default:
-			rc.got = res.Verdict.String()
+			rc.Got = res.Verdict.String()
 			if res.Violation != nil {
-				rc.got += " (" + res.Violation.Kind.String() + ")"
+				rc.Got += " (" + res.Violation.Kind.String() + ")"
 			}
-			want := ann.Expect
-			if ann.Violation != "" {
-				want += " (" + ann.Violation + ")"
-			}
-			rc.pass = rc.got == want
-			if !rc.pass {
-				rc.detail = fmt.Sprintf("want %s, got %s", want, rc.got)
+			if rc.Got == want {
+				rc.Status = statusPass
+			} else {
+				rc.Detail = fmt.Sprintf("want %s, got %s", want, rc.Got)
 				if res.Note != "" {
-					rc.detail += ": " + res.Note
+					rc.Detail += ": " + res.Note
 				}
 			}
 		}
 		cases = append(cases, rc)
+		if ctx.Err() != nil {
+			break
+		}
 	}
 	return cases
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 func writeRegressTable(w io.Writer, cases []regressCase) {
@@ -280,15 +405,15 @@ func writeRegressTable(w io.Writer, cases []regressCase) {
 	rows := map[string]map[string]regressCase{}
 	var files []string
 	for _, rc := range cases {
-		if !seen[rc.engine] {
-			seen[rc.engine] = true
-			engines = append(engines, rc.engine)
+		if !seen[rc.Engine] {
+			seen[rc.Engine] = true
+			engines = append(engines, rc.Engine)
 		}
-		if rows[rc.file] == nil {
-			rows[rc.file] = map[string]regressCase{}
-			files = append(files, rc.file)
+		if rows[rc.File] == nil {
+			rows[rc.File] = map[string]regressCase{}
+			files = append(files, rc.File)
 		}
-		rows[rc.file][rc.engine] = rc
+		rows[rc.File][rc.Engine] = rc
 	}
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(tw, "program\t%s\n", strings.Join(engines, "\t"))
@@ -298,8 +423,8 @@ func writeRegressTable(w io.Writer, cases []regressCase) {
 			rc, ok := rows[f][e]
 			cell := ""
 			if ok {
-				cell = rc.got
-				if !rc.pass {
+				cell = rc.Got
+				if rc.Status == statusFail {
 					cell = "FAIL " + cell
 				}
 			}
@@ -308,4 +433,66 @@ func writeRegressTable(w io.Writer, cases []regressCase) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+}
+
+// writeJUnit writes a JUnit XML report: one testsuite per program, one testcase
+// per engine; a wrong answer is a failure, a run over the time budget an error
+// (it answered nothing), an engine that does not support the program skipped.
+func writeJUnit(path string, cases []regressCase) error {
+	type failure struct {
+		Message string `xml:"message,attr"`
+		Text    string `xml:",chardata"`
+	}
+	type testcase struct {
+		Name      string   `xml:"name,attr"`
+		Classname string   `xml:"classname,attr"`
+		Time      string   `xml:"time,attr"`
+		Failure   *failure `xml:"failure,omitempty"`
+		Error     *failure `xml:"error,omitempty"`
+		Skipped   *failure `xml:"skipped,omitempty"`
+	}
+	type suite struct {
+		Name     string     `xml:"name,attr"`
+		Tests    int        `xml:"tests,attr"`
+		Failures int        `xml:"failures,attr"`
+		Errors   int        `xml:"errors,attr"`
+		Skipped  int        `xml:"skipped,attr"`
+		Cases    []testcase `xml:"testcase"`
+	}
+	type suites struct {
+		XMLName xml.Name `xml:"testsuites"`
+		Name    string   `xml:"name,attr"`
+		Suites  []suite  `xml:"testsuite"`
+	}
+	doc := suites{Name: "kbmc regress"}
+	index := map[string]int{}
+	for _, rc := range cases {
+		i, ok := index[rc.File]
+		if !ok {
+			i = len(doc.Suites)
+			index[rc.File] = i
+			doc.Suites = append(doc.Suites, suite{Name: rc.File})
+		}
+		s := &doc.Suites[i]
+		tc := testcase{Name: rc.Engine, Classname: rc.File, Time: fmt.Sprintf("%.3f", rc.Elapsed.Seconds())}
+		msg := &failure{Message: firstLine(rc.Detail), Text: rc.Detail}
+		switch rc.Status {
+		case statusFail:
+			tc.Failure = msg
+			s.Failures++
+		case statusUnknown:
+			tc.Error = msg
+			s.Errors++
+		case statusUnsupported:
+			tc.Skipped = msg
+			s.Skipped++
+		}
+		s.Tests++
+		s.Cases = append(s.Cases, tc)
+	}
+	data, err := xml.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append([]byte(xml.Header), append(data, '\n')...), 0o644)
 }

@@ -5,26 +5,55 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"regexp"
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"kbmc/ir"
 	"kbmc/verify"
 )
 
-// traceStep is one line of a counterexample, in both text and JSON output.
+// traceStep is one step of a counterexample or a simulated run, in both text and
+// JSON output (docs/output.md).
 type traceStep struct {
-	Step     int              `json:"step"`
-	Thread   string           `json:"thread"`
-	ThreadID int              `json:"thread_id"`
-	Pos      string           `json:"pos"`
-	Text     string           `json:"text"`
-	Nondet   []int64          `json:"nondet,omitempty"`
-	Reads    map[string]int64 `json:"reads"`
-	Writes   map[string]int64 `json:"writes"`
-	Sent     *traceMessage    `json:"sent,omitempty"`
-	Received *traceMessage    `json:"received,omitempty"`
+	Step     int    `json:"step"`
+	Thread   string `json:"thread"`
+	ThreadID int    `json:"thread_id"`
+	Pos      string `json:"pos"`
+	Text     string `json:"text"`
+	// Branch is the outcome of the step's first statement when it is a
+	// condition (if, while, for, cas): true or false.
+	Branch *bool          `json:"branch,omitempty"`
+	Nondet []int64        `json:"nondet,omitempty"`
+	Reads  map[string]any `json:"reads"`  // ints and bools
+	Writes map[string]any `json:"writes"` // ints and bools, locals of functions as f::x
+	// Locked and Unlocked name the mutex element a lock or unlock took or released.
+	Locked   string        `json:"locked,omitempty"`
+	Unlocked string        `json:"unlocked,omitempty"`
+	Sent     *traceMessage `json:"sent,omitempty"`
+	Received *traceMessage `json:"received,omitempty"`
+	// Folded are the further statements the step ran: with local folding a step
+	// runs its visible operation and the local code after it.
+	Folded []traceStatement `json:"folded,omitempty"`
+	// Enabled (--threads) are the threads that could move before the step.
+	Enabled []string `json:"enabled,omitempty"`
+	// Failed marks the step that violated the property.
+	Failed bool `json:"failed,omitempty"`
+
+	locs map[int]ir.AccessKind // shared locations the step accessed, for --relevant
+}
+
+// traceStatement is one statement a step ran after its first.
+type traceStatement struct {
+	Failed bool           `json:"failed,omitempty"`
+	Pos    string         `json:"pos"`
+	Text   string         `json:"text"`
+	Branch *bool          `json:"branch,omitempty"`
+	Reads  map[string]any `json:"reads,omitempty"`
+	Writes map[string]any `json:"writes,omitempty"`
 }
 
 // traceMessage is a message a step sent or received, on which channel.
@@ -41,9 +70,57 @@ func (m *traceMessage) String() string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
+// traceOptions are the trace flags of check and run.
+type traceOptions struct {
+	threads  bool // show the threads that could move at each step
+	relevant bool // hide steps the violation does not depend on
+}
+
+// value renders a cell's value by its type: bools as true and false.
+func value(t ir.Type, v int64) any {
+	if t == ir.Bool {
+		return v != 0
+	}
+	return v
+}
+
+// sharedVar is the declaration shared cell c belongs to.
+func sharedVar(p *ir.Program, c int) *ir.Var {
+	for _, v := range p.Shared {
+		if c >= v.Offset && c < v.Offset+v.Cells() {
+			return v
+		}
+	}
+	return nil
+}
+
+// localVar is the declaration local cell c of template t belongs to.
+func localVar(t *ir.Template, c int) *ir.Var {
+	for _, v := range t.Locals {
+		if c >= v.Offset && c < v.Offset+v.Cells() {
+			return v
+		}
+	}
+	return nil
+}
+
+func typeOf(v *ir.Var) ir.Type {
+	if v == nil {
+		return ir.Int
+	}
+	return v.Type
+}
+
+// replayed is a schedule replayed for presentation: its steps and run.
+type replayed struct {
+	steps []traceStep
+	run   *ir.Run
+}
+
 // traceSteps replays a schedule (a counterexample already validated by the engine,
-// or a simulated run) to show what each step read and wrote, locals included.
-func traceSteps(l *loaded, moves []ir.Move) ([]traceStep, error) {
+// or a simulated run) to show what each step read, wrote and decided, locals
+// included.
+func traceSteps(l *loaded, moves []ir.Move, opts traceOptions) (*replayed, error) {
 	p := l.prog
 	run, err := p.Replay(moves)
 	if err != nil {
@@ -52,35 +129,74 @@ func traceSteps(l *loaded, moves []ir.Move) ([]traceStep, error) {
 	steps := make([]traceStep, len(run.Events))
 	for i, ev := range run.Events {
 		th := p.Threads[ev.Thread]
-		n := th.Template.Transitions[ev.From].EntryNode()
+		tmpl := th.Template
+		n := tmpl.Transitions[ev.From].EntryNode()
 		st := traceStep{Step: i + 1, Thread: th.Name, ThreadID: th.ID,
-			Pos: fmt.Sprintf("%s:%d:%d", l.path, n.Pos.Line, n.Pos.Col), Text: n.Text,
-			Reads: map[string]int64{}, Writes: map[string]int64{}}
+			Pos: posText(l, n.Pos), Text: n.Text, Reads: map[string]any{}, Writes: map[string]any{},
+			locs: map[int]ir.AccessKind{}}
 		for _, c := range ev.Choices {
 			st.Nondet = append(st.Nondet, c.Value)
 		}
-		for _, a := range ev.Accesses {
-			if k, _ := p.Locate(a.Loc); k != ir.LocCell {
-				continue // locks and thread status show in the text
-			}
-			if a.Kind == ir.Write {
-				st.Writes[p.LocationName(a.Loc)] = a.Value
-			} else if _, seen := st.Writes[p.LocationName(a.Loc)]; !seen {
-				st.Reads[p.LocationName(a.Loc)] = a.Value
+		if opts.threads {
+			for t := range p.Threads {
+				if p.Enabled(run.States[i], t) {
+					st.Enabled = append(st.Enabled, p.Threads[t].Name)
+				}
 			}
 		}
-		for _, a := range ev.LocalWrites {
-			st.Writes[th.Template.LocalName(a.Loc)] = a.Value
+		acc, loc := 0, 0
+		for vi, vis := range ev.Visits {
+			node := tmpl.Nodes[vis.Node]
+			reads, writes := map[string]any{}, map[string]any{}
+			for _, a := range ev.Accesses[acc:vis.Accesses] {
+				k, idx := p.Locate(a.Loc)
+				if a.Kind == ir.Write || st.locs[a.Loc] != ir.Write {
+					st.locs[a.Loc] = a.Kind
+				}
+				switch k {
+				case ir.LocCell:
+					name := p.LocationName(a.Loc)
+					val := value(typeOf(sharedVar(p, idx)), a.Value)
+					if a.Kind == ir.Write {
+						writes[name] = val
+					} else if _, seen := writes[name]; !seen {
+						reads[name] = val
+					}
+				case ir.LocLock:
+					if node.Op == ir.OpLock {
+						st.Locked = p.LocationName(a.Loc)
+					} else if node.Op == ir.OpUnlock {
+						st.Unlocked = p.LocationName(a.Loc)
+					}
+				}
+			}
+			for _, a := range ev.LocalWrites[loc:vis.LocalWrites] {
+				writes[tmpl.LocalName(a.Loc)] = value(typeOf(localVar(tmpl, a.Loc)), a.Value)
+			}
+			acc, loc = vis.Accesses, vis.LocalWrites
+			var branch *bool
+			if node.Op == ir.OpBranch || node.Op == ir.OpCas && node.Result != nil {
+				b := vis.Taken
+				branch = &b
+			}
+			if vi == 0 || node.Text == "" || node.Op == ir.OpNop {
+				// The first statement, and nodes without source text of
+				// their own, belong to the step's line.
+				if vi == 0 {
+					st.Branch = branch
+				}
+				mergeValues(st.Reads, reads)
+				mergeValues(st.Writes, writes)
+				continue
+			}
+			st.Folded = append(st.Folded, traceStatement{Pos: posText(l, node.Pos), Text: node.Text,
+				Branch: branch, Reads: nonEmpty(reads), Writes: nonEmpty(writes)})
 		}
 		if ev.Channel >= 0 {
 			ch := p.ChannelOf(ev.Channel)
-			m := &traceMessage{Channel: p.LocationName(p.ChannelLocation(ev.Channel))}
+			m := &traceMessage{Channel: p.LocationName(p.ChannelLocation(ev.Channel)), Fields: []any{}}
 			for i, v := range ev.Message {
-				if ch.Fields[i] == ir.Bool {
-					m.Fields = append(m.Fields, v != 0)
-				} else {
-					m.Fields = append(m.Fields, v)
-				}
+				m.Fields = append(m.Fields, value(ch.Fields[i], v))
 			}
 			if n.Op == ir.OpSend {
 				st.Sent = m
@@ -88,9 +204,89 @@ func traceSteps(l *loaded, moves []ir.Move) ([]traceStep, error) {
 				st.Received = m
 			}
 		}
+		if ev.Violation != nil {
+			last := ev.Visits[len(ev.Visits)-1]
+			if n := len(st.Folded); n > 0 && tmpl.Nodes[last.Node].Pos.Line == 0 {
+				st.Failed = true
+			} else if n > 0 && posText(l, tmpl.Nodes[last.Node].Pos) == st.Folded[n-1].Pos {
+				st.Folded[n-1].Failed = true
+			} else {
+				st.Failed = true
+			}
+		}
 		steps[i] = st
 	}
-	return steps, nil
+	return &replayed{steps: steps, run: run}, nil
+}
+
+func mergeValues(dst, src map[string]any) {
+	for k, v := range src {
+		dst[k] = v
+	}
+}
+
+func nonEmpty(m map[string]any) map[string]any {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+func posText(l *loaded, pos ir.Pos) string {
+	return fmt.Sprintf("%s:%d:%d", l.path, pos.Line, pos.Col)
+}
+
+// relevantSteps keeps the steps the violation depends on: the failing step (for
+// a deadlock, the last step of each thread that is stuck), every step that writes
+// a shared location or mutex a kept step later reads or takes, and every earlier
+// step of a thread with a kept step (its locals and its control flow lead there).
+func relevantSteps(l *loaded, r *replayed, v *ir.Violation) []traceStep {
+	p := l.prog
+	steps := r.steps
+	keep := make([]bool, len(steps))
+	threads := map[int]bool{}
+	needed := map[int]bool{}
+	if v.Kind == ir.Deadlock || v.Kind == ir.LocalDeadlock {
+		final := r.run.Final()
+		for t := range p.Threads {
+			if !p.Done(final, t) {
+				threads[t] = true
+			}
+		}
+		for i := 0; i < p.NumLocks; i++ {
+			if p.LockOwner(final, i) >= 0 {
+				needed[p.LockLocation(i)] = true
+			}
+		}
+	} else if len(steps) > 0 {
+		threads[steps[len(steps)-1].ThreadID] = true
+	}
+	for i := len(steps) - 1; i >= 0; i-- {
+		st := steps[i]
+		writesNeeded := false
+		for loc, k := range st.locs {
+			if k == ir.Write && needed[loc] {
+				writesNeeded = true
+			}
+		}
+		if !threads[st.ThreadID] && !writesNeeded {
+			continue
+		}
+		keep[i] = true
+		threads[st.ThreadID] = true
+		for loc, k := range st.locs {
+			if kind, _ := p.Locate(loc); k == ir.Read || kind == ir.LocLock || kind == ir.LocChannel {
+				needed[loc] = true
+			}
+		}
+	}
+	var out []traceStep
+	for i, st := range steps {
+		if keep[i] {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 func verdictLine(l *loaded, res *verify.Result) string {
@@ -100,9 +296,26 @@ func verdictLine(l *loaded, res *verify.Result) string {
 	case verify.BoundedSafe:
 		return fmt.Sprintf("%s: bounded-safe: no violation within %s", l.path, boundText(res))
 	case verify.Unknown:
-		return fmt.Sprintf("%s: unknown: %s", l.path, res.Note)
+		return fmt.Sprintf("%s: unknown: %s", l.path, unknownNote(res))
 	}
 	return fmt.Sprintf("%s: safe: no violation; every execution ends within %s", l.path, boundText(res))
+}
+
+var symbolicStopped = regexp.MustCompile(`^stopped after depth (\d+): (.*)$`)
+
+// unknownNote says what an unknown run established before it stopped.
+func unknownNote(res *verify.Result) string {
+	note := res.Note
+	switch {
+	case res.Engine == "explicit" && strings.HasPrefix(note, "stopped: "):
+		note = fmt.Sprintf("%s; no violation in the %s executions explored", note, formatCount(res.Stats.Executions))
+	case res.Engine == "symbolic" && symbolicStopped.MatchString(note):
+		// "stopped after depth 27: time limit 1s" says what the engine
+		// established as if it were a failure; say it as a result.
+		m := symbolicStopped.FindStringSubmatch(note)
+		note = fmt.Sprintf("no violation up to depth %s; stopped: %s", m[1], m[2])
+	}
+	return note
 }
 
 func boundText(res *verify.Result) string {
@@ -116,45 +329,100 @@ func boundText(res *verify.Result) string {
 	return s
 }
 
-func writeText(w io.Writer, l *loaded, res *verify.Result, format string) error {
-	comment := ""
-	if format == "dot" {
-		comment = "// " // the output stays a valid Graphviz file
+func writeText(w io.Writer, l *loaded, ec engineConfig, res *verify.Result, format string, opts traceOptions) error {
+	if format == "json" {
+		return writeJSON(w, l, ec, res, opts)
 	}
-	fmt.Fprintln(w, comment+verdictLine(l, res))
-	if res.Verdict == verify.Unsafe {
+	if format == "dot" {
+		return writeDot(w, l, res, opts)
+	}
+	fmt.Fprintln(w, verdictLine(l, res))
+	if l.property != nil {
+		fmt.Fprintf(w, "property: %s (%s %s)\n", l.property.ID, l.property.Kind, shortPos(l.property.Pos))
+	}
+	switch res.Verdict {
+	case verify.Unsafe:
 		v := res.Violation
 		who := "no thread can move"
 		if v.Thread >= 0 {
 			who = "thread " + l.prog.Threads[v.Thread].Name
 		}
-		fmt.Fprintf(w, "%s%s:%d:%d: %s: %s (%s)\n", comment, l.path, v.Pos.Line, v.Pos.Col, v.Kind, v.Msg, who)
-		steps, err := traceSteps(l, res.Trace)
+		msg := v.Msg
+		if v.Kind == ir.Deadlock {
+			msg = "every thread that has not terminated waits"
+		}
+		fmt.Fprintf(w, "%s:%d:%d: %s: %s (%s)\n", l.path, v.Pos.Line, v.Pos.Col, v.Kind, msg, who)
+		r, err := traceSteps(l, res.Trace, opts)
 		if err != nil {
 			return err
 		}
-		switch format {
-		case "json":
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(steps); err != nil {
-				return err
-			}
-		case "dot":
-			writeDot(w, l, steps)
-		default:
+		steps := r.steps
+		if opts.relevant {
+			steps = relevantSteps(l, r, v)
+			fmt.Fprintf(w, "trace (%d steps, %d shown: those the violation depends on):\n", len(r.steps), len(steps))
+		} else {
 			fmt.Fprintf(w, "trace (%d steps):\n", len(steps))
-			printSteps(w, steps)
+		}
+		printSteps(w, steps, opts)
+		if v.Kind == ir.Deadlock || v.Kind == ir.LocalDeadlock {
+			fmt.Fprintln(w, "waiting:")
+			for _, wt := range waits(l, r.run.Final()) {
+				fmt.Fprintf(w, "  %s at %s (%s): waits for %s\n", wt.Thread, wt.Text, shortPos(wt.Pos), wt.For)
+			}
+		}
+		fmt.Fprintln(w, "state at the violation:")
+		for _, c := range finalState(l, r.run.Final()) {
+			fmt.Fprintf(w, "  %s = %s\n", c.Name, c.Value)
+		}
+	case verify.BoundedSafe:
+		if ex := explainBounded(l, res); ex != nil {
+			fmt.Fprintf(w, "why: %s\n", ex.Why)
+			fmt.Fprintf(w, "next: %s\n", ex.Next)
 		}
 	}
-	fmt.Fprintf(w, "%sstats: %s\n", comment, statsText(res))
+	fmt.Fprintf(w, "stats: %s\n", statsText(res))
 	return nil
 }
 
-func printSteps(w io.Writer, steps []traceStep) {
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+func printSteps(w io.Writer, steps []traceStep, opts traceOptions) {
+	var buf strings.Builder
+	defer func() {
+		// Cells stay tab-terminated so that every line's columns align; the
+		// padding this leaves at the ends of lines is cut here.
+		for _, line := range strings.SplitAfter(buf.String(), "\n") {
+			if line != "" {
+				fmt.Fprintln(w, strings.TrimRight(line, " \n"))
+			}
+		}
+	}()
+	tw := tabwriter.NewWriter(&buf, 0, 8, 2, ' ', 0)
 	for _, st := range steps {
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", st.Step, st.Thread, shortPos(st.Pos), st.Text, valuesText(st))
+		text := st.Text
+		if st.Branch != nil {
+			text += fmt.Sprintf(" → %v", *st.Branch)
+		}
+		line := fmt.Sprintf("  %d\t%s\t%s\t%s\t%s\t", st.Step, st.Thread, shortPos(st.Pos), text, valuesText(st))
+		if opts.threads {
+			line += "[could move: " + strings.Join(st.Enabled, " ") + "]\t"
+		}
+		if st.Failed {
+			line += "<- fails"
+		}
+		fmt.Fprintln(tw, line)
+		for _, f := range st.Folded {
+			text := f.Text
+			if f.Branch != nil {
+				text += fmt.Sprintf(" → %v", *f.Branch)
+			}
+			line := fmt.Sprintf("  \t\t%s\t  %s\t%s\t", shortPos(f.Pos), text, valuesOf(f.Writes, f.Reads))
+			if opts.threads {
+				line += "\t"
+			}
+			if f.Failed {
+				line += "<- fails"
+			}
+			fmt.Fprintln(tw, line)
+		}
 	}
 	tw.Flush()
 }
@@ -167,10 +435,32 @@ func shortPos(pos string) string {
 	return pos
 }
 
+// valuesOf renders writes as "x=1" and then reads as "read y=0".
+func valuesOf(writes, reads map[string]any) string {
+	var parts []string
+	for _, k := range sortedKeys(writes) {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, writes[k]))
+	}
+	if len(reads) > 0 {
+		var rs []string
+		for _, k := range sortedKeys(reads) {
+			rs = append(rs, fmt.Sprintf("%s=%v", k, reads[k]))
+		}
+		parts = append(parts, "(read "+strings.Join(rs, ", ")+")")
+	}
+	return strings.Join(parts, " ")
+}
+
 func valuesText(st traceStep) string {
 	var parts []string
-	for _, k := range sortedKeys(st.Writes) {
-		parts = append(parts, fmt.Sprintf("%s=%d", k, st.Writes[k]))
+	if st.Locked != "" {
+		parts = append(parts, "took "+st.Locked)
+	}
+	if st.Unlocked != "" {
+		parts = append(parts, "released "+st.Unlocked)
+	}
+	if v := valuesOf(st.Writes, st.Reads); v != "" {
+		parts = append(parts, v)
 	}
 	if len(st.Nondet) > 0 {
 		parts = append(parts, fmt.Sprintf("nondet=%v", st.Nondet))
@@ -184,7 +474,7 @@ func valuesText(st traceStep) string {
 	return strings.Join(parts, " ")
 }
 
-func sortedKeys(m map[string]int64) []string {
+func sortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -193,58 +483,205 @@ func sortedKeys(m map[string]int64) []string {
 	return keys
 }
 
-func statsText(res *verify.Result) string {
-	vals := res.Stats.Values()
-	var parts []string
-	for _, k := range res.StatKeys {
-		if name, ok := strings.CutSuffix(k, "_ms"); ok {
-			parts = append(parts, fmt.Sprintf("%s %.3g ms", name, vals[k]))
+// waitInfo is what a thread that has not terminated waits for at the end of a
+// trace.
+type waitInfo struct {
+	Thread string `json:"thread"`
+	Pos    string `json:"pos"`
+	Text   string `json:"text"`
+	For    string `json:"waits_for"`
+	// Holder is the thread holding the mutex it waits for, if any.
+	Holder string `json:"holder,omitempty"`
+	holder int
+	id     int
+}
+
+func waits(l *loaded, s ir.State) []waitInfo {
+	p := l.prog
+	var out []waitInfo
+	for t, th := range p.Threads {
+		tr := p.Transition(s, t)
+		if tr == nil {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s %v", strings.ReplaceAll(k, "_", " "), vals[k]))
+		n := tr.EntryNode()
+		wi := waitInfo{Thread: th.Name, Pos: posText(l, n.Pos), Text: n.Text, For: p.WaitsFor(s, t), holder: -1, id: t}
+		if n.Op == ir.OpLock {
+			for i := 0; i < p.NumLocks; i++ {
+				name := p.LocationName(p.LockLocation(i))
+				if o := p.LockOwner(s, i); o >= 0 && o != t && strings.HasPrefix(wi.For, "mutex "+name+",") {
+					wi.holder, wi.Holder = o, p.Threads[o].Name
+				}
+			}
+		}
+		out = append(out, wi)
+	}
+	return out
+}
+
+// stateCell is one shared variable, lock or channel at the end of a trace.
+type stateCell struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// finalState renders the shared state: every shared variable (arrays as
+// lists), every held mutex, every non-empty channel.
+func finalState(l *loaded, s ir.State) []stateCell {
+	p := l.prog
+	var out []stateCell
+	for _, v := range p.Shared {
+		if v.Len == 0 {
+			out = append(out, stateCell{p.LocationName(v.Offset), fmt.Sprint(value(v.Type, s[v.Offset]))})
+			continue
+		}
+		vals := make([]string, v.Len)
+		for i := range vals {
+			vals[i] = fmt.Sprint(value(v.Type, s[v.Offset+i]))
+		}
+		name := strings.TrimSuffix(p.LocationName(v.Offset), "[0]")
+		out = append(out, stateCell{name, "[" + strings.Join(vals, ", ") + "]"})
+	}
+	for i := 0; i < p.NumLocks; i++ {
+		if o := p.LockOwner(s, i); o >= 0 {
+			out = append(out, stateCell{p.LocationName(p.LockLocation(i)), "held by " + p.Threads[o].Name})
+		}
+	}
+	for c := 0; c < p.NumChannels; c++ {
+		q := p.ChannelQueue(s, c)
+		if q[0] == 0 {
+			continue
+		}
+		ch := p.ChannelOf(c)
+		f := len(ch.Fields)
+		var msgs []string
+		for m := 0; m < int(q[0]); m++ {
+			fields := make([]string, f)
+			for i := range fields {
+				fields[i] = fmt.Sprint(value(ch.Fields[i], q[1+m*f+i]))
+			}
+			msgs = append(msgs, "("+strings.Join(fields, ", ")+")")
+		}
+		out = append(out, stateCell{p.LocationName(p.ChannelLocation(c)), "channel holding " + strings.Join(msgs, " ")})
+	}
+	return out
+}
+
+// statsText renders the statistics: counts with their breakdown, durations as
+// durations; keys a solver does not report (negative) are left out.
+func statsText(res *verify.Result) string {
+	vals := statValues(res)
+	for _, k := range []string{"encode_ms", "solve_ms", "time_ms"} {
+		if _, ok := vals[k]; ok {
+			vals[k] = res.Stats.DurationOf(k)
+		}
+	}
+	return formatStats(statKeys(res), vals)
+}
+
+// formatStats renders statistics given by key, in the order of keys: counts
+// (int64, or float64 as read back from JSON) with the breakdown of executions
+// by how they ended, and the *_ms keys as durations (time.Duration, or float64
+// milliseconds).
+func formatStats(keys []string, vals map[string]any) string {
+	var parts []string
+	breakdown := map[string]string{"complete": "complete", "assume_blocked": "blocked on assume",
+		"deadlocked": "deadlocked", "cut": "cut by the bound", "failed": "failed", "sleep_blocked": "sleep-set blocked"}
+	var sub []string
+	for _, k := range keys {
+		v, ok := vals[k]
+		if !ok {
+			continue
+		}
+		if f, isFloat := v.(float64); isFloat && !strings.HasSuffix(k, "_ms") && f == math.Trunc(f) {
+			v = int64(f)
+		}
+		if name, isSub := breakdown[k]; isSub {
+			if n, _ := v.(int64); n > 0 {
+				sub = append(sub, fmt.Sprintf("%s %s", formatCount(n), name))
+			}
+			continue
+		}
+		switch k {
+		case "longest":
+			continue // in the explanation of a bounded-safe verdict and in --json
+		case "encode_ms", "solve_ms", "time_ms":
+			d, isDuration := v.(time.Duration)
+			if ms, isFloat := v.(float64); isFloat {
+				d, isDuration = time.Duration(ms*float64(time.Millisecond)), true
+			}
+			if isDuration {
+				parts = append(parts, fmt.Sprintf("%s %s", strings.TrimSuffix(k, "_ms"), formatDuration(d)))
+			}
+		default:
+			if n, ok := v.(int64); ok {
+				parts = append(parts, fmt.Sprintf("%s %s", strings.ReplaceAll(k, "_", " "), formatCount(n)))
+			} else {
+				parts = append(parts, fmt.Sprintf("%s %v", strings.ReplaceAll(k, "_", " "), v))
+			}
+		}
+	}
+	if len(sub) > 0 && len(parts) > 0 && strings.HasPrefix(parts[0], "executions ") {
+		parts[0] += " (" + strings.Join(sub, ", ") + ")"
 	}
 	return strings.Join(parts, ", ")
 }
 
-// writeDot draws the counterexample for Graphviz: one column per thread, the steps
-// chained in schedule order.
-func writeDot(w io.Writer, l *loaded, steps []traceStep) {
-	fmt.Fprintln(w, "digraph trace {\n  rankdir=TB; node [shape=box, fontname=monospace];")
-	byThread := map[int][]int{}
-	for _, st := range steps {
-		byThread[st.ThreadID] = append(byThread[st.ThreadID], st.Step)
-		label := fmt.Sprintf("%d: %s\\n%s", st.Step, dotEscape(st.Text), dotEscape(valuesText(st)))
-		fmt.Fprintf(w, "  s%d [label=\"%s\"];\n", st.Step, label)
+// statKeys are the keys of the statistics an engine reports, in order; the
+// explicit engine's executions come with their breakdown (how they ended).
+func statKeys(res *verify.Result) []string {
+	if res.Engine != "explicit" {
+		return res.StatKeys
 	}
-	for t, ss := range byThread {
-		fmt.Fprintf(w, "  subgraph cluster_%d { label=%q;", t, l.prog.Threads[t].Name)
-		for _, s := range ss {
-			fmt.Fprintf(w, " s%d;", s)
+	var keys []string
+	for _, k := range res.StatKeys {
+		keys = append(keys, k)
+		if k == "executions" {
+			keys = append(keys, "complete", "assume_blocked", "deadlocked", "cut", "failed", "longest")
 		}
-		fmt.Fprintln(w, " }")
 	}
-	for i := 1; i < len(steps); i++ {
-		fmt.Fprintf(w, "  s%d -> s%d;\n", i, i+1)
+	return keys
+}
+
+// statValues are the statistics an engine reports, without the ones it could
+// not measure (a negative count).
+func statValues(res *verify.Result) map[string]any {
+	all := res.Stats.Values()
+	out := map[string]any{}
+	for _, k := range statKeys(res) {
+		v, ok := all[k]
+		if !ok {
+			continue
+		}
+		if n, isInt := v.(int64); isInt && n < 0 {
+			continue
+		}
+		out[k] = v
 	}
-	fmt.Fprintln(w, "}")
+	return out
 }
 
 // dotEscape makes s safe inside a double-quoted Graphviz string.
 func dotEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
 }
 
-// jsonResult is the --json object of DESIGN.md §7.
+// jsonResult is the --json object (docs/output.md).
 type jsonResult struct {
 	File      string         `json:"file"`
 	Verdict   string         `json:"verdict"`
 	Engine    string         `json:"engine"`
 	Algo      *string        `json:"algo"`
+	Stateful  bool           `json:"stateful,omitempty"`
 	Solver    *string        `json:"solver"`
 	POR       *string        `json:"por"`
 	Bound     map[string]int `json:"bound"`
+	Property  *property      `json:"property,omitempty"`
 	Violation *jsonViolation `json:"violation,omitempty"`
 	Trace     []traceStep    `json:"trace,omitempty"`
+	Waiting   []waitInfo     `json:"waiting,omitempty"`
+	State     []stateCell    `json:"state,omitempty"`
+	Bounded   *explanation   `json:"bounded,omitempty"`
 	Stats     map[string]any `json:"stats"`
 	Note      string         `json:"note,omitempty"`
 	Stopped   string         `json:"stopped,omitempty"` // unknown: "time", "memory" or "interrupt"
@@ -265,8 +702,7 @@ type jsonViolation struct {
 }
 
 func violationJSON(l *loaded, v *ir.Violation) *jsonViolation {
-	j := &jsonViolation{Kind: v.Kind.String(), Message: v.Msg,
-		Pos: fmt.Sprintf("%s:%d:%d", l.path, v.Pos.Line, v.Pos.Col)}
+	j := &jsonViolation{Kind: v.Kind.String(), Message: v.Msg, Pos: posText(l, v.Pos)}
 	if v.Thread >= 0 {
 		j.Thread = l.prog.Threads[v.Thread].Name
 	}
@@ -280,36 +716,48 @@ func optional(s string) *string {
 	return &s
 }
 
-func jsonOf(l *loaded, res *verify.Result) (*jsonResult, error) {
+func jsonOf(l *loaded, ec engineConfig, res *verify.Result, opts traceOptions) (*jsonResult, error) {
 	j := &jsonResult{File: l.path, Verdict: res.Verdict.String(), Engine: res.Engine,
 		Algo: optional(res.Algo), Solver: optional(res.Solver), POR: optional(res.POR),
-		Bound: map[string]int{"depth": res.Bound.Depth}, Stats: map[string]any{}, Note: res.Note, Stopped: res.Stopped}
+		Stateful: res.Engine == "explicit" && res.Algo == "dfs" && ec.Explicit.Stateful,
+		Bound:    map[string]int{"depth": res.Bound.Depth}, Stats: statValues(res), Property: l.property, Stopped: res.Stopped}
+	if res.Verdict == verify.Unknown {
+		j.Note = unknownNote(res)
+	} else {
+		j.Note = res.Note
+	}
 	if res.Bound.Preemptions >= 0 {
 		j.Bound["preemptions"] = res.Bound.Preemptions
 	}
 	if res.Bound.Fair >= 0 {
 		j.Bound["fair"] = res.Bound.Fair
 	}
-	vals := res.Stats.Values()
-	for _, k := range res.StatKeys {
-		j.Stats[k] = vals[k]
-	}
 	j.Shard, j.Workers, j.Subtrees = res.Shard, res.Workers, res.Subtrees
 	j.Program = fmt.Sprintf("%x", sha256.Sum256(l.src))
 	j.Settings = l.settings
-	if res.Verdict == verify.Unsafe {
+	switch res.Verdict {
+	case verify.Unsafe:
 		j.Violation = violationJSON(l, res.Violation)
-		steps, err := traceSteps(l, res.Trace)
+		r, err := traceSteps(l, res.Trace, opts)
 		if err != nil {
 			return nil, err
 		}
-		j.Trace = steps
+		j.Trace = r.steps
+		if opts.relevant {
+			j.Trace = relevantSteps(l, r, res.Violation)
+		}
+		if k := res.Violation.Kind; k == ir.Deadlock || k == ir.LocalDeadlock {
+			j.Waiting = waits(l, r.run.Final())
+		}
+		j.State = finalState(l, r.run.Final())
+	case verify.BoundedSafe:
+		j.Bounded = explainBounded(l, res)
 	}
 	return j, nil
 }
 
-func writeJSON(w io.Writer, l *loaded, res *verify.Result) error {
-	j, err := jsonOf(l, res)
+func writeJSON(w io.Writer, l *loaded, ec engineConfig, res *verify.Result, opts traceOptions) error {
+	j, err := jsonOf(l, ec, res, opts)
 	if err != nil {
 		return err
 	}

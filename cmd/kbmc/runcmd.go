@@ -13,16 +13,20 @@ import (
 
 func runCommand() *cli.Command {
 	flags := append(programFlags(),
-		&cli.StringFlag{Name: "schedule", Value: "random", Usage: "random, rr (round robin), or a thread list like 0,1,1,2"},
+		&cli.StringFlag{Name: "schedule", Value: "random", Usage: "random, rr (round robin), or a list of threads by number or name: 0,1,1,2 or w[0],w[1],m"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed for --schedule random and for nondet values"},
-		&cli.IntFlag{Name: "depth", Value: verify.DefaultDepth, Usage: "stop after this many steps"},
-		&cli.BoolFlag{Name: "json", Usage: "print the trace as JSON"},
+		&cli.IntFlag{Name: "depth", Value: verify.DefaultDepth, Usage: "stop after this many steps (at least 1)"},
+		&cli.StringFlag{Name: "replay", Usage: "re-execute a counterexample written by kbmc check --trail (FILE may then be left out)"},
+		&cli.BoolFlag{Name: "json", Usage: "print the run as one JSON object (docs/output.md)"},
+		&cli.StringFlag{Name: "trace", Value: "text", Usage: "trace format: text or json"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only how the run ended"},
+		&cli.BoolFlag{Name: "threads", Usage: "trace: say which threads could move at each step"},
 		recordFlag("the execution"),
 		memoryFlag(),
 	)
 	return &cli.Command{
 		Name:      "run",
-		Usage:     "simulate one execution and print its trace",
+		Usage:     "simulate one execution, or replay a trail, and print its trace",
 		ArgsUsage: "FILE",
 		Flags:     flags,
 		Action:    runAction,
@@ -30,24 +34,39 @@ func runCommand() *cli.Command {
 }
 
 func runAction(c *cli.Context) error {
-	if c.Args().Len() != 1 {
+	format := c.String("trace")
+	if format != "text" && format != "json" {
+		return usageErr("--trace %s: want text or json", format)
+	}
+	asJSON := c.Bool("json") || format == "json"
+	var tr *trail
+	if f := c.String("replay"); f != "" {
+		for _, fl := range []string{"schedule", "seed", "depth", "width", "D", "no-fold"} {
+			if c.IsSet(fl) {
+				return usageErr("--%s does not apply with --replay: the trail fixes the schedule, the values and the program's flags", fl)
+			}
+		}
+		var err error
+		if tr, err = readTrail(f); err != nil {
+			return err
+		}
+	}
+	if c.Args().Len() > 1 || c.Args().Len() == 0 && tr == nil {
 		return usageErr("run takes exactly one FILE")
 	}
+	path := c.Args().First()
 	cfg, err := compileConfig(c)
 	if err != nil {
 		return err
 	}
-	l, err := load(c.Args().First(), cfg)
-	if err != nil {
-		return err
+	if tr != nil {
+		if path == "" {
+			path = tr.File
+		}
+		cfg = tr.config()
 	}
-	p := l.prog
-	rng := rand.New(rand.NewPCG(c.Uint64("seed"), 0x6b626d63))
-	sched, err := explicit.ParseSchedule(c.String("schedule"), p, rng)
-	if err != nil {
-		return usageErr("--schedule %s: %v", c.String("schedule"), err)
-	}
-	if err := checkDepth(c.Int("depth")); err != nil {
+	depth := c.Int("depth")
+	if err := checkDepth(depth); err != nil {
 		return err
 	}
 	mem, err := parseMemory(c.String("memory"))
@@ -56,38 +75,101 @@ func runAction(c *cli.Context) error {
 	}
 	ctx, stop := withLimits(c.Context, 0, mem)
 	defer stop()
-	sim, err := explicit.Simulate(ctx, p, c.Int("depth"), sched, rng)
+	l, err := load(path, cfg)
 	if err != nil {
-		return usageErr("--schedule %s: %v", c.String("schedule"), err)
+		return jsonInputError(c, asJSON, path, err)
 	}
-	steps, err := traceSteps(l, sim.Trace)
+	p := l.prog
+	var moves []ir.Move
+	var viol *ir.Violation
+	var end string
+	if tr != nil {
+		if got := sha256Hex(l.src); got != tr.SHA256 {
+			return &exitError{exitInput, fmt.Errorf("--replay: %s has changed since the trail was written (SHA-256 %.12s…, the trail's %.12s…)", path, got, tr.SHA256)}
+		}
+		if moves, err = tr.moves(l); err != nil {
+			return err
+		}
+		viol, end, err = replayTrail(p, moves, tr)
+		if err != nil {
+			return &exitError{exitInput, fmt.Errorf("--replay: %v", err)}
+		}
+	} else {
+		rng := rand.New(rand.NewPCG(c.Uint64("seed"), 0x6b626d63))
+		sched, err := explicit.ParseSchedule(c.String("schedule"), p, rng)
+		if err != nil {
+			return usageErr("--schedule %s: %v", c.String("schedule"), err)
+		}
+		sim, err := explicit.Simulate(ctx, p, depth, sched, rng)
+		if err != nil {
+			return usageErr("--schedule %s: %v", c.String("schedule"), err)
+		}
+		moves, viol, end = sim.Trace, sim.Violation, sim.End
+	}
+	if err := record(c, l, moves); err != nil {
+		return err
+	}
+	opts := traceOptions{threads: c.Bool("threads")}
+	r, err := traceSteps(l, moves, opts)
 	if err != nil {
 		return &exitError{exitInternal, err}
 	}
-	if err := record(c, l, sim.Trace); err != nil {
-		return err
-	}
 	out := c.App.Writer
-	viol := sim.Violation
-	if c.Bool("json") {
-		j := &jsonRun{File: l.path, Engine: "run", Outcome: sim.End, Trace: steps}
+	switch {
+	case asJSON:
+		j := &jsonRun{File: l.path, Engine: "run", Outcome: end, Trace: r.steps, State: finalState(l, r.run.Final())}
 		if viol != nil {
 			j.Violation = violationJSON(l, viol)
+			if viol.Kind == ir.Deadlock {
+				j.Waiting = waits(l, r.run.Final())
+			}
 		}
 		if err := writeJSONValue(out, j); err != nil {
 			return &exitError{exitInternal, err}
 		}
-	} else {
-		printSteps(out, steps)
-		fmt.Fprintf(out, "outcome: %s\n", sim.End)
+	default:
+		if !c.Bool("quiet") {
+			printSteps(out, r.steps, opts)
+		}
+		fmt.Fprintf(out, "outcome: %s\n", end)
 		if viol != nil {
 			fmt.Fprintf(out, "%s:%d:%d: %s: %s\n", l.path, viol.Pos.Line, viol.Pos.Col, viol.Kind, viol.Msg)
+		}
+		if !c.Bool("quiet") {
+			fmt.Fprintln(out, "final state:")
+			for _, cell := range finalState(l, r.run.Final()) {
+				fmt.Fprintf(out, "  %s = %s\n", cell.Name, cell.Value)
+			}
 		}
 	}
 	if viol != nil {
 		return &exitError{exitUnsafe, nil}
 	}
 	return nil
+}
+
+// replayTrail re-executes a trail's schedule and says how it ended: with the
+// violation the trail records (confirmed by ir.Program.Confirm), or how else.
+func replayTrail(p *ir.Program, moves []ir.Move, tr *trail) (*ir.Violation, string, error) {
+	kind := ir.NoViolation
+	if tr.Violation != nil {
+		kind, _ = ir.ParseViolationKind(tr.Violation.Kind)
+	}
+	if kind != ir.NoViolation && kind != ir.LocalDeadlock {
+		_, v, err := p.Confirm(moves, kind)
+		if err != nil {
+			return nil, "", err
+		}
+		return v, "the trail's violation, reproduced", nil
+	}
+	run, err := p.Replay(moves)
+	if err != nil {
+		return nil, "", err
+	}
+	if v := run.Violation(); v != nil {
+		return v, "a violation", nil
+	}
+	return nil, fmt.Sprintf("the trail's %d steps, replayed", len(moves)), nil
 }
 
 // jsonRun is kbmc run's --json object: the execution and how it ended.
@@ -97,6 +179,8 @@ type jsonRun struct {
 	Outcome   string         `json:"outcome"`
 	Violation *jsonViolation `json:"violation,omitempty"`
 	Trace     []traceStep    `json:"trace"`
+	Waiting   []waitInfo     `json:"waiting,omitempty"`
+	State     []stateCell    `json:"state"`
 }
 
 func irCommand() *cli.Command {

@@ -214,7 +214,14 @@ func (p *parser) parseDecl() Decl {
 	case PROCESS:
 		return p.parseProcessDecl()
 	case INT, BOOL:
-		p.error(p.pos, fmt.Sprintf("expected declaration, found %s (a variable outside a body is declared with \"shared\")", p.found()))
+		p.error(p.pos, fmt.Sprintf("expected declaration, found %s (a variable outside a body is declared with \"shared\"; "+
+			"a function with \"func name(params) %s { … }\")", p.found(), map[Token]string{INT: "int", BOOL: "bool"}[p.tok]))
+	case IDENT:
+		if p.lit == "void" {
+			p.error(p.pos, "expected declaration, found identifier void (kbmc has no void: a function without a result is declared \"func name(params) { … }\")")
+			break
+		}
+		p.errorExpected("declaration")
 	default:
 		p.errorExpected("declaration")
 	}
@@ -601,7 +608,7 @@ func (p *parser) parseStmt() Stmt {
 		if s.Cond, s.Rparen, ok = p.parseParenCond(); !ok {
 			return nil
 		}
-		if s.Body = p.parseStmt(); s.Body == nil {
+		if s.Body = p.parseBranchBody("while"); s.Body == nil {
 			return nil
 		}
 		return s
@@ -692,7 +699,7 @@ func (p *parser) parseParenCond() (x Expr, rparen Pos, ok bool) {
 	if _, ok = p.expect(LPAREN); !ok {
 		return nil, rparen, false
 	}
-	if x = p.parseExpr(); p.unsynced {
+	if x = p.parseExpr(); p.unsynced || !p.noAssignInCond() {
 		return nil, rparen, false
 	}
 	rparen, ok = p.expect(RPAREN)
@@ -706,16 +713,55 @@ func (p *parser) parseIf() Stmt {
 	if s.Cond, s.Rparen, ok = p.parseParenCond(); !ok {
 		return nil
 	}
-	if s.Then = p.parseStmt(); s.Then == nil {
+	if s.Then = p.parseBranchBody("if"); s.Then == nil {
 		return nil
 	}
 	if p.tok == ELSE {
 		p.next()
-		if s.Else = p.parseStmt(); s.Else == nil {
+		if p.tok == IF {
+			s.Else = p.parseStmt() // else if (…) { … }
+		} else {
+			s.Else = p.parseBranchBody("else")
+		}
+		if s.Else == nil {
 			return nil
 		}
 	}
 	return s
+}
+
+// parseBranchBody parses the body of if, else, while or for, which must be a
+// block (docs/language.md §4). A body without braces is reported with the fix,
+// and parsed all the same so that later errors are found too. "while (c);" is
+// C's empty-loop trap: a busy-wait is written while (c) {}.
+func (p *parser) parseBranchBody(what string) Stmt {
+	if p.tok == LBRACE {
+		return p.parseBlock()
+	}
+	form := what + " (…) { … }"
+	if what == "else" {
+		form = "else { … } (or else if (…) { … })"
+	}
+	if p.tok == SEMICOLON {
+		if what == "while" || what == "for" {
+			p.report(p.pos, fmt.Sprintf("the body of %s must be a block in braces: an empty loop (a busy-wait) is written %s (…) {}", what, what))
+		} else {
+			p.report(p.pos, fmt.Sprintf("the body of %s must be a block in braces: write %s", what, form))
+		}
+	} else {
+		p.report(p.pos, fmt.Sprintf("the body of %s must be a block in braces: write %s", what, form))
+	}
+	return p.parseStmt()
+}
+
+// noAssignInCond reports "=" where a condition expects "==" (C's
+// if (x = 1) mistake): kbmc has no assignment expressions.
+func (p *parser) noAssignInCond() bool {
+	if p.tok == ASSIGN {
+		p.error(p.pos, "\"=\" assigns and is not an expression here; to compare, write \"==\"")
+		return false
+	}
+	return true
 }
 
 func (p *parser) parseFor() Stmt {
@@ -756,7 +802,7 @@ func (p *parser) parseFor() Stmt {
 	if s.Rparen, ok = p.expect(RPAREN); !ok {
 		return nil
 	}
-	if s.Body = p.parseStmt(); s.Body == nil {
+	if s.Body = p.parseBranchBody("for"); s.Body == nil {
 		return nil
 	}
 	return s
@@ -768,7 +814,7 @@ func (p *parser) parseAssert() Stmt {
 	if _, ok := p.expect(LPAREN); !ok {
 		return nil
 	}
-	if s.Cond = p.parseExpr(); p.unsynced {
+	if s.Cond = p.parseExpr(); p.unsynced || !p.noAssignInCond() {
 		return nil
 	}
 	if p.tok == COMMA {

@@ -150,8 +150,8 @@ func TestParseStmtShapes(t *testing.T) {
 	src := `thread t {
 	int i = 0;
 	i = 1; i += 2; i -= 3; i++; i--; a[i] = 4;
-	if (c) { } else if (d) x = 1; else { }
-	while (c) ;
+	if (c) { } else if (d) { x = 1; } else { }
+	while (c) {}
 	for (int j = 0; j < 3; j++) { break; continue; }
 	for (;;) {}
 	return; return 1;
@@ -214,14 +214,14 @@ var roundTripSources = []string{
 	`const N = 3; shared int x = -1; shared int a[N] = {1, 2}; mutex m[2];
 func f(int a, bool b) int { return b ? a : -a; }
 thread t[N] {
-	int l = x; if (l > 0) l = 1; else if (l < 0) { l = -(-l); } else l = - -l;
-	while (!cas(x, 0, 1)) ;
-	for (int i = 0; i < N; i++) { a[i] += f(i, true); if (i == 2) break; else continue; }
+	int l = x; if (l > 0) { l = 1; } else if (l < 0) { l = -(-l); } else { l = - -l; }
+	while (!cas(x, 0, 1)) {}
+	for (int i = 0; i < N; i++) { a[i] += f(i, true); if (i == 2) { break; } else { continue; } }
 	atomic { await(x == 0); x = 1; }
 	assert(l == 0 || l == 42, "msg with  two spaces");
 	lock(m[tid]); unlock(m[tid]); join(t[0]); yield; return;
 }`,
-	"thread t { if (a) if (b) x = 1; else y = 2; }",
+	"thread t { if (a) { if (b) { x = 1; } else { y = 2; } } }",
 	"thread t { x = (a ? b : c) ? d : e; y = ((1)); }",
 	`const N = 2;
 chan (int, bool) to[N] capacity 2;
@@ -259,8 +259,8 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestPrintCanonical(t *testing.T) {
-	src := "thread t{if(a){x=1;}else{x=2;} while(c)y++;}"
-	want := "thread t {\n\tif (a) {\n\t\tx = 1;\n\t} else {\n\t\tx = 2;\n\t}\n\twhile (c)\n\t\ty++;\n}\n"
+	src := "thread t{if(a){x=1;}else{x=2;} while(c){y++;}}"
+	want := "thread t {\n\tif (a) {\n\t\tx = 1;\n\t} else {\n\t\tx = 2;\n\t}\n\twhile (c) {\n\t\ty++;\n\t}\n}\n"
 	f, err := Parse("t.kb", []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -280,10 +280,16 @@ func TestSyntaxErrors(t *testing.T) {
 		{"thread t { x = ; }", []string{`1:16: expected expression, found ";"`}},
 		{"thread t { if x { } }", []string{`1:15: expected "(", found identifier x`}},
 		{"thread t {\n if (x = 1) { y = 2; }\n z = ;\n}", []string{
-			`2:8: expected ")", found "="`,
+			`2:8: "=" assigns and is not an expression here; to compare, write "=="`,
 			`3:6: expected expression, found ";"`,
 		}},
-		{"int x;", []string{`1:1: expected declaration, found "int" (a variable outside a body is declared with "shared")`}},
+		{"int x;", []string{`1:1: expected declaration, found "int" (a variable outside a body is declared with "shared"; a function with "func name(params) int { … }")`}},
+		{"void f() { }", []string{`1:1: expected declaration, found identifier void (kbmc has no void: a function without a result is declared "func name(params) { … }")`}},
+		{"thread t { assert(x = 1); }", []string{`1:21: "=" assigns and is not an expression here; to compare, write "=="`}},
+		{"thread t { if (c) x = 1; }", []string{`1:19: the body of if must be a block in braces: write if (…) { … }`}},
+		{"thread t { if (c) { } else x = 1; }", []string{`1:28: the body of else must be a block in braces: write else { … } (or else if (…) { … })`}},
+		{"thread t {\n while (c);\n x = 1;\n}", []string{`2:11: the body of while must be a block in braces: an empty loop (a busy-wait) is written while (…) {}`}},
+		{"thread t { for (;;) x++; }", []string{`1:21: the body of for must be a block in braces: write for (…) { … }`}},
 		{"thread { }", []string{`1:8: expected name, found "{"`}},
 		{"shared x;", []string{`1:8: expected type ("int" or "bool"), found identifier x`}},
 		{"thread t { x = 1;\nthread u { }", []string{`2:1: expected "}", found "thread"`}},
@@ -330,8 +336,8 @@ func TestNestingLimit(t *testing.T) {
 		"const C = " + deep("f(", "", ")", 5000) + ";",
 		"const C = " + deep("a[", "0", "]", 5000) + ";",
 		"thread t " + deep("{", "", "}", 5000),
-		"thread t { " + deep("if (c) ", "x = 1;", "", 5000) + " }",
-		"thread t { " + deep("while (c) ", ";", "", 5000) + " }",
+		"thread t { " + deep("if (c) { ", "x = 1;", " }", 5000) + " }",
+		"thread t { " + deep("while (c) { ", "", " }", 5000) + " }",
 	} {
 		_, err := Parse("t.kb", []byte(src))
 		if err == nil || !strings.Contains(err.Error(), "nested too deeply") {

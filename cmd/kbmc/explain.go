@@ -1,0 +1,151 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"kbmc/ir"
+	"kbmc/verify"
+)
+
+// explanation says why a verdict is bounded-safe and what to do next, from
+// what the engine recorded (verify.Result's CutTrace, Cycle and statistics).
+type explanation struct {
+	// Cycle: the search found a cycle of states (an execution can run for
+	// ever), so no depth covers every execution.
+	Cycle bool `json:"cycle"`
+	// Cut is the number of executions the depth bound cut (explicit engine).
+	Cut int64 `json:"cut,omitempty"`
+	// Longest is the length of the longest execution that ended within the
+	// bound (explicit engine).
+	Longest int64 `json:"longest_complete,omitempty"`
+	// Loop is the loop that keeps running in an execution the bound cut: its
+	// position, source text and thread.
+	Loop       string `json:"loop,omitempty"`
+	LoopText   string `json:"loop_text,omitempty"`
+	LoopThread string `json:"loop_thread,omitempty"`
+	// BusyWait: the loop's steps change no shared variable (a busy-wait).
+	BusyWait bool   `json:"busy_wait"`
+	Why      string `json:"why"`
+	Next     string `json:"next"`
+}
+
+// explainBounded turns a bounded-safe result into an explanation. It replays the
+// execution the engine recorded (a cycle, or the first execution the bound cut):
+// a state that repeats along it shows a cycle; the transition that runs most
+// often in the repeating part (or the second half of the cut execution) is the
+// loop that keeps running.
+func explainBounded(l *loaded, res *verify.Result) *explanation {
+	ex := &explanation{Cycle: res.Cycle, Cut: res.Stats.Cut, Longest: res.Stats.Longest}
+	trace := res.CutTrace
+	if res.Cycle {
+		trace = res.CycleTrace
+	}
+	if trace != nil && len(trace) > 0 {
+		if run, err := l.prog.Replay(trace); err == nil {
+			from, to := repeat(run)
+			if from >= 0 {
+				ex.Cycle = true
+			} else {
+				from, to = len(run.Events)/2, len(run.Events)
+			}
+			loopOf(l, run, from, to, ex.Cycle, ex)
+		}
+	}
+	depth := res.Bound.Depth
+	var why []string
+	if ex.Cycle {
+		if ex.Loop != "" {
+			why = append(why, fmt.Sprintf("a cycle of states: the loop at %s (%s, thread %s) can run for ever, so no depth covers every execution",
+				shortPos(ex.Loop), ex.LoopText, ex.LoopThread))
+		} else {
+			why = append(why, "a cycle of states: some execution can run for ever, so no depth covers every execution")
+		}
+	} else if ex.Loop != "" {
+		why = append(why, fmt.Sprintf("some executions are longer than the bound; the loop at %s (%s, thread %s) keeps running in them",
+			shortPos(ex.Loop), ex.LoopText, ex.LoopThread))
+	} else {
+		why = append(why, "some executions are longer than the bound")
+	}
+	if res.Engine == "explicit" {
+		if ex.Cut > 0 {
+			why = append(why, fmt.Sprintf("%s executions were cut at depth %d", formatCount(ex.Cut), depth))
+		}
+		if ex.Longest > 0 {
+			why = append(why, fmt.Sprintf("the longest execution that ended took %d steps", ex.Longest))
+		}
+	}
+	ex.Why = strings.Join(why, "; ")
+	switch {
+	case ex.Cycle && ex.BusyWait:
+		ex.Next = fmt.Sprintf("a larger --depth will not help; to prove the program safe, wait with await(condition) "+
+			"instead of the busy-wait at %s: a blocked thread takes no steps", shortPos(ex.Loop))
+	case ex.Cycle:
+		ex.Next = "a larger --depth will not help: the verdict says no violation occurs within the bound. " +
+			"To prove more, bound the loop (a for loop with a limit) or make it wait with await(condition)"
+	default:
+		ex.Next = fmt.Sprintf("try --depth %d", 2*depth)
+	}
+	return ex
+}
+
+// repeat finds a state that occurs twice along run: steps [from, to) lead from
+// it back to itself. It returns -1, -1 when no state repeats.
+func repeat(run *ir.Run) (int, int) {
+	seen := map[string]int{}
+	for i, s := range run.States {
+		key := stateKey(s)
+		if j, ok := seen[key]; ok {
+			return j, i
+		}
+		seen[key] = i
+	}
+	return -1, -1
+}
+
+func stateKey(s ir.State) string {
+	var b strings.Builder
+	for _, v := range s {
+		fmt.Fprintf(&b, "%d,", v)
+	}
+	return b.String()
+}
+
+// loopOf names the transition that runs most often in steps [from, to) of run,
+// and whether those steps wrote no shared variable (a busy-wait).
+func loopOf(l *loaded, run *ir.Run, from, to int, cycle bool, ex *explanation) {
+	p := l.prog
+	type key struct{ thread, from int }
+	count := map[key]int{}
+	var best key
+	bestN := 0
+	busy := true
+	// A loop head (a condition) wins a tie: it names the loop best.
+	score := func(k key) int {
+		s := 2 * count[k]
+		if p.Threads[k.thread].Template.Transitions[k.from].EntryNode().Op == ir.OpBranch {
+			s++
+		}
+		return s
+	}
+	for _, ev := range run.Events[from:to] {
+		k := key{ev.Thread, ev.From}
+		count[k]++
+		if bestN == 0 || score(k) > score(best) {
+			best, bestN = k, count[k]
+		}
+		for _, a := range ev.Accesses {
+			if kind, _ := p.Locate(a.Loc); a.Kind == ir.Write && (kind == ir.LocCell || kind == ir.LocChannel) {
+				busy = false
+			}
+		}
+	}
+	bestN = count[best]
+	if bestN < 2 && !cycle {
+		return // nothing repeats: no loop to name
+	}
+	th := p.Threads[best.thread]
+	n := th.Template.Transitions[best.from].EntryNode()
+	ex.Loop, ex.LoopText, ex.LoopThread = posText(l, n.Pos), n.Text, th.Name
+	ex.BusyWait = busy
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of cmd/kbmc/testdata")
+
+// stable drops what changes from run to run: the statistics line (times).
+var statsLine = regexp.MustCompile(`(?m)^stats: .*\n`)
+
+// TestGolden pins the output people read: traces, explanations, dot graphs,
+// property lists. Run with -update after a deliberate change, and read the diff.
+func TestGolden(t *testing.T) {
+	ex := func(name string) string { return filepath.Join("..", "..", "docs", "examples", name+".kb") }
+	tests := []struct {
+		golden string
+		args   []string
+		code   int
+	}{
+		{"ticket-broken.txt", []string{"check", ex("ticket-broken")}, 10},
+		{"philosophers.txt", []string{"check", ex("philosophers")}, 10},
+		{"philosophers.dot", []string{"check", "--trace", "dot", ex("philosophers")}, 10},
+		{"dcl-broken.txt", []string{"check", ex("dcl-broken")}, 10},
+		{"dcl-broken-relevant.txt", []string{"check", "--relevant", "--threads", ex("dcl-broken")}, 10},
+		{"withdrawals.dot", []string{"check", "--trace", "dot", ex("withdrawals")}, 10},
+		{"ticket-lock.txt", []string{"check", ex("ticket-lock")}, 0},
+		{"bounded-buffer.txt", []string{"check", ex("bounded-buffer")}, 0},
+		{"semaphore.dot", []string{"check", "--trace", "dot", ex("semaphore")}, 0},
+		{"barrier-properties.txt", []string{"check", "--show-properties", ex("barrier")}, 0},
+		{"racy-stack-run.txt", []string{"run", "--schedule", "pusher[0],pusher[1],pusher[0],pusher[1],pusher[0],pusher[1],pusher[0],pusher[1],checker,checker", ex("racy-stack")}, 10},
+	}
+	for _, tc := range tests {
+		t.Run(tc.golden, func(t *testing.T) {
+			// One worker: a parallel search may find another counterexample
+			// first, and counts its executions otherwise.
+			args := append([]string{tc.args[0], "--workers", "1"}, tc.args[1:]...)
+			if tc.args[0] == "run" {
+				args = tc.args
+			}
+			code, out, errs := kbmc(t, args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, out, errs)
+			}
+			got := statsLine.ReplaceAllString(out, "")
+			path := filepath.Join("testdata", tc.golden)
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./cmd/kbmc -run TestGolden -update)", err)
+			}
+			if got != string(want) {
+				t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
+			}
+			if strings.HasSuffix(tc.golden, ".dot") {
+				// The same every run: a second run prints the very same graph.
+				_, again, _ := kbmc(t, tc.args...)
+				if again != out {
+					t.Errorf("dot output differs between two runs")
+				}
+			}
+		})
+	}
+}
