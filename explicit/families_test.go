@@ -17,10 +17,11 @@ import (
 // protocols from N = 2 on). On the two larger cases the variants without sleep
 // sets, dpor/no-sleep and bpor-fair (whose bound cuts only spinning, absent here),
 // explore nearly every interleaving, hundreds of thousands: they are checked on the
-// smaller cases only.
+// smaller cases only, and so is the parallel stateless dfs (dfs/workers=2).
 func TestDistributedFamilies(t *testing.T) {
 	heavy := map[string]bool{"dpor/no-sleep": true, "bpor-fair/unbounded": true,
-		"bpor-fair/c=0": true, "bpor-fair/c=1": true, "bpor-fair/c=2": true}
+		"bpor-fair/c=0": true, "bpor-fair/c=1": true, "bpor-fair/c=2": true,
+		"bpor-fair/workers=2": true, "bpor-fair/c=2/workers=2": true, "dfs/workers=2": true}
 	for _, tc := range []struct {
 		family  string
 		defines map[string]int64
