@@ -64,7 +64,7 @@ func TestGolden(t *testing.T) {
 			}
 			if strings.HasSuffix(tc.golden, ".dot") {
 				// The same every run: a second run prints the very same graph.
-				_, again, _ := kbmc(t, tc.args...)
+				_, again, _ := kbmc(t, args...)
 				if again != out {
 					t.Errorf("dot output differs between two runs")
 				}
