@@ -443,17 +443,22 @@ type variant struct {
 	available func() error
 }
 
-// variantsOf lists how algo is checked: its sequential variants, and the parallel
-// run of the first of them (two workers over the subtrees of a frontier).
+// variantsOf lists how algo is checked: its sequential variants, the parallel
+// run of the first of them (two workers over the subtrees of a frontier), and the
+// same run split into three shards, run one after the other and combined as kbmc
+// merge combines them.
 func variantsOf(algo string) []variant {
 	vs := sequentialVariantsOf(algo)
 	par := vs[0]
 	set := par.set
 	par.name, par.every = "workers=2", 3
 	par.set = func(o *Options) { set(o); o.Workers = 2 }
+	sh := vs[0]
+	sh.name, sh.every, sh.engine = "shards=3", 3, shardedMaker(algo, 3)
 	switch algo {
 	case "dfs":
 		par.set = func(o *Options) { o.Workers = 2 } // stateless: its counts add up exactly
+		sh.set = func(*Options) {}
 	case "bpor-preempt", "bpor-fair":
 		// The bounded runs too: the frontier carries the bound.
 		b := vs[len(vs)-1]
@@ -462,7 +467,47 @@ func variantsOf(algo string) []variant {
 		b.set = func(o *Options) { bset(o); o.Workers = 2 }
 		vs = append(vs, b)
 	}
-	return append(vs, par)
+	return append(vs, par, sh)
+}
+
+// shardedMaker makes an engine that runs every part of algo's search split into
+// parts shards, one after the other, and combines the parts' results as kbmc merge
+// does: unsafe if a part is (with its counterexample), else unknown if a part is,
+// else bounded-safe if a part is, safe only if every part is; counters add up.
+func shardedMaker(algo string, parts int) engineMaker {
+	return func(o Options) (verify.Engine, error) { return shardedEngine{algo, o, parts}, nil }
+}
+
+type shardedEngine struct {
+	algo  string
+	opts  Options
+	parts int
+}
+
+func (e shardedEngine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
+	rank := map[verify.Verdict]int{verify.Safe: 0, verify.BoundedSafe: 1, verify.Unknown: 2, verify.Unsafe: 3}
+	var out *verify.Result
+	for i := range e.parts {
+		o := e.opts
+		o.Shard = Shard{Index: i, Count: e.parts}
+		eng, err := New(e.algo, o)
+		if err != nil {
+			return nil, err
+		}
+		r, err := eng.Check(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = r
+			continue
+		}
+		addStats(&out.Stats, &r.Stats)
+		if rank[r.Verdict] > rank[out.Verdict] {
+			out.Verdict, out.Violation, out.Trace, out.Note = r.Verdict, r.Violation, r.Trace, r.Note
+		}
+	}
+	return out, nil
 }
 
 // sequentialVariantsOf lists how algo is checked. An algorithm this list does not
@@ -588,7 +633,7 @@ func (v variant) check(c *diffCase, st *stats) []string {
 		res := out.res
 		st.executions += res.Stats.Executions
 		st.refExecutions += ref.Stats.Executions
-		if v.algo == "dfs" && v.name == "workers=2" && res.Verdict != verify.Unsafe &&
+		if v.algo == "dfs" && (v.name == "workers=2" || v.name == "shards=3") && res.Verdict != verify.Unsafe &&
 			res.Stats.Executions != ref.Stats.Executions {
 			fail("%s%s: %d executions; the sequential dfs has %d", label, modeName, res.Stats.Executions, ref.Stats.Executions)
 		}
