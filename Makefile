@@ -46,7 +46,7 @@ unit:
 	$(GO) test -count=1 ./...
 
 # The parallel searches share one outcome between workers: run them under the race
-# detector (a few hundred generated programs and the parallel tests).
+# detector (a few hundred generated programs).
 race:
 	$(GO) test -race -count=1 ./explicit/ -run 'TestDifferential/.*/workers=2' -diff.seeds=300
 
