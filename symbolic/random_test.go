@@ -17,6 +17,7 @@ import (
 
 var (
 	seeds     = flag.Int("symbolic.seeds", 100, "TestRandom: random programs per solver × reduction combination")
+	chanSeeds = flag.Int("symbolic.chan-seeds", 300, "TestRandom: random distributed programs (processes and channels, progen.DistributedConfig) per combination")
 	firstSeed = flag.Uint64("symbolic.from", 1, "TestRandom: the first seed")
 	only      = flag.String("symbolic.combos", "", "TestRandom: run only the combinations whose name (solver/variant) matches this regular expression")
 	features  = flag.String("symbolic.features", "", "TestRandom: the progen features the programs use, as names joined by | (default: progen.DefaultConfig's); any feature progen has, channels and processes included once it generates them")
@@ -68,9 +69,9 @@ func randomConfig(seed uint64, feats progen.Feature) progen.Config {
 
 // TestRandom compares verdict and violation kind with the reference DFS on seeded
 // random programs (internal/progen), on every solver × reduction combination.
-// -symbolic.features chooses the constructs (randomConfig): the channel
-// programs of progen, once it generates them, are checked by naming their
-// features there.
+// Two families: the classic shared-memory programs (-symbolic.seeds) and the
+// distributed ones with processes and channels (-symbolic.chan-seeds);
+// -symbolic.features replaces both with programs of the features it names.
 func TestRandom(t *testing.T) {
 	n := *seeds
 	if testing.Short() {
@@ -94,30 +95,53 @@ func TestRandom(t *testing.T) {
 			t.Fatalf("-symbolic.features: %v", err)
 		}
 	}
+	nChan := *chanSeeds
+	if testing.Short() {
+		nChan = min(nChan, 20)
+	}
 	ran := 0
-	for seed := *firstSeed; seed < *firstSeed+uint64(n); seed++ {
-		cfg := randomConfig(seed, feats)
-		src := progen.Generate(seed, cfg)
-		p, err := lang.Compile("gen.kb", []byte(src), lang.Config{Width: cfg.Width, NoFold: cfg.NoFold})
-		if err != nil {
-			t.Fatalf("seed %d: compile: %v\n%s", seed, err, src)
-		}
-		opts := verify.Options{}
-		ref, err := dfs(context.Background(), p, opts)
-		if err != nil {
-			t.Fatalf("seed %d: dfs: %v\n%s", seed, err, src)
-		}
-		for _, c := range cs {
-			r, err := symbolicRun(p, opts, c, 2*time.Minute)
-			ran++
-			if err != nil {
-				t.Errorf("seed %d, %s: %v\n%s", seed, c, err, src)
-				continue
+	for _, family := range []struct {
+		name   string
+		n      int
+		config func(seed uint64) progen.Config
+	}{
+		{"classic", n, func(seed uint64) progen.Config { return randomConfig(seed, feats) }},
+		{"distributed", nChan, func(seed uint64) progen.Config {
+			cfg := randomConfig(seed, feats)
+			if feats == 0 {
+				cfg.Features = progen.DistributedConfig().Features
+				cfg.MaxInterleavings = progen.DistributedConfig().MaxInterleavings
 			}
-			if err := agree(p, opts, c, ref, r, 2*time.Minute); err != nil {
-				t.Errorf("seed %d, %s: %v\n%s", seed, c, err, src)
+			return cfg
+		}},
+	} {
+		if feats != 0 && family.name == "distributed" {
+			continue // -symbolic.features chose the programs
+		}
+		for seed := *firstSeed; seed < *firstSeed+uint64(family.n); seed++ {
+			cfg := family.config(seed)
+			src := progen.Generate(seed, cfg)
+			p, err := lang.Compile("gen.kb", []byte(src), lang.Config{Width: cfg.Width, NoFold: cfg.NoFold})
+			if err != nil {
+				t.Fatalf("%s seed %d: compile: %v\n%s", family.name, seed, err, src)
+			}
+			opts := verify.Options{}
+			ref, err := dfs(context.Background(), p, opts)
+			if err != nil {
+				t.Fatalf("%s seed %d: dfs: %v\n%s", family.name, seed, err, src)
+			}
+			for _, c := range cs {
+				r, err := symbolicRun(p, opts, c, 2*time.Minute)
+				ran++
+				if err != nil {
+					t.Errorf("%s seed %d, %s: %v\n%s", family.name, seed, c, err, src)
+					continue
+				}
+				if err := agree(p, opts, c, ref, r, 2*time.Minute); err != nil {
+					t.Errorf("%s seed %d, %s: %v\n%s", family.name, seed, c, err, src)
+				}
 			}
 		}
 	}
-	t.Logf("%d seeds × %d combinations: %d runs", n, len(cs), ran)
+	t.Logf("%d classic and %d distributed seeds × %d combinations: %d runs", n, nChan, len(cs), ran)
 }
