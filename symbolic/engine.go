@@ -11,6 +11,7 @@ import (
 	"kbmc/encode"
 	"kbmc/ir"
 	"kbmc/solver"
+	"kbmc/solver/portfolio"
 	"kbmc/solver/solvers"
 	"kbmc/verify"
 )
@@ -32,7 +33,7 @@ func Encodings() []string { return []string{"partial-order", "step"} }
 // partial-order encoding to verify.DefaultDepth.
 type Engine struct {
 	verify.Options
-	Solver        string // "gini" (default) or "z3"
+	Solver        string // "gini" (default), "z3" or "portfolio" (both racing)
 	Encoding      string // "partial-order" (default) or "step"
 	POR           string // step encoding: "none" (default), "peephole" or "monotonic"
 	NoIncremental bool   // step encoding: check depth K only, instead of 1, 2, …, K
@@ -97,6 +98,10 @@ func (e Engine) porName() string {
 
 // statKeys are the statistics the engine reports, in output order (DESIGN.md §7).
 var statKeys = []string{"depth", "solver_calls", "variables", "clauses", "conflicts", "encode_ms", "solve_ms", "time_ms"}
+
+// portfolioStatKeys follow solver_calls with the portfolio solver: how many of
+// the calls each of its solvers answered first.
+var portfolioStatKeys = []string{"gini_answers", "z3_answers"}
 
 // Check implements verify.Engine.
 func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
@@ -322,6 +327,10 @@ func (r *run) fillStats() {
 	}
 	r.stats.Clauses = bs.Clauses
 	r.stats.Conflicts = bs.Conflicts
+	if r.names.Solver == "portfolio" {
+		r.stats.GiniAnswers = int64(bs.Counters[portfolio.AnsweredCounter("gini")])
+		r.stats.Z3Answers = int64(bs.Counters[portfolio.AnsweredCounter("z3")])
+	}
 	r.stats.Time = time.Since(r.start)
 }
 
@@ -338,6 +347,10 @@ func (r *run) finish(err error) (*verify.Result, error) {
 	r.fillStats()
 	res.Stats = r.stats
 	res.StatKeys = append([]string(nil), statKeys...)
+	if res.Solver == "portfolio" {
+		calls := slices.Index(res.StatKeys, "solver_calls") + 1
+		res.StatKeys = slices.Insert(res.StatKeys, calls, portfolioStatKeys...)
+	}
 	if res.Verdict == verify.Unsafe {
 		if err := r.validate(res); err != nil {
 			return nil, err

@@ -95,6 +95,11 @@ type Stats struct {
 	EncodeTime   time.Duration
 	SolveTime    time.Duration
 	Time         time.Duration
+
+	// The symbolic engine's portfolio solver: the solver calls that gini and
+	// that Z3 answered first.
+	GiniAnswers int64
+	Z3Answers   int64
 }
 
 // Values maps the JSON names of the statistics to their values.
@@ -106,6 +111,7 @@ func (s *Stats) Values() map[string]any {
 		"cut": s.Cut, "failed": s.Failed, "longest": s.Longest,
 		"sleep_blocked": s.SleepBlocked, "tcs_built": s.TCSBuilt, "tcs_solved": s.TCSSolved,
 		"tcs_unsat": s.TCSUnsat, "local_states": s.LocalStates, "depth": s.Depth, "solver_calls": s.SolverCalls,
+		"gini_answers": s.GiniAnswers, "z3_answers": s.Z3Answers,
 		"variables": s.Variables, "clauses": s.Clauses, "conflicts": s.Conflicts,
 		"encode_ms": ms(s.EncodeTime), "solve_ms": ms(s.SolveTime), "time_ms": ms(s.Time),
 	}

@@ -36,7 +36,7 @@ func programFlags() []cli.Flag {
 func engineFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "engine", Value: "explicit", Usage: "explicit or symbolic"},
-		&cli.StringFlag{Name: "solver", Value: "gini", Usage: "symbolic: " + strings.Join(symbolic.Solvers(), " or ")},
+		&cli.StringFlag{Name: "solver", Value: "gini", Usage: "symbolic: " + strings.Join(symbolic.Solvers(), ", ") + "; portfolio races gini against z3 on each solver call"},
 		&cli.StringFlag{Name: "encoding", Value: symbolic.Encodings()[0], Usage: "symbolic: " + strings.Join(symbolic.Encodings(), " or ")},
 		&cli.StringFlag{Name: "por", Value: "monotonic", Usage: "symbolic, step encoding: partial-order constraints, " + strings.Join(symbolic.PORs(), ", ")},
 		&cli.BoolFlag{Name: "no-incremental", Usage: "symbolic: solve at the full depth at once"},

@@ -19,6 +19,8 @@ func TestEngineByName(t *testing.T) {
 		{name: "symbolic/z3/peephole", engine: "symbolic", solver: "z3", por: "peephole", encoding: "step"},
 		{name: "symbolic/gini/partial-order", engine: "symbolic", solver: "gini", por: "monotonic", encoding: "partial-order"},
 		{name: "symbolic/gini/step", engine: "symbolic", solver: "gini", por: "monotonic", encoding: "step"},
+		{name: "symbolic/portfolio", engine: "symbolic", solver: "portfolio", por: "monotonic", encoding: "partial-order"},
+		{name: "symbolic/portfolio/peephole", engine: "symbolic", solver: "portfolio", por: "peephole", encoding: "step"},
 		{name: "dfs", wantErr: true},
 		{name: "explicit/lazypor/minisat", wantErr: true},
 		{name: "explicit/dpor/gini", wantErr: true},

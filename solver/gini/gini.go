@@ -110,6 +110,12 @@ func (s *backend) Check(ctx context.Context, assumptions ...*solver.Term) (solve
 		s.cl.Add(z.LitNull)
 	}
 	s.pending = s.pending[:0]
+	// gini keeps assumptions until its next solve: a check that ends before
+	// solving must not make them, or they would constrain the next check.
+	if ctx.Err() != nil {
+		s.stats.SolveTime += time.Since(start)
+		return solver.Unknown, nil
+	}
 	for _, a := range s.assumed {
 		s.g.Assume(a.m)
 	}
@@ -138,9 +144,9 @@ func (s *backend) solve(ctx context.Context) int {
 	if ctx.Done() == nil {
 		return s.g.Solve()
 	}
-	if ctx.Err() != nil {
-		return 0
-	}
+	// Even when ctx has just ended, the solve starts and is stopped at once:
+	// only a solve clears the assumptions Check has made (Check does not make
+	// them when ctx ended before).
 	h := s.g.GoSolve()
 	for range 64 {
 		if res, done := h.Test(); done {

@@ -60,14 +60,22 @@ type backend struct {
 	// literals, each asserted to imply its term once, by term ID.
 	proxies map[int]C.Z3_ast
 
+	// asserted holds every formula given to the solver, each with a
+	// reference, so that a new solver can be given them all: after an
+	// interrupted check (stale) Z3 4.8's solver can lose or misread later
+	// assertions, and is replaced before its next use.
+	asserted []C.Z3_ast
+	stale    bool
+
 	status  solver.Status
 	model   C.Z3_model
 	assumed map[C.Z3_ast][]*solver.Term // the last Check's assumption literals
 	core    []*solver.Term
 	hasCore bool
 
-	stats  solver.Stats
-	closed bool
+	stats    solver.Stats
+	renewals int64 // solvers replaced after an interrupted check
+	closed   bool
 }
 
 // New returns a Z3 backend for formulas built by b. It must be closed to
@@ -86,19 +94,69 @@ func New(b *solver.Builder) (solver.Backend, error) {
 		sorts:   make(map[int]C.Z3_sort),
 		proxies: make(map[int]C.Z3_ast),
 	}
-	// The simple solver is Z3's incremental SMT core, which keeps its state
-	// (bit-blasted atoms, learned clauses) between checks. Z3_mk_solver's
-	// combined solver re-solves checks without assumptions from scratch
-	// with its non-incremental tactic, which on 10^4 repeated checks was
-	// two hundred times slower and grew its memory by about 100 bytes per
-	// check; a QF_BV logic solver re-runs its tactics on every check too.
-	s.slv = C.Z3_mk_simple_solver(ctx)
-	if err := s.err("create solver"); err != nil {
+	slv, err := s.newSolver()
+	if err != nil {
 		C.Z3_del_context(ctx)
 		return nil, err
 	}
-	C.Z3_solver_inc_ref(ctx, s.slv)
+	s.slv = slv
 	return s, nil
+}
+
+// newSolver returns a new solver of the backend's context, with a reference.
+//
+// The simple solver is Z3's incremental SMT core, which keeps its state
+// (bit-blasted atoms, learned clauses) between checks. Z3_mk_solver's combined
+// solver re-solves checks without assumptions from scratch with its
+// non-incremental tactic, which on 10^4 repeated checks was two hundred times
+// slower and grew its memory by about 100 bytes per check; a QF_BV logic
+// solver re-runs its tactics on every check too.
+func (s *backend) newSolver() (C.Z3_solver, error) {
+	slv := C.Z3_mk_simple_solver(s.ctx)
+	if err := s.err("create solver"); err != nil {
+		return nil, err
+	}
+	C.Z3_solver_inc_ref(s.ctx, slv)
+	return slv, nil
+}
+
+// assert gives the solver a formula and records it for a replacement solver.
+func (s *backend) assert(a C.Z3_ast, what string) error {
+	s.incRef(a)
+	s.asserted = append(s.asserted, a)
+	if s.stale {
+		return nil // the replacement will have it
+	}
+	C.Z3_solver_assert(s.ctx, s.slv, a)
+	return s.err(what)
+}
+
+// renew replaces a solver whose last check was interrupted by a new one with
+// every assertion so far. Z3 4.8.12's solver, interrupted in a check, went on to
+// answer sat for unsatisfiable assertions in later checks, in kbmc's
+// incremental use (solver/z3's TestInterruptedChecksStaySound; pushing and
+// popping a scope after the interrupt did not help). The portfolio interrupts
+// the losing solver on nearly every check, so this costs Z3 its incremental
+// state there; a time limit ends the run, so there it costs nothing.
+func (s *backend) renew() error {
+	if !s.stale {
+		return nil
+	}
+	slv, err := s.newSolver()
+	if err != nil {
+		return err
+	}
+	for _, a := range s.asserted {
+		C.Z3_solver_assert(s.ctx, slv, a)
+		if err := s.err("assert again"); err != nil {
+			C.Z3_solver_dec_ref(s.ctx, slv)
+			return err
+		}
+	}
+	C.Z3_solver_dec_ref(s.ctx, s.slv)
+	s.slv, s.stale = slv, false
+	s.renewals++
+	return nil
 }
 
 // err returns the error of the last Z3 call, if any.
@@ -271,8 +329,7 @@ func (s *backend) Assert(t *solver.Term) error {
 	if err != nil {
 		return err
 	}
-	C.Z3_solver_assert(s.ctx, s.slv, a)
-	if err := s.err("assert"); err != nil {
+	if err := s.assert(a, "assert"); err != nil {
 		return err
 	}
 	s.stats.Assertions++
@@ -305,8 +362,11 @@ func (s *backend) literal(t *solver.Term) (C.Z3_ast, error) {
 	}
 	s.incRef(p)
 	s.proxies[t.ID()] = p
-	C.Z3_solver_assert(s.ctx, s.slv, C.Z3_mk_implies(s.ctx, p, body))
-	if err := s.err("assert assumption proxy"); err != nil {
+	implies := C.Z3_mk_implies(s.ctx, p, body)
+	if err := s.err("make assumption proxy"); err != nil {
+		return nil, err
+	}
+	if err := s.assert(implies, "assert assumption proxy"); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -318,6 +378,9 @@ func (s *backend) Check(ctx context.Context, assumptions ...*solver.Term) (solve
 		return solver.Unknown, solver.ErrClosed
 	}
 	s.resetResult()
+	if err := s.renew(); err != nil {
+		return solver.Unknown, err
+	}
 	lits := make([]C.Z3_ast, len(assumptions))
 	s.assumed = make(map[C.Z3_ast][]*solver.Term, len(assumptions))
 	for i, t := range assumptions {
@@ -345,6 +408,13 @@ func (s *backend) Check(ctx context.Context, assumptions ...*solver.Term) (solve
 	r := C.Z3_solver_check_assumptions(s.ctx, s.slv, C.uint(len(lits)), ptr)
 	stop()
 	s.stats.SolveTime += time.Since(start)
+	if ctx.Err() != nil {
+		// The check may have been interrupted, or the interrupt may have
+		// reached Z3 just after it: neither its answer nor the solver is
+		// trusted any more (renew).
+		s.stale = true
+		return solver.Unknown, nil
+	}
 	if err := s.err("check"); err != nil {
 		return solver.Unknown, err
 	}
@@ -361,9 +431,6 @@ func (s *backend) Check(ctx context.Context, assumptions ...*solver.Term) (solve
 	case C.Z3_L_FALSE:
 		s.status = solver.Unsat
 	default:
-		if ctx.Err() != nil {
-			return solver.Unknown, nil
-		}
 		reason := C.GoString(C.Z3_solver_get_reason_unknown(s.ctx, s.slv))
 		return solver.Unknown, fmt.Errorf("z3: check gave up: %s", reason)
 	}
@@ -546,6 +613,7 @@ func (s *backend) Stats() solver.Stats {
 	st.Vars = first("mk bool var", "sat mk var")
 	st.Clauses = first("mk clause", "sat mk clause")
 	st.Conflicts = first("conflicts", "sat conflicts")
+	st.Counters["kbmc solver renewals"] = float64(s.renewals)
 	return st
 }
 
@@ -565,12 +633,15 @@ func (s *backend) Close() error {
 	for _, p := range s.proxies {
 		s.decRef(p)
 	}
+	for _, a := range s.asserted {
+		s.decRef(a)
+	}
 	for _, srt := range s.sorts {
 		s.decRef(C.Z3_sort_to_ast(s.ctx, srt))
 	}
 	C.Z3_solver_dec_ref(s.ctx, s.slv)
 	C.Z3_del_context(s.ctx)
-	s.memo, s.proxies, s.sorts = nil, nil, nil
+	s.memo, s.proxies, s.sorts, s.asserted = nil, nil, nil, nil
 	s.closed = true
 	return nil
 }

@@ -26,6 +26,14 @@ type Factory func(*solver.Builder) (solver.Backend, error)
 // Conformance runs the tests every Backend must pass, as subtests of t.
 func Conformance(t *testing.T, newBackend Factory) {
 	t.Run("Operators", func(t *testing.T) { testOperators(t, newBackend) })
+	Interface(t, newBackend)
+}
+
+// Interface runs the conformance tests other than the operator table, which
+// takes most of Conformance's time: incremental use, model values, misuse,
+// time limits and cancellation. A backend that delegates the solving to others
+// (the portfolio), whose operators are theirs, runs these by default.
+func Interface(t *testing.T, newBackend Factory) {
 	t.Run("Incremental", func(t *testing.T) { testIncremental(t, newBackend) })
 	t.Run("Values", func(t *testing.T) { testValues(t, newBackend) })
 	t.Run("Errors", func(t *testing.T) { testErrors(t, newBackend) })
@@ -365,7 +373,7 @@ func testTimeLimit(t *testing.T, newBackend Factory) {
 	if err != nil || st != solver.Unknown {
 		t.Errorf("check with an expired context: %v, %v; want unknown", st, err)
 	}
-	checkUsable(t, b, s)
+	CheckUsable(t, b, s)
 }
 
 // testCancel cancels a hard check from another goroutine.
@@ -391,11 +399,12 @@ func testCancel(t *testing.T, newBackend Factory) {
 	if elapsed > 5*time.Second {
 		t.Errorf("cancellation took %v", elapsed)
 	}
-	checkUsable(t, b, s)
+	CheckUsable(t, b, s)
 }
 
-// checkUsable checks that an interrupted backend answers the next check.
-func checkUsable(t *testing.T, b *solver.Builder, s solver.Backend) {
+// CheckUsable checks that a backend whose check of Factoring was interrupted
+// answers the next check.
+func CheckUsable(t *testing.T, b *solver.Builder, s solver.Backend) {
 	t.Helper()
 	fx := b.BVVar("fx", 64)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
