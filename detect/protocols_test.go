@@ -89,6 +89,8 @@ type protocolRun struct {
 	// recording (before the rolesFirst and auditor adjustments).
 	steps  int
 	rounds int // rounds completed within it (proposals; hand-overs)
+	// asRecorded is c before the rolesFirst adjustments (nil without them).
+	asRecorded *detect.Computation
 }
 
 // recordProtocol runs prog with N = n and ROUNDS = rounds under kbmc run's
@@ -159,19 +161,35 @@ func recordProtocol(tb testing.TB, prog protocolProgram, n, rounds, s int, seed 
 			}
 		}
 	}
+	name := fmt.Sprintf("%s n=%d s=%d seed=%d", prog.name, n, s, seed)
 	if prog.rolesFirst {
+		run.asRecorded = readRecording(tb, name, rec)
 		startAfterFirstEvents(tb, rec, "node[")
 		dropProcess(tb, rec, "auditor")
 	}
+	run.c = readRecording(tb, name, rec)
+	most := 0
+	for _, pr := range run.c.Procs {
+		most = max(most, len(pr.Events))
+	}
+	if s > 0 && most != s-1 {
+		tb.Fatalf("%s: the busiest process has %d events, want S - 1 = %d", name, most, s-1)
+	}
+	return run
+}
+
+// readRecording writes rec as kbmc run --record does and reads it back.
+func readRecording(tb testing.TB, name string, rec *detect.Recording) *detect.Computation {
+	tb.Helper()
 	var buf bytes.Buffer
 	if err := rec.Write(&buf); err != nil {
 		tb.Fatal(err)
 	}
-	run.c, err = detect.ReadJSON(detect.File{Name: fmt.Sprintf("%s n=%d s=%d seed=%d", prog.name, n, s, seed), Data: buf.Bytes()})
+	c, err := detect.ReadJSON(detect.File{Name: name, Data: buf.Bytes()})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return run
+	return c
 }
 
 // startAfterFirstEvents makes the state after the first event of every process
@@ -221,6 +239,57 @@ func dropProcess(tb testing.TB, rec *detect.Recording, name string) {
 	}
 }
 
+// TestProtocolProgramsAgree records whole runs of the two protocol programs
+// with ROUNDS = 2 under a few random schedules and decides Poss and Def of
+// their negated invariants with every search, against the lattice (compare):
+// the verdicts must agree, and Poss must be false, since the protocols keep
+// their invariants. It also checks that the runs have the rounds they should,
+// and that primary-secondary's recording as it is, where nobody is primary
+// before the nodes' first steps, does possibly violate I_pr: the reason the
+// search starts after those steps.
+func TestProtocolProgramsAgree(t *testing.T) {
+	for _, tc := range []struct {
+		prog       protocolProgram
+		n, rounds  int
+		wantRounds int // proposals (N-1 per round); hand-overs or cancels (one per round)
+	}{
+		{databaseProgram, 3, 2, 4},
+		{primarySecondaryProgram, 4, 2, 2},
+	} {
+		for seed := uint64(1); seed <= 5; seed++ {
+			what := fmt.Sprintf("%s N=%d ROUNDS=%d seed %d", tc.prog.name, tc.n, tc.rounds, seed)
+			run := recordProtocol(t, tc.prog, tc.n, tc.rounds, 0, seed)
+			if run.rounds != tc.wantRounds {
+				t.Errorf("%s: %d rounds completed, want %d", what, run.rounds, tc.wantRounds)
+			}
+			pred := tc.prog.predicate(tc.n)
+			compare(t, run.c, what, []string{pred})
+			if got := possibly(t, run.c, pred); got != detect.No {
+				t.Errorf("%s: Poss of the negated invariant is %s, want no", what, got)
+			}
+			if run.asRecorded != nil {
+				if got := possibly(t, run.asRecorded, pred); got != detect.Yes {
+					t.Errorf("%s: as recorded, with nobody primary at first, Poss of the negated invariant is %s, want yes", what, got)
+				}
+			}
+		}
+	}
+}
+
+// possibly decides Poss src on c with the default search.
+func possibly(t *testing.T, c *detect.Computation, src string) detect.Verdict {
+	t.Helper()
+	phi, err := detect.CompilePredicate("predicate", src, c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := detect.Detect(context.Background(), c, phi, detect.Possibly, detect.Options{Algorithm: detect.Persistent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Verdict
+}
+
 // benchProtocol records prog at (n, s) for seed and benchmarks the search for
 // Poss of its negated invariant at each level in levelIdx (indices of levels).
 // ROUNDS = s is always enough: every node takes part in every round, with at
@@ -249,5 +318,41 @@ func BenchmarkStollerPrograms(b *testing.B) {
 	}
 	for seed := range uint64(*benchSeeds) {
 		benchProtocol(b, primarySecondaryProgram, 9, 60, seed+1, all)
+	}
+}
+
+// BenchmarkStollerProgramsGrowth measures how N_T grows with S and with N on the
+// recorded programs: database partitioning at N = 5 for S = 20 … 80, and for N =
+// 3 … 9 at S = 25 without persistent sets (up to N = 6, where the lattice
+// already has millions of states) and at S = 50 with them, as Fig. 4 (left) and
+// BenchmarkStollerGrowth do; primary–secondary at N = 9 for S = 15 … 60, and for
+// N = 3 … 8 at S = 60 (N = 9 is BenchmarkStollerPrograms's).
+func BenchmarkStollerProgramsGrowth(b *testing.B) {
+	type point struct {
+		prog   protocolProgram
+		n, s   int
+		levels []int
+	}
+	all, plain, ps := []int{0, 1, 2, 3}, []int{0, 1}, []int{2, 3}
+	var points []point
+	for _, s := range []int{20, 40, 60, 80} {
+		points = append(points, point{databaseProgram, 5, s, all})
+	}
+	for n := 3; n <= 9; n++ {
+		if n <= 6 {
+			points = append(points, point{databaseProgram, n, 25, plain})
+		}
+		points = append(points, point{databaseProgram, n, 50, ps})
+	}
+	for _, s := range []int{15, 30, 45, 60} {
+		points = append(points, point{primarySecondaryProgram, 9, s, all})
+	}
+	for n := 3; n <= 8; n++ {
+		points = append(points, point{primarySecondaryProgram, n, 60, all})
+	}
+	for _, p := range points {
+		for seed := range uint64(*benchSeeds) {
+			benchProtocol(b, p.prog, p.n, p.s, seed+1, p.levels)
+		}
 	}
 }
