@@ -14,7 +14,7 @@ import (
 	"kbmc/verify"
 )
 
-var heavy = flag.Bool("symbolic.heavy", false, "TestTestdata: also run the combinations listed in tooBig")
+var heavy = flag.Bool("symbolic.heavy", false, "TestTestdata: also run the combinations listed in tooBig; TestTestdata and TestRandom: the portfolio in every combination and on every seed")
 
 // tooBig lists the testdata programs and reductions that take the symbolic
 // engine longer than the default test run can afford, and why. They run with
