@@ -24,7 +24,7 @@ func benchCommand() *cli.Command {
 		&cli.BoolFlag{Name: "no-fold", Usage: "one transition per statement"},
 		&cli.StringFlag{Name: "csv", Usage: "write the rows as CSV to this file, each as it is measured"},
 		&cli.StringFlag{Name: "md", Usage: "write the rows as a Markdown table to this file, each as it is measured"},
-		&cli.StringFlag{Name: "plot", Usage: "write a log-scale PNG plot of time and executions to this file"},
+		&cli.StringFlag{Name: "plot", Usage: "write a log-scale PNG plot of time, executions and peak heap to this file"},
 		&cli.BoolFlag{Name: "json", Usage: "print the rows as one JSON object (docs/output.md)"},
 	)
 	for i, f := range flags {
@@ -127,7 +127,7 @@ func benchAction(c *cli.Context) error {
 		onRow = append(onRow, func(r bench.Row) error { return bench.MarkdownRow(c.App.Writer, r) })
 	}
 	cfg := bench.Config{
-		Families: fams, Engines: engines, From: from, To: to, Timeout: base.Timeout,
+		Families: fams, Engines: engines, From: from, To: to, Timeout: base.Timeout, Memory: base.Bounds.Memory,
 		Width: c.Int("width"), NoFold: c.Bool("no-fold"), Log: c.App.ErrWriter,
 		Bound: base.Bounds.Depth, Version: version,
 		New: func(name string) (verify.Engine, error) {
