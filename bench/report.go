@@ -237,3 +237,81 @@ func (integerTicks) Ticks(min, max float64) []plot.Tick {
 	}
 	return ticks
 }
+
+// ReadCSV reads rows that WriteCSV or a CSVWriter wrote (several files may be
+// concatenated, each with its header), so that reports of a campaign measured
+// in pieces can be drawn together.
+func ReadCSV(r io.Reader) ([]Row, error) {
+	records, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("reading bench CSV: %w", err)
+	}
+	var rows []Row
+	var columns map[string]int
+	for line, rec := range records {
+		if len(rec) > 0 && rec[0] == header[0] {
+			columns = map[string]int{}
+			for i, name := range rec {
+				columns[name] = i
+			}
+			continue
+		}
+		if columns == nil {
+			return nil, fmt.Errorf("bench CSV line %d: a row before the header", line+1)
+		}
+		row, err := parseRow(rec, columns)
+		if err != nil {
+			return nil, fmt.Errorf("bench CSV line %d: %w", line+1, err)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// parseRow is fields' inverse: an empty cell is a counter the engine does not
+// have (zero, or -1 for conflicts).
+func parseRow(rec []string, columns map[string]int) (Row, error) {
+	var firstErr error
+	cell := func(name string) string {
+		i, ok := columns[name]
+		if !ok || i >= len(rec) {
+			return ""
+		}
+		return rec[i]
+	}
+	integer := func(name string) int64 {
+		s := cell(name)
+		if s == "" {
+			return 0
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("%s: %w", name, err)
+		}
+		return n
+	}
+	decimal := func(name string) float64 {
+		s := cell(name)
+		if s == "" {
+			return 0
+		}
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("%s: %w", name, err)
+		}
+		return x
+	}
+	ms := func(name string) time.Duration { return time.Duration(decimal(name) * float64(time.Millisecond)) }
+	mib := func(name string) uint64 { return uint64(decimal(name) * (1 << 20)) }
+	r := Row{Family: cell("family"), N: int(integer("n")), Engine: cell("engine"), Verdict: cell("verdict"),
+		Executions: integer("executions"), Trans: integer("transitions"), States: integer("states"),
+		HasStates: cell("states") != "", Depth: integer("depth"), Variables: integer("variables"),
+		Clauses: integer("clauses"), Conflicts: integer("conflicts"), SolveTime: ms("solve_ms"),
+		Time: ms("time_ms"), PeakHeap: mib("peak_heap_mb"), PeakRSS: mib("peak_rss_mb"), Note: cell("note"),
+		Bound: int(integer("depth_bound")), Timeout: time.Duration(integer("timeout_s")) * time.Second,
+		Version: cell("kbmc_version")}
+	if cell("conflicts") == "" {
+		r.Conflicts = -1
+	}
+	return r, firstErr
+}

@@ -42,3 +42,40 @@ func TestRowFields(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVRoundTrip checks that rows read back from CSV, two campaigns'
+// files concatenated, write the same CSV again.
+func TestCSVRoundTrip(t *testing.T) {
+	rows := []Row{
+		{Family: "f", N: 2, Engine: "explicit/persistent", Verdict: "safe", Executions: 4, Trans: 9, States: 7, HasStates: true,
+			Time: 1500 * time.Microsecond, PeakHeap: 3 << 19, PeakRSS: 40 << 20, Bound: 100, Timeout: time.Minute, Version: "0.2.0"},
+		{Family: "f", N: 3, Engine: "explicit/dpor", Verdict: "unknown", Executions: 4000, Trans: 9000,
+			Time: time.Minute, PeakHeap: 1 << 20, Note: "time limit", Bound: 100, Timeout: time.Minute},
+		{Family: "g", N: 1, Engine: "symbolic/gini/none", Verdict: "safe", Depth: 5, Variables: 3, Clauses: 8, Conflicts: -1,
+			SolveTime: 2 * time.Millisecond, Time: 3 * time.Millisecond, Note: "a, \"quoted\" note"},
+	}
+	var first, second, want bytes.Buffer
+	if err := WriteCSV(&first, rows[:2]); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCSV(&second, rows[2:]); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCSV(&want, rows); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadCSV(strings.NewReader(first.String() + second.String()))
+	if err != nil || len(got) != len(rows) {
+		t.Fatalf("read %d rows, error %v", len(got), err)
+	}
+	var again bytes.Buffer
+	if err := WriteCSV(&again, got); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != want.String() {
+		t.Errorf("round trip\n%s\nwant\n%s", again.String(), want.String())
+	}
+	if _, err := ReadCSV(strings.NewReader("f,2,explicit/dfs\n")); err == nil {
+		t.Error("a CSV without a header is accepted")
+	}
+}
