@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"kbmc/ir"
@@ -31,8 +29,12 @@ type Row struct {
 	HasStates  bool          // the algorithm stores states (dfs --stateful, persistent, …)
 	SolveTime  time.Duration // symbolic: time inside the solver
 	Time       time.Duration
-	PeakHeap   uint64 // bytes, sampled
-	Note       string
+	// Memory during the row (memory.go): the peak of the Go heap above the
+	// row's start, sampled, and the process's peak resident set size (0 where
+	// the kernel does not say), both in bytes.
+	PeakHeap uint64
+	PeakRSS  uint64
+	Note     string
 	// The campaign's settings, carried on every row so that a CSV file says
 	// what was measured: the depth bound, the time limit, kbmc's version.
 	Bound   int
@@ -49,10 +51,14 @@ type Config struct {
 	Engines  []string
 	From, To int
 	Timeout  time.Duration
-	Width    int // 0: 32
-	NoFold   bool
-	New      EngineFactory
-	Log      io.Writer // one line per run, may be nil
+	// Memory ends a row with verdict unknown when the process passes this
+	// many bytes (0: no limit): rows share one process, which the Go runtime
+	// cannot save once it runs out of memory.
+	Memory int64
+	Width  int // 0: 32
+	NoFold bool
+	New    EngineFactory
+	Log    io.Writer // one line per run, may be nil
 	// OnRow, if set, receives each row as soon as it is measured (kbmc bench
 	// writes its reports row by row, so that an interrupted campaign keeps
 	// what it measured).
@@ -89,8 +95,9 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 					if strings.HasPrefix(eng, "symbolic") {
 						count = fmt.Sprintf("depth=%d solve=%v", row.Depth, row.SolveTime.Round(time.Microsecond))
 					}
-					fmt.Fprintf(cfg.Log, "%-18s N=%-3d %-22s %-12s %-28s time=%v %s\n", row.Family, n, eng,
-						row.Verdict, count, row.Time.Round(time.Microsecond), row.Note)
+					fmt.Fprintf(cfg.Log, "%-18s N=%-3d %-22s %-12s %-28s time=%v heap=%s rss=%s %s\n", row.Family, n, eng,
+						row.Verdict, count, row.Time.Round(time.Microsecond), verify.FormatBytes(int64(row.PeakHeap)),
+						verify.FormatBytes(int64(row.PeakRSS)), row.Note)
 				}
 				if row.Verdict == verify.Unknown.String() || row.Verdict == "error" {
 					break
@@ -117,15 +124,22 @@ func runOne(ctx context.Context, cfg Config, f Family, src []byte, engName strin
 		row.Verdict, row.Note = "error", err.Error()
 		return row
 	}
-	res, peak, err := measure(ctx, cfg.Timeout, eng, p)
-	row.PeakHeap = peak
+	res, heap, rss, err := measure(ctx, cfg.Timeout, cfg.Memory, eng, p)
+	row.PeakHeap, row.PeakRSS = heap, rss
 	if err != nil {
 		row.Verdict, row.Note = "error", firstLine(err.Error())
 		return row
 	}
 	row.Verdict = res.Verdict.String()
-	if res.Violation != nil {
+	switch {
+	case res.Violation != nil:
 		row.Note = res.Violation.Kind.String()
+	case res.Stopped == "time" || res.Stopped == "memory":
+		// Which limit stopped the row: a memory limit reached before the time
+		// limit says that N cannot grow for want of memory, not of time.
+		row.Note = res.Stopped + " limit"
+	case res.Stopped != "":
+		row.Note = res.Stopped
 	}
 	s := res.Stats
 	row.HasStates = slices.Contains(res.StatKeys, "states")
@@ -135,37 +149,20 @@ func runOne(ctx context.Context, cfg Config, f Family, src []byte, engName strin
 	return row
 }
 
-// measure runs one check under the time limit while sampling the heap for its peak.
-func measure(ctx context.Context, timeout time.Duration, eng verify.Engine, p *ir.Program) (*verify.Result, uint64, error) {
-	runtime.GC()
+// measure runs one check under the time and memory limits and returns the
+// peak heap above the row's start and the peak resident set size (memory.go).
+func measure(ctx context.Context, timeout time.Duration, memory int64, eng verify.Engine, p *ir.Program) (*verify.Result, uint64, uint64, error) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("time limit %v", timeout))
+		ctx, cancel = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w %v", verify.ErrTimeLimit, timeout))
 		defer cancel()
 	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var peak uint64
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var ms runtime.MemStats
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapInuse)
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
+	sampler := startMemorySampler()
+	ctx, watch := verify.WatchMemory(ctx, memory)
 	res, err := eng.Check(ctx, p)
-	close(stop)
-	wg.Wait()
-	return res, peak, err
+	watch.Stop()
+	heap, rss := sampler.finish()
+	return res, heap, rss, err
 }
 
 func firstLine(s string) string {

@@ -24,8 +24,9 @@ func benchCommand() *cli.Command {
 		&cli.BoolFlag{Name: "no-fold", Usage: "one transition per statement"},
 		&cli.StringFlag{Name: "csv", Usage: "write the rows as CSV to this file, each as it is measured"},
 		&cli.StringFlag{Name: "md", Usage: "write the rows as a Markdown table to this file, each as it is measured"},
-		&cli.StringFlag{Name: "plot", Usage: "write a log-scale PNG plot of time and executions to this file"},
+		&cli.StringFlag{Name: "plot", Usage: "write a log-scale PNG plot of time, executions and peak heap to this file"},
 		&cli.BoolFlag{Name: "json", Usage: "print the rows as one JSON object (docs/output.md)"},
+		&cli.StringSliceFlag{Name: "from-csv", Usage: "measure nothing: read the rows from these --csv files (a campaign run in pieces) and write the reports"},
 	)
 	for i, f := range flags {
 		if tf, ok := f.(*cli.GenericFlag); ok && tf.Name == "timeout" {
@@ -127,7 +128,7 @@ func benchAction(c *cli.Context) error {
 		onRow = append(onRow, func(r bench.Row) error { return bench.MarkdownRow(c.App.Writer, r) })
 	}
 	cfg := bench.Config{
-		Families: fams, Engines: engines, From: from, To: to, Timeout: base.Timeout,
+		Families: fams, Engines: engines, From: from, To: to, Timeout: base.Timeout, Memory: base.Bounds.Memory,
 		Width: c.Int("width"), NoFold: c.Bool("no-fold"), Log: c.App.ErrWriter,
 		Bound: base.Bounds.Depth, Version: version,
 		New: func(name string) (verify.Engine, error) {
@@ -149,7 +150,15 @@ func benchAction(c *cli.Context) error {
 	if asJSON {
 		cfg.Log = nil
 	}
-	rows, err := bench.Run(c.Context, cfg)
+	var rows []bench.Row
+	if paths := c.StringSlice("from-csv"); len(paths) > 0 {
+		rows, err = rowsFromCSV(paths, cfg.OnRow)
+		if err != nil {
+			return &exitError{exitUsage, fmt.Errorf("--from-csv: %w", err)}
+		}
+	} else {
+		rows, err = bench.Run(c.Context, cfg)
+	}
 	interrupted := errors.Is(err, context.Canceled) || c.Context.Err() != nil
 	if err != nil && !interrupted {
 		return &exitError{exitInternal, err}
@@ -180,4 +189,28 @@ func benchAction(c *cli.Context) error {
 		return &exitError{exitUnknown, nil}
 	}
 	return nil
+}
+
+// rowsFromCSV reads the rows of earlier campaigns and hands each to onRow, as
+// bench.Run does with the rows it measures.
+func rowsFromCSV(paths []string, onRow func(bench.Row) error) ([]bench.Row, error) {
+	var rows []bench.Row
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		some, err := bench.ReadCSV(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		rows = append(rows, some...)
+	}
+	for _, r := range rows {
+		if err := onRow(r); err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
 }

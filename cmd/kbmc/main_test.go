@@ -206,6 +206,12 @@ func TestBenchWritesReports(t *testing.T) {
 	if !bytes.HasPrefix(png, []byte("\x89PNG")) {
 		t.Error("plot is not a PNG")
 	}
+	// A campaign measured in pieces: the reports drawn again from the CSV.
+	again := filepath.Join(dir, "again.md")
+	code, out, errs = kbmc(t, "bench", "--from-csv", csvPath, "--md", again)
+	if mdAgain, _ := os.ReadFile(again); code != 0 || !bytes.Equal(mdAgain, md) {
+		t.Errorf("bench --from-csv: exit %d\n%s%s\n%s\nwant\n%s", code, out, errs, mdAgain, md)
+	}
 }
 
 func TestXval(t *testing.T) {
