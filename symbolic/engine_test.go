@@ -64,6 +64,10 @@ func TestCounterexample(t *testing.T) {
 			t.Errorf("%s: result names %q %q %q %q, bound %+v", c, r.Engine, r.Solver, r.POR, r.Algo, r.Bound)
 		}
 		want := []string{"depth", "solver_calls", "variables", "clauses", "conflicts", "encode_ms", "solve_ms", "time_ms"}
+		if c.solver == "portfolio" {
+			// Which member answered each call.
+			want = slices.Insert(want, 2, "gini_answers", "z3_answers")
+		}
 		if !slices.Equal(r.StatKeys, want) {
 			t.Errorf("%s: stat keys %v", c, r.StatKeys)
 		}
