@@ -329,7 +329,11 @@ func (x *executor) failed(v *ir.Violation, trace []ir.Move) {
 // ends here, and it may be a deadlock.
 func (x *executor) terminal(s ir.State, trace []ir.Move) {
 	x.stats.Executions++
-	x.stats.Longest = max(x.stats.Longest, int64(len(trace)))
+	steps := len(trace)
+	if x.from != nil {
+		steps += len(x.from.moves) // a subtree's trace starts below its prefix
+	}
+	x.stats.Longest = max(x.stats.Longest, int64(steps))
 	v := x.p.Deadlock(s)
 	switch {
 	case v != nil:

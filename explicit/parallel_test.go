@@ -13,7 +13,8 @@ import (
 // TestWorkersAndShardsOnTestdata runs every algorithm on every testdata program three ways —
 // sequentially, on two workers, and split into three shards combined as kbmc merge
 // combines them — and requires one verdict from all three, and for the stateless
-// dfs the very same number of executions (its subtrees are disjoint); the bounded
+// dfs the very same executions (its subtrees are disjoint: their number and the
+// longest); the bounded
 // algorithms may say bounded-safe where the sequential run says safe. The
 // differential test does the same on generated programs, with terminal states.
 func TestWorkersAndShardsOnTestdata(t *testing.T) {
@@ -71,6 +72,8 @@ func TestWorkersAndShardsOnTestdata(t *testing.T) {
 					t.Errorf("%s %s: %s; sequential: %s", name, w.name, verdictString(got), verdictString(ref))
 				case algo == "dfs" && got.Verdict != verify.Unsafe && got.Stats.Executions != ref.Stats.Executions:
 					t.Errorf("%s %s: %d executions; sequential: %d", name, w.name, got.Stats.Executions, ref.Stats.Executions)
+				case algo == "dfs" && got.Verdict != verify.Unsafe && got.Stats.Longest != ref.Stats.Longest:
+					t.Errorf("%s %s: the longest execution has %d steps; sequential: %d", name, w.name, got.Stats.Longest, ref.Stats.Longest)
 				}
 			}
 		}
