@@ -53,7 +53,8 @@ func engineFlags() []cli.Flag {
 		&cli.Int64Flag{Name: "max-nondet", Value: explicit.DefaultMaxNondet, Usage: "largest nondet(lo, hi) range explored"},
 		timeoutFlag(0, "give up after this long (verdict unknown): 30s, 2m, 1h30m, or a number of seconds"),
 		memoryFlag(),
-		&cli.IntFlag{Name: "workers", Value: runtime.GOMAXPROCS(0), Usage: "explicit: explore subtrees on this many goroutines (default: the CPUs kbmc may use)"},
+		&cli.IntFlag{Name: "workers", DefaultText: fmt.Sprintf("%d (the CPUs kbmc may use) for dfs, dpor and bpor; 1 for the stateful algorithms and lazypor", runtime.GOMAXPROCS(0)),
+			Usage: "explicit: explore subtrees on this many goroutines"},
 		&cli.StringFlag{Name: "shard", Usage: "explicit: explore part I of N of the search (I/N, 0 <= I < N); combine the parts' --json results with kbmc merge"},
 	}
 }
@@ -181,9 +182,13 @@ func readEngineConfig(c *cli.Context) (engineConfig, error) {
 	ec.Explicit.Fair = c.Int("fair")
 	ec.Explicit.MaxSteps = c.Int("max-steps")
 	ec.Explicit.MaxNondet = c.Int64("max-nondet")
-	ec.Explicit.Workers = c.Int("workers")
-	if ec.Explicit.Workers < 1 {
-		return ec, usageErr("--workers %d: must be at least 1", ec.Explicit.Workers)
+	if c.IsSet("workers") {
+		// Unset, it is 0 and engine() chooses by the algorithm, which regress
+		// and xval set per engine after this.
+		ec.Explicit.Workers = c.Int("workers")
+		if ec.Explicit.Workers < 1 {
+			return ec, usageErr("--workers %d: must be at least 1", ec.Explicit.Workers)
+		}
 	}
 	if spec := c.String("shard"); spec != "" {
 		sh, err := parseShard(spec)
@@ -262,6 +267,9 @@ func (ec engineConfig) engine() (verify.Engine, error) {
 	case "explicit":
 		opts := ec.Explicit
 		opts.Options = ec.Bounds
+		if opts.Workers == 0 {
+			opts.Workers = explicit.DefaultWorkers(ec.Algo, opts.Stateful, runtime.GOMAXPROCS(0))
+		}
 		eng, err := explicit.New(ec.Algo, opts)
 		if err != nil {
 			return nil, usageErr("--algo %s: %v", ec.Algo, err)
