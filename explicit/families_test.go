@@ -17,11 +17,12 @@ import (
 // protocols from N = 2 on). On the two larger cases the variants without sleep
 // sets, dpor/no-sleep and bpor-fair (whose bound cuts only spinning, absent here),
 // explore nearly every interleaving, hundreds of thousands: they are checked on the
-// smaller cases only, and so is the parallel stateless dfs (dfs/workers=2).
+// smaller cases only, and so are the parallel and sharded stateless dfs.
 func TestDistributedFamilies(t *testing.T) {
 	heavy := map[string]bool{"dpor/no-sleep": true, "bpor-fair/unbounded": true,
 		"bpor-fair/c=0": true, "bpor-fair/c=1": true, "bpor-fair/c=2": true,
-		"bpor-fair/workers=2": true, "bpor-fair/c=2/workers=2": true, "dfs/workers=2": true}
+		"bpor-fair/workers=2": true, "bpor-fair/c=2/workers=2": true, "dfs/workers=2": true,
+		"dfs/shards=3": true, "bpor-fair/shards=3": true}
 	for _, tc := range []struct {
 		family  string
 		defines map[string]int64
