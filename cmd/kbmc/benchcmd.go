@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"kbmc/bench"
+	"kbmc/ir"
 	"kbmc/verify"
 )
 
@@ -135,7 +136,11 @@ func benchAction(c *cli.Context) error {
 			if err != nil {
 				return nil, err
 			}
-			return ec.engine()
+			eng, err := ec.engine()
+			if err != nil {
+				return nil, err
+			}
+			return memoryLimited{eng, base.Bounds.Memory}, nil
 		},
 		OnRow: func(r bench.Row) error {
 			for _, f := range onRow {
@@ -180,4 +185,22 @@ func benchAction(c *cli.Context) error {
 		return &exitError{exitUnknown, nil}
 	}
 	return nil
+}
+
+// memoryLimited runs an engine under kbmc's memory limit (--memory): bench
+// sets the time limit of each run itself, but a run that fills memory must
+// end as unknown, like check's, not take the campaign down with it.
+type memoryLimited struct {
+	verify.Engine
+	memory int64
+}
+
+func (m memoryLimited) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
+	ctx, stop := withLimits(ctx, 0, m.memory)
+	defer stop()
+	res, err := m.Engine.Check(ctx, p)
+	if err == nil && res.Verdict == verify.Unknown && res.Stopped == "" && ctx.Err() != nil {
+		res.Stopped = verify.StopReason(context.Cause(ctx))
+	}
+	return res, err
 }
