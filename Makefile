@@ -9,7 +9,7 @@ FUZZ_COMPILE ?= 400000x
 FUZZ_DETECT  ?= 30000x
 KBMC     := bin/kbmc
 
-.PHONY: all deps build demo test fmt-check vet unit race purego fuzz regress deploy-test bench clean
+.PHONY: all deps build demo test fmt-check vet unit race purego fuzz regress deploy-test bench stress clean
 
 all: build
 
@@ -76,6 +76,13 @@ deploy-test: build
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./explicit/
+
+# The long stress suite (docs/limits.md): every engine on every stress program
+# (1,024 threads, a deep loop, a nondet over 10^8 values, a 10^5-element array)
+# with a 5 s limit, each in a kbmc process of its own; minutes. `make test` runs
+# its short form (each engine once) within the unit tests.
+stress:
+	$(GO) test -count=1 -timeout 60m -run 'TestStress' ./cmd/kbmc -stress -v
 
 clean:
 	rm -rf bin

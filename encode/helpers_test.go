@@ -39,7 +39,7 @@ func unrolling(t testing.TB, p *ir.Program, por string, k int) (*Unrolling, solv
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := u.ExtendTo(k); err != nil {
+	if err := u.ExtendTo(context.Background(), k); err != nil {
 		t.Fatal(err)
 	}
 	return u, be

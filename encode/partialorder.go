@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -176,11 +177,18 @@ func (po *PartialOrder) Bounds() []int {
 // Variables returns the number of solver variables the encoding has created.
 func (po *PartialOrder) Variables() int { return po.u.vars }
 
-// Grow unrolls thread t to n events (it never shrinks).
-func (po *PartialOrder) Grow(t, n int) error {
+// Grow unrolls thread t to n events (it never shrinks). An event's reads
+// and writes are related to every other thread's, which on hundreds of threads
+// is seconds of work: when ctx ends first Grow returns an error wrapping
+// ctx.Err(), and the encoding must not be used again.
+func (po *PartialOrder) Grow(ctx context.Context, t, n int) error {
+	defer po.u.stop.watch(ctx)()
 	pt := po.threads[t]
 	for len(pt.events) < n {
 		if err := po.addEvent(pt); err != nil {
+			return err
+		}
+		if err := po.u.stop.stopErr(); err != nil {
 			return err
 		}
 	}
@@ -222,6 +230,9 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 		if !reach[l] {
 			continue
 		}
+		if u.stop.stopped(8) {
+			return u.stop.stopErr()
+		}
 		n := tm.Transitions[l].EntryNode()
 		if n.Op != ir.OpJoin {
 			continue
@@ -244,6 +255,9 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 	for l := 0; l < tm.Terminated(); l++ {
 		if !reach[l] {
 			continue
+		}
+		if u.stop.stopped(64) {
+			return u.stop.stopErr()
 		}
 		at := u.is(pt.loc[j], uint64(l))
 		act := b.And(e.act, at)
@@ -312,6 +326,9 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 	}
 	for _, k := range keys {
 		po.newWriter(e, k)
+	}
+	if err := u.stop.stopErr(); err != nil {
+		return err
 	}
 	if len(u.opts.Kinds) > 0 {
 		po.firstFailure(e)
@@ -421,6 +438,9 @@ func (po *PartialOrder) read(e *event, k int) val {
 		po.byLoc[at] = r
 	}
 	for _, w := range po.writers[k] {
+		if po.u.stop.stopped(4) {
+			break // addEvent returns the stop
+		}
 		if po.sees(r, w) {
 			po.as = append(po.as, b.Implies(b.And(r.sInit, w.writes[k].guard), po.before(e, w)))
 		}
@@ -453,6 +473,9 @@ func (po *PartialOrder) candidate(r *readVal, w *event, others []*event) {
 	for _, o := range others {
 		if o == w || !po.sees(r, o) {
 			continue
+		}
+		if u.stop.stopped(4) {
+			return // addEvent returns the stop
 		}
 		po.as = append(po.as, b.Implies(b.And(s, o.writes[k].guard), b.Or(po.before(o, w), po.before(r.ev, o))))
 	}
@@ -493,6 +516,9 @@ func (po *PartialOrder) newWriter(e *event, k int) {
 	for _, r := range po.readers[k] {
 		if !po.sees(r, e) {
 			continue
+		}
+		if po.u.stop.stopped(4 + 4*len(r.cands)) {
+			break // addEvent returns the stop
 		}
 		for _, c := range r.cands {
 			po.as = append(po.as, b.Implies(b.And(c.s, g), b.Or(po.before(e, c.w), po.before(r.ev, e))))
@@ -610,8 +636,10 @@ func (po *PartialOrder) firstFailure(e *event) {
 
 // Seal returns the generation literal of the current bounds: under it every
 // read reads from one of the writes encoded so far or the initial value, and
-// the events taken number at most the depth.
-func (po *PartialOrder) Seal() (*solver.Term, error) {
+// the events taken number at most the depth. When ctx ends first it returns an
+// error wrapping ctx.Err(), and the encoding must not be used again.
+func (po *PartialOrder) Seal(ctx context.Context) (*solver.Term, error) {
+	defer po.u.stop.watch(ctx)()
 	bounds := po.Bounds()
 	if g := po.gen; g != nil && slices.Equal(g.bounds, bounds) {
 		return g.lit, nil
@@ -641,12 +669,18 @@ func (po *PartialOrder) Seal() (*solver.Term, error) {
 		}
 	}
 	g.status = u.statusOf(s, reach)
+	if err := u.stop.stopErr(); err != nil {
+		return nil, err
+	}
 	g.noFail = b.Not(b.Or(po.fails...))
 	g.lit = b.BoolVar(fmt.Sprintf("#gen@%d", po.gens))
 	u.vars++
 	po.gens++
 	var cl []*solver.Term
 	for _, r := range po.reads {
+		if u.stop.stopped(1 + len(r.cands)) {
+			return nil, u.stop.stopErr()
+		}
 		or := []*solver.Term{r.sInit}
 		for _, c := range r.cands {
 			or = append(or, c.s)
@@ -656,6 +690,9 @@ func (po *PartialOrder) Seal() (*solver.Term, error) {
 	if sum := SumBounds(bounds); sum > po.depth {
 		var count []*solver.Term
 		g.atLeast, count = po.count()
+		if err := u.stop.stopErr(); err != nil {
+			return nil, err
+		}
 		cl = append(cl, count...)
 		cl = append(cl, b.Implies(g.lit, b.Not(g.atLeast[po.depth+1])))
 	}
@@ -696,6 +733,9 @@ func (po *PartialOrder) count() ([]*solver.Term, []*solver.Term) {
 		cur := make([]*solver.Term, k+1)
 		cur[0] = b.True()
 		for c := 1; c <= k; c++ {
+			if po.u.stop.stopped(c + 1) {
+				return prev, cl // Seal returns the stop
+			}
 			var or []*solver.Term
 			for j := 0; j <= c; j++ {
 				// at least c−j before t and at least j in t; at most c in all

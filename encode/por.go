@@ -9,7 +9,9 @@ import (
 // A Reduction adds partial-order constraints to each step of an Unrolling
 // (DESIGN.md §6, SYMBOLIC-POR.md). Extend calls Constrain once for every step,
 // in order, after encoding the step; the constraints only restrict which
-// interleavings are admitted, never a halted step.
+// interleavings are admitted, never a halted step. A Constrain whose work grows
+// faster than the threads counts it with u.stop.stopped and returns early when
+// that reports the context's end; Extend then returns the stop.
 type Reduction interface {
 	Name() string
 	Constrain(u *Unrolling, i int) []*solver.Term
@@ -106,12 +108,21 @@ func (m *Monotonic) Constrain(u *Unrolling, k int) []*solver.Term {
 		sel[j] = u.Selects(k, j)
 	}
 	isOne := func(i, l int) *solver.Term { return b.And(m.nz[i][l], m.one[i][l]) }
+	// On 1,024 threads a step's constraints are seconds of work: every loop
+	// over threads counts with u.stop and returns early when the context has
+	// ended (Extend then returns the stop, and the constraints are dropped).
 	dep := make([]*solver.Term, n)
 	for l := range dep {
+		if u.stop.stopped(1 + len(fp.Read)/16) {
+			return nil
+		}
 		dep[l] = b.Or(sel[l], u.Conflict(m.last[l], fp))
 	}
 	r := make([]*solver.Term, n)
 	for i := range r {
+		if u.stop.stopped(n) {
+			return nil
+		}
 		var or []*solver.Term
 		for l := 0; l < n; l++ {
 			or = append(or, b.And(isOne(i, l), dep[l]))
@@ -121,6 +132,9 @@ func (m *Monotonic) Constrain(u *Unrolling, k int) []*solver.Term {
 	var cs []*solver.Term
 	for j := 0; j < n; j++ {
 		for i := j + 1; i < n; i++ {
+			if u.stop.stopped(j + 1) {
+				return nil
+			}
 			var prefix []*solver.Term // P_{i,j}
 			for l := 0; l < j; l++ {
 				prefix = append(prefix, isOne(i, l))
@@ -134,6 +148,9 @@ func (m *Monotonic) Constrain(u *Unrolling, k int) []*solver.Term {
 		nz[i] = make([]*solver.Term, n)
 		one[i] = make([]*solver.Term, n)
 		for l := 0; l < n; l++ {
+			if u.stop.stopped(8) {
+				return nil
+			}
 			// Row of the moving thread i: 1 on the diagonal, −1 elsewhere.
 			// Column of the moving thread l ≠ i: 0 if i has not moved, else R_i.
 			nv := b.Ite(sel[l], m.nz[i][i], m.nz[i][l])
@@ -149,6 +166,9 @@ func (m *Monotonic) Constrain(u *Unrolling, k int) []*solver.Term {
 	}
 	m.nz, m.one = nz, one
 	for l := 0; l < n; l++ {
+		if u.stop.stopped(4 * len(fp.Read)) {
+			return nil
+		}
 		old := m.last[l]
 		nf := Footprint{Read: make([]*solver.Term, len(old.Read)), Write: make([]*solver.Term, len(old.Write))}
 		for c := range old.Read {

@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -103,6 +104,7 @@ type Unrolling struct {
 	lits    map[string]*solver.Term
 	vars    int // variables the encoding created
 	slots   int // nondet slots of the step being encoded
+	stop    stopper
 }
 
 // New returns the unrolling of p with no steps (only s_0), asserting on be the
@@ -282,6 +284,9 @@ func (u *Unrolling) assert(as []*solver.Term) error {
 		if t.IsTrue() {
 			continue
 		}
+		if u.stop.stopped(16) {
+			return u.stop.stopErr()
+		}
 		if err := u.be.Assert(t); err != nil {
 			return fmt.Errorf("encode: %w", err)
 		}
@@ -289,18 +294,30 @@ func (u *Unrolling) assert(as []*solver.Term) error {
 	return nil
 }
 
-// ExtendTo adds steps until Depth() is k.
-func (u *Unrolling) ExtendTo(k int) error {
+// ExtendTo adds steps until Depth() is k. When ctx ends first it returns an
+// error wrapping ctx.Err(), and the unrolling must not be used again.
+func (u *Unrolling) ExtendTo(ctx context.Context, k int) error {
 	for len(u.steps) < k {
-		if err := u.Extend(); err != nil {
+		if err := u.Extend(ctx); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Extend encodes and asserts one more step: from s_k to s_{k+1}, where k = Depth().
-func (u *Unrolling) Extend() error {
+// Extend encodes and asserts one more step: from s_k to s_{k+1}, where k =
+// Depth(). On 1,024 threads one step is seconds of work, so it looks at ctx
+// as it goes (see stopper); when ctx ends it returns an error wrapping
+// ctx.Err(), and the unrolling must not be used again.
+func (u *Unrolling) Extend(ctx context.Context) error {
+	defer u.stop.watch(ctx)()
+	if err := u.extend(); err != nil {
+		return err
+	}
+	return u.stop.stopErr()
+}
+
+func (u *Unrolling) extend() error {
 	b, p := u.b, u.p
 	i := len(u.steps)
 	s, st, reach := u.states[i], u.status[i], u.reach[i]
@@ -339,6 +356,9 @@ func (u *Unrolling) Extend() error {
 			if !reach[t][l] {
 				continue
 			}
+			if u.stop.stopped(64) {
+				return u.stop.stopErr()
+			}
 			act := b.And(selT, u.is(s.loc[t], uint64(l)))
 			if act.IsFalse() {
 				continue
@@ -374,6 +394,9 @@ func (u *Unrolling) Extend() error {
 	// (the frame condition; a halted step changes nothing).
 	ns := u.newState()
 	for c := range ns.shared {
+		if u.stop.stopped(1 + len(stp.moves)) {
+			return u.stop.stopErr()
+		}
 		ns.shared[c] = u.freshVal(fmt.Sprintf("%s@%d", u.keyName(c), i+1), u.merged(stp.moves, -1, c, s.shared[c]), &as)
 	}
 	for j := range ns.owner {
@@ -385,6 +408,9 @@ func (u *Unrolling) Extend() error {
 		ns.chans[j] = u.freshVal(fmt.Sprintf("%s@%d", u.keyName(k), i+1), u.merged(stp.moves, -1, k, s.chans[j]), &as)
 	}
 	for t, th := range p.Threads {
+		if u.stop.stopped(8 + len(stp.moves)*(1+len(s.local[t]))) {
+			return u.stop.stopErr()
+		}
 		var conds []*solver.Term
 		var vs []val
 		for _, mv := range stp.moves {
@@ -407,7 +433,7 @@ func (u *Unrolling) Extend() error {
 	}
 
 	if r := u.opts.Reduction; r != nil {
-		as = append(as, r.Constrain(u, i)...)
+		as = append(as, r.Constrain(u, i)...) // Constrain stops early with u.stop
 	}
 	if err := u.assert(as); err != nil {
 		return err
@@ -415,7 +441,7 @@ func (u *Unrolling) Extend() error {
 	u.states = append(u.states, ns)
 	u.reach = append(u.reach, next)
 	u.status = append(u.status, u.statusOf(ns, next))
-	return nil
+	return u.stop.stopErr()
 }
 
 // merged is the value of store key k after the step: the active move's value, or
@@ -460,6 +486,9 @@ func (u *Unrolling) statusOf(s *state, reach [][]bool) *status {
 		for l := 0; l < tm.Terminated(); l++ {
 			if !reach[t][l] {
 				continue
+			}
+			if u.stop.stopped(8) {
+				return st // half-built: the caller returns u.stop's error and nobody queries it
 			}
 			at := u.is(s.loc[t], uint64(l))
 			e, a := u.guard(s, th, tm.Transitions[l])

@@ -107,6 +107,11 @@ var ErrNoCore = errors.New("solver: no unsat core: the last check was not unsat"
 // ErrClosed is returned by the methods of a closed backend.
 var ErrClosed = errors.New("solver: backend is closed")
 
+// ErrOutOfMemory is wrapped by the error of a backend that ran out of the
+// memory it was allowed (Z3's memory limit): the run ends with verdict
+// unknown, stopped by its memory limit, not with an internal error.
+var ErrOutOfMemory = errors.New("solver: out of memory")
+
 // CheckTerm returns an error unless t is a term of b of the wanted sort; the
 // backends use it to turn misuse into errors at their API boundary.
 func CheckTerm(b *Builder, t *Term, wantBool bool) error {

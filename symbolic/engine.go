@@ -13,6 +13,7 @@ import (
 	"kbmc/solver"
 	"kbmc/solver/portfolio"
 	"kbmc/solver/solvers"
+	"kbmc/solver/z3"
 	"kbmc/verify"
 )
 
@@ -127,6 +128,9 @@ func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error
 		k = verify.DefaultDepth
 	}
 	b := solver.NewBuilder()
+	// Z3's allocations are outside the Go heap: Z3 gets the run's memory limit
+	// itself, and its out-of-memory error ends the run as a stop (stopError).
+	z3.LimitMemory(e.Memory)
 	be, err := solvers.New(solverName, b)
 	if err != nil {
 		return nil, fmt.Errorf("symbolic: %w", err)
@@ -172,6 +176,9 @@ type run struct {
 	stats verify.Stats
 	out   verify.Outcome
 	names verify.Result // what the result says about the engine: its names and bound
+	// decided is how deep the run has shown that no violation exists so far:
+	// what a stop in the middle of encoding or solving reports as reached.
+	decided int
 }
 
 // deepen runs the depths 1..K (or only K), stopping at the first violation, when
@@ -193,7 +200,7 @@ func (r *run) deepen(bound int) error {
 			return nil
 		}
 		t0 := time.Now()
-		err := r.u.ExtendTo(k)
+		err := r.u.ExtendTo(r.ctx, k)
 		var bad *solver.Term
 		if err == nil {
 			bad, err = r.u.Bad(k)
@@ -214,6 +221,7 @@ func (r *run) deepen(bound int) error {
 			r.stats.Depth = int64(k)
 			return r.counterexample(k)
 		}
+		r.decided = r.reachedSteps(k)
 		if err := r.u.AssertSafe(k); err != nil {
 			return fmt.Errorf("symbolic: depth %d: %w", k, err)
 		}
@@ -289,6 +297,27 @@ func (r *run) stop(reached int) {
 	r.out.Reached = reached
 }
 
+// stopError reports whether err is the encoding or a backend giving up
+// because a limit ended the run, and if so records the stop: the encoding
+// returns the context's error when the context ends in the middle of a step,
+// and Z3 fails with solver.ErrOutOfMemory when it passes its memory limit.
+func (r *run) stopError(err error) bool {
+	switch {
+	case errors.Is(err, solver.ErrOutOfMemory):
+		r.stop(r.decided)
+		if r.e.Memory > 0 {
+			r.out.Stopped = fmt.Errorf("%w of %s (reached in %s)", verify.ErrMemoryLimit, verify.FormatBytes(r.e.Memory), r.names.Solver)
+		} else {
+			r.out.Stopped = fmt.Errorf("%w: %s ran out of memory", verify.ErrMemoryLimit, r.names.Solver)
+		}
+		return true
+	case r.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+		r.stop(r.decided)
+		return true
+	}
+	return false
+}
+
 // counterexample reads the violating execution of a model of Bad(k).
 func (r *run) counterexample(k int) error {
 	moves, v, err := r.u.Counterexample(r.be, k)
@@ -336,9 +365,9 @@ func (r *run) fillStats() {
 
 // finish turns what the run established into its result: the verdict is
 // verify.Outcome.Decide's, an unsafe one validated by replay. err is the
-// deepening's error, returned as it is.
+// deepening's error, returned as it is unless a limit caused it (stopError).
 func (r *run) finish(err error) (*verify.Result, error) {
-	if err != nil {
+	if err != nil && !r.stopError(err) {
 		return nil, err
 	}
 	res := r.out.Decide()

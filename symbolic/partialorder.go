@@ -34,7 +34,7 @@ func (r *run) deepenPartialOrder(po *encode.PartialOrder, k int) error {
 	}
 	grown := func(t, n int) error {
 		t0 := time.Now()
-		err := po.Grow(t, n)
+		err := po.Grow(r.ctx, t, n)
 		r.stats.EncodeTime += time.Since(t0)
 		return err
 	}
@@ -60,7 +60,7 @@ func (r *run) deepenPartialOrder(po *encode.PartialOrder, k int) error {
 			return stop()
 		}
 		t0 := time.Now()
-		gen, err := po.Seal()
+		gen, err := po.Seal(r.ctx)
 		var bad *solver.Term
 		if err == nil {
 			bad, err = po.Bad()
@@ -93,6 +93,7 @@ func (r *run) deepenPartialOrder(po *encode.PartialOrder, k int) error {
 				reached = min(reached, b)
 			}
 		}
+		r.decided = reached
 		if r.e.Progress != nil {
 			r.fillStats()
 			r.e.Progress(&r.stats)

@@ -136,6 +136,7 @@ func benchAction(c *cli.Context) error {
 			if err != nil {
 				return nil, err
 			}
+			// bench.Config.Memory bounds each row (bench's measure).
 			return ec.engine()
 		},
 		OnRow: func(r bench.Row) error {

@@ -34,6 +34,7 @@ func regressCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "engines", Usage: "comma-separated engines to try, e.g. explicit/dfs (default: the program's //@ engines, else every engine that supports the program)"},
 			timeoutFlag(time.Minute, "time budget per program and engine; a run that exceeds it counts as unknown, apart from failures"),
+			memoryFlag(),
 			&cli.BoolFlag{Name: "table", Usage: "end with a summary table: one row per program, one column per engine"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print passing runs too"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object: every run and the totals (docs/output.md)"},
@@ -128,6 +129,10 @@ func regressAction(c *cli.Context) error {
 	out := c.App.Writer
 	asJSON := c.Bool("json")
 	budget := timeoutOf(c)
+	memory, err := parseMemory(c.String("memory"))
+	if err != nil {
+		return err
+	}
 	var prog io.Writer
 	if isTerminal(c.App.ErrWriter) && !asJSON {
 		prog = c.App.ErrWriter
@@ -143,7 +148,7 @@ func regressAction(c *cli.Context) error {
 				fmt.Fprint(prog, "\r\033[K"+truncate(line, terminalWidth(prog)))
 			}
 		}
-		for _, rc := range regressFile(c.Context, f, override, budget, show) {
+		for _, rc := range regressFile(c.Context, f, override, budget, memory, show) {
 			cases = append(cases, rc)
 			if prog != nil {
 				fmt.Fprint(prog, "\r\033[K")
@@ -290,7 +295,9 @@ func engineByName(name string, ec engineConfig) (engineConfig, error) {
 	return ec, err
 }
 
-func regressFile(ctx context.Context, file string, override []string, timeout time.Duration, show func(engine string)) []regressCase {
+// regressFile runs one annotated program on its engines, each under the time
+// and memory limits of the regress command (its //@ args cannot set them).
+func regressFile(ctx context.Context, file string, override []string, timeout time.Duration, memory int64, show func(engine string)) []regressCase {
 	fail := func(engine, format string, args ...any) []regressCase {
 		return []regressCase{{File: file, Engine: engine, Status: statusFail, Detail: fmt.Sprintf(format, args...)}}
 	}
@@ -307,6 +314,7 @@ func regressFile(ctx context.Context, file string, override []string, timeout ti
 		return fail("-", "//@ args: %v", err)
 	}
 	base.Timeout = timeout
+	base.Bounds.Memory = memory
 	want := ann.Expect
 	if ann.Violation != "" {
 		want += " (" + ann.Violation + ")"

@@ -97,25 +97,36 @@ func (s *backend) Check(ctx context.Context, assumptions ...*solver.Term) (solve
 	s.assumed = s.assumed[:0]
 
 	// Give the solver the clauses of every gate the new assertions and the
-	// assumptions need that it does not have yet, then the assertions.
-	roots := append([]z.Lit(nil), s.pending...)
+	// assumptions need that it does not have yet, then the assertions. On
+	// an encoding of hundreds of threads that is millions of clauses and
+	// seconds: the roots go in batches, with a look at ctx before each, and a
+	// stop leaves the assertions not yet given pending.
+	for len(s.pending) > 0 {
+		if ctx.Err() != nil {
+			return solver.Unknown, nil
+		}
+		batch := s.pending[:min(len(s.pending), cnfBatch)]
+		s.mark, _ = s.bl.c.CnfSince(&s.cl, s.mark, batch...)
+		for _, m := range batch {
+			s.cl.Add(m)
+			s.cl.Add(z.LitNull)
+		}
+		s.pending = s.pending[len(batch):]
+	}
+	s.pending = nil
+	roots := make([]z.Lit, 0, len(assumptions))
 	for _, t := range assumptions {
 		m := s.bl.lit(t)
 		s.assumed = append(s.assumed, assumption{t, m})
 		roots = append(roots, m)
 	}
-	s.mark, _ = s.bl.c.CnfSince(&s.cl, s.mark, roots...)
-	for _, m := range s.pending {
-		s.cl.Add(m)
-		s.cl.Add(z.LitNull)
-	}
-	s.pending = s.pending[:0]
-	// gini keeps assumptions until its next solve: a check that ends before
-	// solving must not make them, or they would constrain the next check.
 	if ctx.Err() != nil {
-		s.stats.SolveTime += time.Since(start)
 		return solver.Unknown, nil
 	}
+	s.mark, _ = s.bl.c.CnfSince(&s.cl, s.mark, roots...)
+	// gini keeps assumptions until its next solve: they are made only here,
+	// past the last look at ctx, so that a check that ends before solving
+	// does not constrain the next one.
 	for _, a := range s.assumed {
 		s.g.Assume(a.m)
 	}
@@ -130,6 +141,11 @@ func (s *backend) Check(ctx context.Context, assumptions ...*solver.Term) (solve
 	}
 	return s.status, nil
 }
+
+// cnfBatch is how many asserted roots Check turns into clauses between two
+// looks at its context: a root is one assertion of the encoding, whose new
+// gates take microseconds to a millisecond to write as clauses.
+const cnfBatch = 64
 
 // solve runs the solver until it answers or ctx is done, and returns gini's
 // result: 1 sat, -1 unsat, 0 stopped.

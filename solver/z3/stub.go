@@ -20,3 +20,6 @@ func Version() string { return "" }
 
 // New fails with ErrUnavailable: this build has no Z3 binding.
 func New(b *solver.Builder) (solver.Backend, error) { return nil, ErrUnavailable }
+
+// LimitMemory does nothing: this build has no Z3 to limit.
+func LimitMemory(bytes int64) {}

@@ -29,6 +29,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -159,13 +160,35 @@ func (s *backend) renew() error {
 	return nil
 }
 
-// err returns the error of the last Z3 call, if any.
+// LimitMemory bounds the memory Z3 may allocate to bytes (0 or less: no
+// bound), for the contexts created after the call. Past it Z3 fails the call
+// that allocates, which the backend reports as solver.ErrOutOfMemory. Z3 keeps
+// the bound for the whole process (the global parameter memory_max_size, in
+// MB), not per context: kbmc runs one check at a time, and each check sets it
+// from its own limit.
+func LimitMemory(bytes int64) {
+	mb := int64(0)
+	if bytes > 0 {
+		mb = max(bytes>>20, 1)
+	}
+	name, value := C.CString("memory_max_size"), C.CString(fmt.Sprint(mb))
+	defer C.free(unsafe.Pointer(name))
+	defer C.free(unsafe.Pointer(value))
+	C.Z3_global_param_set(name, value)
+}
+
+// err returns the error of the last Z3 call, if any: one wrapping
+// solver.ErrOutOfMemory when Z3 ran out of memory (its limit or the
+// machine's).
 func (s *backend) err(what string) error {
 	code := C.Z3_get_error_code(s.ctx)
 	if code == C.Z3_OK {
 		return nil
 	}
 	msg := C.GoString(C.Z3_get_error_msg(s.ctx, code))
+	if code == C.Z3_MEMOUT_FAIL {
+		return fmt.Errorf("z3: %s: %w (%s)", what, solver.ErrOutOfMemory, msg)
+	}
 	return fmt.Errorf("z3: %s: %s (error code %d)", what, msg, int(code))
 }
 
@@ -432,6 +455,9 @@ func (s *backend) Check(ctx context.Context, assumptions ...*solver.Term) (solve
 		s.status = solver.Unsat
 	default:
 		reason := C.GoString(C.Z3_solver_get_reason_unknown(s.ctx, s.slv))
+		if strings.Contains(reason, "memory") || strings.Contains(reason, "memout") {
+			return solver.Unknown, fmt.Errorf("z3: check: %w (%s)", solver.ErrOutOfMemory, reason)
+		}
 		return solver.Unknown, fmt.Errorf("z3: check gave up: %s", reason)
 	}
 	return s.status, nil
