@@ -64,7 +64,7 @@ func stressEngines() [][]string {
 // stressDefault is, per engine of stressEngines, the program the default
 // (short) suite runs it on: every engine once, every program three times. The
 // explicit searches that compute sleep sets over every value of a nondet
-// (dpor, lazypor, persistent) and lazypor on the deep loop are not paired with
+// (dpor, lazypor, persistent, process-local) and lazypor on the deep loop are not paired with
 // the programs they cannot stop promptly on yet (docs/limits.md, "Known
 // limits"); -stress runs them too, and its log shows how late they end.
 var stressDefault = []int{
