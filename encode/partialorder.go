@@ -916,34 +916,16 @@ func (po *PartialOrder) Counterexample(m Model) ([]ir.Move, *ir.Violation, error
 		}
 		pk := per[best][next[best]]
 		next[best]++
-		out := ir.Move{Thread: best}
-		for _, d := range pk.mv.draws {
-			on, err := m.BoolValue(d.guard)
-			if err != nil {
-				return nil, nil, fmt.Errorf("encode: model: %w", err)
-			}
-			if !on {
-				continue
-			}
-			v, err := m.BVValue(d.value)
-			if err != nil {
-				return nil, nil, fmt.Errorf("encode: model: %w", err)
-			}
-			out.Choices = append(out.Choices, solver.Signed(v, u.w))
+		out, v, err := u.readMove(m, pk.mv, best)
+		if err != nil {
+			return nil, nil, err
 		}
 		moves = append(moves, out)
-		for _, c := range pk.mv.checks {
-			on, err := m.BoolValue(c.guard)
-			if err != nil {
-				return nil, nil, fmt.Errorf("encode: model: %w", err)
+		if v != nil {
+			if !u.wanted(v.Kind) {
+				return moves, v, fmt.Errorf("%w: the execution fails with %s", ErrNoViolation, v.Kind)
 			}
-			if on {
-				v := &ir.Violation{Kind: c.kind, Msg: c.msg, Pos: c.pos, Thread: best}
-				if !u.wanted(c.kind) {
-					return moves, v, fmt.Errorf("%w: the execution fails with %s", ErrNoViolation, c.kind)
-				}
-				return moves, v, nil
-			}
+			return moves, v, nil
 		}
 	}
 	if u.wanted(ir.Deadlock) {

@@ -46,33 +46,47 @@ func (u *Unrolling) Moves(m Model, k int) ([]ir.Move, *ir.Violation, error) {
 		if mv == nil {
 			return nil, nil, fmt.Errorf("encode: model: step %d is taken by no thread", i+1)
 		}
-		out := ir.Move{Thread: mv.thread}
-		for _, d := range mv.draws {
-			on, err := m.BoolValue(d.guard)
-			if err != nil {
-				return nil, nil, fmt.Errorf("encode: model: %w", err)
-			}
-			if !on {
-				continue
-			}
-			v, err := m.BVValue(d.value)
-			if err != nil {
-				return nil, nil, fmt.Errorf("encode: model: %w", err)
-			}
-			out.Choices = append(out.Choices, solver.Signed(v, u.w))
+		out, v, err := u.readMove(m, mv, mv.thread)
+		if err != nil {
+			return nil, nil, err
 		}
 		moves = append(moves, out)
-		for _, c := range mv.checks {
-			on, err := m.BoolValue(c.guard)
-			if err != nil {
-				return nil, nil, fmt.Errorf("encode: model: %w", err)
-			}
-			if on {
-				return moves, &ir.Violation{Kind: c.kind, Msg: c.msg, Pos: c.pos, Thread: mv.thread}, nil
-			}
+		if v != nil {
+			return moves, v, nil
 		}
 	}
 	return moves, nil, nil
+}
+
+// readMove reads from a model the step mv of thread: the values its nondet
+// calls drew, in draw order, and the violation of its first failing check, if
+// one fails. Both encodings read their counterexamples' steps with it.
+func (u *Unrolling) readMove(m Model, mv *move, thread int) (ir.Move, *ir.Violation, error) {
+	out := ir.Move{Thread: thread}
+	for _, d := range mv.draws {
+		on, err := m.BoolValue(d.guard)
+		if err != nil {
+			return out, nil, fmt.Errorf("encode: model: %w", err)
+		}
+		if !on {
+			continue
+		}
+		v, err := m.BVValue(d.value)
+		if err != nil {
+			return out, nil, fmt.Errorf("encode: model: %w", err)
+		}
+		out.Choices = append(out.Choices, solver.Signed(v, u.w))
+	}
+	for _, c := range mv.checks {
+		on, err := m.BoolValue(c.guard)
+		if err != nil {
+			return out, nil, fmt.Errorf("encode: model: %w", err)
+		}
+		if on {
+			return out, &ir.Violation{Kind: c.kind, Msg: c.msg, Pos: c.pos, Thread: thread}, nil
+		}
+	}
+	return out, nil, nil
 }
 
 // ErrNoViolation is returned by Counterexample for a model without a violation.
