@@ -17,7 +17,10 @@ const (
 	// and the shared cells their indices read.
 	Exact Precision = iota
 	// AllDraws is the union of Exact over every combination of nondeterministic
-	// values the transition may draw.
+	// values the transition may draw. A transition with more than MaxProbeDraws
+	// combinations gets the union over the first MaxProbeDraws and its static
+	// footprint instead: a sound over-approximation that keeps one probe from
+	// executing, say, a hundred million draws of nondet(0, 99999999).
 	AllDraws
 	// Static is the guard's accesses in this state plus everything the transition
 	// may access from any state: its static footprint (whole arrays, whole mutex
@@ -25,6 +28,13 @@ const (
 	// end the thread, the thread's termination.
 	Static
 )
+
+// MaxProbeDraws is how many combinations of nondeterministic draws an AllDraws
+// probe executes before it falls back to the transition's static footprint. It
+// stays above the draws of ordinary programs (two nondet(0, 99) in one step make
+// 10,000), whose reductions are therefore unchanged, and bounds one probe to a
+// few milliseconds, so that a search looks at its clock often enough.
+const MaxProbeDraws = 1 << 14
 
 // A Probe looks at threads' next transitions without disturbing the state. It owns
 // the scratch that looking ahead needs, so that probing allocates nothing once
@@ -41,7 +51,8 @@ type Probe struct {
 
 	ch    Choices
 	fixed []int64
-	seen  []uint8 // per location: access kinds already in the list being built
+	foot  []Access // scratch for the footprint of an AllDraws probe that falls back
+	seen  []uint8  // per location: access kinds already in the list being built
 }
 
 // NewProbe returns a probe of p's threads.
@@ -80,7 +91,7 @@ func (pr *Probe) Accesses(s State, t int, status Status, prec Precision, buf []A
 	}
 	scratch := pr.Succ
 	fixed := pr.fixed[:0]
-	for {
+	for n := 1; ; n++ {
 		copy(scratch, s)
 		pr.ch.Reset(fixed)
 		p.Step(scratch, t, &pr.ch, &pr.Event)
@@ -88,6 +99,12 @@ func (pr *Probe) Accesses(s State, t int, status Status, prec Precision, buf []A
 		buf = pr.union(buf, pr.Event.Accesses)
 		var more bool
 		if fixed, more = pr.ch.Next(fixed); !more {
+			break
+		}
+		if n == MaxProbeDraws {
+			// Every draw's accesses are within the static footprint.
+			pr.foot = pr.footprint(t, tr, pr.foot[:0])
+			buf = pr.union(buf, pr.foot)
 			break
 		}
 	}

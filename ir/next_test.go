@@ -58,3 +58,21 @@ thread m { lock(ms[x]); a[2] = 1; unlock(ms[x]); }
 		}
 	}
 }
+
+// TestProbeManyDraws checks that an AllDraws probe of a step with more than
+// MaxProbeDraws combinations stops executing draws there and answers with the
+// static footprint, a sound over-approximation, instead of running every draw.
+func TestProbeManyDraws(t *testing.T) {
+	p := compile(t, "shared int b[4];\nthread v { b[nondet(0, 99999) % 2] = 1; }\n", 32)
+	s := p.Initial()
+	probe := p.NewProbe()
+	var got []string
+	for _, a := range probe.Accesses(s, 0, p.Status(s, 0), ir.AllDraws, nil) {
+		got = append(got, p.LocationName(a.Loc))
+	}
+	sort.Strings(got)
+	want := "b[0] b[1] b[2] b[3] v" // every cell of b: the static footprint
+	if strings.Join(got, " ") != want || probe.Steps != ir.MaxProbeDraws {
+		t.Errorf("AllDraws: %v after %d steps, want %s after %d", got, probe.Steps, want, ir.MaxProbeDraws)
+	}
+}
