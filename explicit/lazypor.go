@@ -286,8 +286,13 @@ type lazyRef struct {
 
 // build makes the trace constraint system of the node's run (Def. 12), plus the
 // pending steps, with the dependency list in the order <_{N×N}.
+//
+// The dependency relation is quadratic in the run's length (a loop of 10^5 steps
+// on one variable makes 10^10 pairs and a relation of a gigabyte), so build looks
+// at the search's clock and memory flag as it goes and returns nil once the run
+// must stop.
 func (s *lazySearch) build(n *lazyNode) *lazyTCS {
-	p := s.p
+	p, x := s.p, s.x
 	run := n.run
 	t := &lazyTCS{node: n, runLen: len(run.steps)}
 	t.NumThreads = len(p.Threads)
@@ -331,6 +336,9 @@ func (s *lazySearch) build(n *lazyNode) *lazyTCS {
 	})
 	t.dep = make([]bitSet, ne)
 	for e := range t.dep {
+		if x.done() {
+			return nil
+		}
 		t.dep[e] = resetBitSet(nil, ne)
 	}
 	for i := 0; i < len(t.refs); {
@@ -339,6 +347,9 @@ func (s *lazySearch) build(n *lazyNode) *lazyTCS {
 			j++
 		}
 		for a := i; a < j; a++ {
+			if x.done() {
+				return nil
+			}
 			for b := a + 1; b < j; b++ {
 				ra, rb := t.refs[a], t.refs[b]
 				if ir.Conflicts(ra.kind, rb.kind) && t.Events[ra.ev].Thread != t.Events[rb.ev].Thread {
@@ -363,6 +374,9 @@ func (s *lazySearch) build(n *lazyNode) *lazyTCS {
 		}
 	}
 	for a := range ne {
+		if x.done() {
+			return nil
+		}
 		for b := a + 1; b < ne; b++ {
 			if t.dep[a].has(b) {
 				t.Deps = append(t.Deps, TCSDep{int32(a), int32(b)})
@@ -497,13 +511,18 @@ func (s *lazySearch) explore(n *lazyNode) (maxLen int, cut bool) {
 		return maxLen, cut
 	}
 	t := s.build(n)
+	if t == nil {
+		return maxLen, cut // stopped while building
+	}
 	note := func(l int, c bool) {
 		maxLen = max(maxLen, l)
 		cut = cut || c
 	}
 	// Lines 11–14: every variation of u2.
-	t.enum.init(&t.TCS)
 	t.enum.poll = x.done
+	if !t.enum.init(&t.TCS) {
+		return maxLen, cut // stopped while building
+	}
 	t.enum.run(func() bool {
 		if x.done() || s.err != nil {
 			return false
@@ -1069,6 +1088,9 @@ func (s *lazySearch) choice(t *lazyTCS, e int) (maxLen int, cut bool) {
 	if t.need[e] == 0 && s.p.Location(t.state, th) == int(t.from[e]) && s.p.Enabled(t.state, th) {
 		var it successors
 		for x.next(&it, t.state, s.scratch, th, &s.ev, s.path(pos+1)) {
+			if x.done() {
+				return 0, false // a step may draw from millions of values
+			}
 			if !slices.Equal(s.moves[pos].Choices, runVals) {
 				alternatives++
 				if !s.monotone(t, e, s.ev.Accesses) {

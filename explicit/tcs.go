@@ -271,11 +271,16 @@ type tcsEnum struct {
 	forced   [][]int32 // forced[j]: the dependencies i with requires[i] == j
 }
 
-func (en *tcsEnum) init(c *TCS) {
+// init prepares the enumeration of c's variations. It reports false if poll
+// stopped it: the reachability matrix is quadratic in the number of events.
+func (en *tcsEnum) init(c *TCS) bool {
 	en.c = c
 	en.n = len(c.Events)
 	en.words = (en.n + 63) / 64
 	need := en.n * en.words
+	if en.poll != nil && en.poll() {
+		return false
+	}
 	if cap(en.reach) < need {
 		en.reach = make([]uint64, need)
 	}
@@ -289,6 +294,9 @@ func (en *tcsEnum) init(c *TCS) {
 		last[i] = -1
 	}
 	for e := en.n - 1; e >= 0; e-- {
+		if en.poll != nil && e%1024 == 0 && en.poll() {
+			return false
+		}
 		t := c.Events[e].Thread
 		if l := last[t]; l >= 0 {
 			row := en.row(e)
@@ -319,6 +327,7 @@ func (en *tcsEnum) init(c *TCS) {
 		}
 	}
 	en.undoRow, en.undoOld = en.undoRow[:0], en.undoOld[:0]
+	return true
 }
 
 func (en *tcsEnum) row(e int) []uint64 { return en.reach[e*en.words : (e+1)*en.words] }
