@@ -120,13 +120,13 @@ func (s *dfsSearch) successors(depth int) int {
 	x := s.x
 	p := x.p
 	cur := s.states[depth]
-	enabled := false
-	for t := range p.Threads {
-		if p.Enabled(cur, t) {
-			enabled = true
-			break
-		}
+	// first is the first enabled thread (len(p.Threads): none); the loop below
+	// starts there, so no thread's guard is evaluated twice.
+	first := 0
+	for first < len(p.Threads) && !p.Enabled(cur, first) {
+		first++
 	}
+	enabled := first < len(p.Threads)
 	id := int32(-1)
 	if s.graph != nil {
 		id = s.ids[depth]
@@ -145,11 +145,11 @@ func (s *dfsSearch) successors(depth int) int {
 	var succ []int32
 	height := 0
 	it := &s.succ[depth]
-	for t := range p.Threads {
+	for t := first; t < len(p.Threads); t++ {
 		if x.done() {
 			return height
 		}
-		if !p.Enabled(cur, t) {
+		if t > first && !p.Enabled(cur, t) {
 			continue
 		}
 		it.start()
