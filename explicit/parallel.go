@@ -62,7 +62,7 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 // subtrees share: measured 10-30 times slower on two workers (docs/scale.md).
 // dfs --stateful's workers share one store (sharedVisited) and no longer redo
 // work, but have not been measured faster than one worker yet: the store's
-// locks and lost locality cost up to 40 % more CPU.
+// locks and lost locality cost up to 50 % more CPU.
 func DefaultWorkers(algo string, stateful bool, cpus int) int {
 	switch {
 	case algo == "dfs" && !stateful, algo == "dpor", algo == "bpor-preempt", algo == "bpor-fair":
