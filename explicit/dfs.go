@@ -23,7 +23,13 @@ func (d DFS) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
 	k := x.opts.Depth
 	s := &dfsSearch{x: x, states: make([]ir.State, 1), moves: make([]ir.Move, 0, min(k, 64))}
 	s.states[0] = x.initial()
-	if d.Stateful {
+	switch {
+	case d.Stateful && d.visited != nil:
+		s.shared = d.visited
+		if d.worker < 64 {
+			s.bit = 1 << d.worker
+		}
+	case d.Stateful:
 		s.visited = newVisitedStore[int32]()
 	}
 	if d.LocalDeadlock {
@@ -33,7 +39,9 @@ func (d DFS) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
 	s.explore(0)
 	keys := []string(nil)
 	if d.Stateful {
-		x.stats.States = int64(s.visited.len())
+		if s.visited != nil {
+			x.stats.States = int64(s.visited.len())
+		}
 		keys = append(keys, "states")
 	}
 	if s.graph != nil && !x.halted() {
@@ -53,6 +61,18 @@ type dfsSearch struct {
 	visited *visitedStore[int32] // with the state's number in graph
 	graph   *stateGraph          // --local-deadlock: the explored graph
 	ids     []int32              // graph: ids[d] is the number of states[d]
+
+	// A parallel run's shared store (see sharedVisited) instead of visited: the
+	// search counts the states it stores. bit is this worker's bit in a record's
+	// active set; workers past the 64th have none and look for a record on the
+	// search's path (stack) instead.
+	shared *sharedVisited
+	bit    uint64
+	stack  []*sharedVisit
+	// reverse makes successors take the threads in reverse order: for a state
+	// another worker is exploring, which goes through them in order, so that the
+	// two meet in the middle instead of doing the same work side by side.
+	reverse bool
 }
 
 // grow makes room for the state and move of depth d+1: buffers grow with the depth
@@ -73,6 +93,9 @@ func (s *dfsSearch) grow(d int) {
 // explore searches below states[depth] and returns the length of the longest
 // execution it found from there (budget+1 if some went past the depth bound).
 func (s *dfsSearch) explore(depth int) int {
+	if s.shared != nil {
+		return s.exploreShared(depth)
+	}
 	x := s.x
 	cur := s.states[depth]
 	budget := x.opts.Depth - depth
@@ -116,9 +139,72 @@ func (s *dfsSearch) explore(depth int) int {
 	return height
 }
 
+// exploreShared is explore with the store the workers of a parallel run share.
+// The budget is what is left of the run's depth bound, so the searches of all
+// subtrees measure it alike. A record is trusted only once an exploration of the
+// state has completed (see sharedVisited); heights are exact whoever computed
+// them, because each is min(longest execution, budget+1): a cycle on the
+// search's own stack is an execution that runs forever, and a trusted record's
+// height was computed the same way.
+func (s *dfsSearch) exploreShared(depth int) int {
+	x := s.x
+	cur := s.states[depth]
+	budget := x.opts.Depth - depth
+	e, fresh := s.shared.visit(cur)
+	if fresh {
+		x.stats.States++
+	} else {
+		if s.onStack(e, depth) {
+			x.cycleAt(s.moves[:depth])
+			x.bounded("a cycle of states runs past the depth bound")
+			return budget + 1
+		}
+		if b, h := e.completed(); b >= budget {
+			if h > budget {
+				x.bounded("depth bound reached")
+			}
+			return min(h, budget+1)
+		}
+		// Never explored, explored with less budget, or under way on another
+		// worker only: explored here (again).
+	}
+	if len(s.stack) <= depth {
+		s.stack = append(s.stack, nil)
+	}
+	s.stack[depth] = e
+	if s.bit != 0 {
+		e.active.Or(s.bit)
+	}
+	s.reverse = !fresh && e.active.Load()&^s.bit != 0
+	height := s.successors(depth)
+	if s.bit != 0 {
+		e.active.And(^s.bit)
+	}
+	// A search stopped part way has not covered the subtree; the run is over then.
+	if !x.halted() {
+		e.publish(budget, height)
+	}
+	return height
+}
+
+// onStack reports whether e is on the search's own path above depth.
+func (s *dfsSearch) onStack(e *sharedVisit, depth int) bool {
+	if s.bit != 0 {
+		return e.active.Load()&s.bit != 0
+	}
+	for _, o := range s.stack[:depth] {
+		if o == e {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *dfsSearch) successors(depth int) int {
 	x := s.x
 	p := x.p
+	reverse := s.reverse
+	s.reverse = false
 	cur := s.states[depth]
 	// first is the first enabled thread (len(p.Threads): none); the loop below
 	// starts there, so no thread's guard is evaluated twice.
@@ -145,11 +231,15 @@ func (s *dfsSearch) successors(depth int) int {
 	var succ []int32
 	height := 0
 	it := &s.succ[depth]
-	for t := first; t < len(p.Threads); t++ {
+	for i := first; i < len(p.Threads); i++ {
+		t := i
+		if reverse { // from the last thread down to first
+			t = len(p.Threads) - 1 - (i - first)
+		}
 		if x.done() {
 			return height
 		}
-		if t > first && !p.Enabled(cur, t) {
+		if t != first && !p.Enabled(cur, t) {
 			continue
 		}
 		it.start()

@@ -459,6 +459,13 @@ func variantsOf(algo string) []variant {
 	case "dfs":
 		par.set = func(o *Options) { o.Workers = 2 } // stateless: its counts add up exactly
 		sh.set = func(*Options) {}
+		// And the stateful search, whose workers share one visited store (and
+		// whose shards each have their own).
+		spar, ssh := vs[0], vs[0]
+		spar.name, spar.every = "stateful/workers=2", 3
+		spar.set = func(o *Options) { o.Stateful, o.Workers = true, 2 }
+		ssh.name, ssh.every, ssh.engine = "stateful/shards=3", 3, shardedMaker(algo, 3)
+		vs = append(vs, spar, ssh)
 	case "bpor-preempt", "bpor-fair":
 		// The bounded runs too: the frontier carries the bound.
 		b := vs[len(vs)-1]
@@ -636,6 +643,15 @@ func (v variant) check(c *diffCase, st *stats) []string {
 		if v.algo == "dfs" && (v.name == "workers=2" || v.name == "shards=3") && res.Verdict != verify.Unsafe &&
 			res.Stats.Executions != ref.Stats.Executions {
 			fail("%s%s: %d executions; the sequential dfs has %d", label, modeName, res.Stats.Executions, ref.Stats.Executions)
+		}
+		if v.name == "stateful/workers=2" && res.Verdict != verify.Unsafe {
+			o := v.options(c, noDeadlock)
+			o.Workers = 0
+			if seq := runAlgo(byName("dfs"), o, c.p, false); seq.err == nil && seq.res.Verdict == res.Verdict {
+				if d := sharedDiff(res, seq.res); d != "" {
+					fail("%s%s: %s", label, modeName, d)
+				}
+			}
 		}
 		got, want := verdictString(res), verdictString(ref)
 

@@ -56,11 +56,12 @@ type outcome struct {
 type prefix struct {
 	moves  []ir.Move
 	state  ir.State
-	last   int    // the thread of the last move, -1 for none
-	cost   int    // bpor-preempt: the preemptions in the prefix
-	yields []int  // bpor-fair: yields per thread in the prefix
-	sleep  bitSet // the threads asleep at its state (nil: none), for algorithms with sleep sets
-	id     int    // its number in the run, for progress
+	last   int     // the thread of the last move, -1 for none
+	cost   int     // bpor-preempt: the preemptions in the prefix
+	yields []int   // bpor-fair: yields per thread in the prefix
+	sleep  bitSet  // the threads asleep at its state (nil: none), for algorithms with sleep sets
+	id     int     // its number in the run, for progress
+	parent *prefix // the prefix one step shorter (dfs --stateful: cycles within the frontier)
 }
 
 func newExecutor(ctx context.Context, p *ir.Program, opts Options) (*executor, error) {

@@ -30,6 +30,10 @@ type Options struct {
 	// the outcome they share, and the subtree this search explores.
 	shared *outcome
 	from   *prefix
+	// For dfs --stateful on several workers: the visited store the run's searches
+	// share, and the worker (of workers) this search runs on.
+	visited *sharedVisited
+	worker  int
 
 	// Terminal, if set, is called with every terminal state the search reaches (no
 	// thread enabled; deadlock says whether it is a deadlock). Differential tests use

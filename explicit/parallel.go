@@ -56,11 +56,13 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 // DefaultWorkers is how many workers a run of algo uses when none are asked for,
 // on a machine where kbmc may use cpus CPUs: all of them where the subtrees of
 // the parallel search are work the sequential search does too (dfs without a
-// visited set, dpor, bpor-preempt, bpor-fair), one where they are not yet. Each
-// subtree keeps its own visited states (dfs --stateful, persistent,
-// process-local) and its own trace constraint systems (lazypor), so workers redo
-// what converging subtrees share: measured 10-15 times slower on two workers
-// (docs/scale.md). A shared visited store would change that.
+// visited set, dpor, bpor-preempt, bpor-fair), one where they are not yet. The
+// subtrees of persistent and process-local keep their own visited states, and
+// lazypor's its own trace constraint systems, so workers redo what converging
+// subtrees share: measured 10-30 times slower on two workers (docs/scale.md).
+// dfs --stateful's workers share one store (sharedVisited) and no longer redo
+// work, but have not been measured faster than one worker yet: the store's
+// locks and lost locality cost up to 50 % more CPU.
 func DefaultWorkers(algo string, stateful bool, cpus int) int {
 	switch {
 	case algo == "dfs" && !stateful, algo == "dpor", algo == "bpor-preempt", algo == "bpor-fair":
@@ -90,6 +92,10 @@ func (ps parallelSearch) Check(ctx context.Context, p *ir.Program) (*verify.Resu
 		target = subtreesPer * opts.Shard.Count
 	}
 	f := newFrontier(x, ps.algo, opts)
+	if ps.algo == "dfs" && opts.Stateful {
+		// --local-deadlock never gets here (New runs it on one worker).
+		f.store = newSharedVisited()
+	}
 	subtrees := f.expand(target)
 	if opts.Shard.Count > 1 {
 		var mine []*prefix
@@ -116,12 +122,13 @@ func (ps parallelSearch) Check(ctx context.Context, p *ir.Program) (*verify.Resu
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
-	for range workers {
+	for w := range workers {
 		wg.Go(func() {
 			for pre := range queue {
 				o := opts
 				o.Workers, o.Shard = 0, Shard{}
 				o.shared, o.from = x.out, pre
+				o.visited, o.worker = f.store, w
 				eng, err := New(ps.algo, o)
 				var r *verify.Result
 				if err == nil {
@@ -221,7 +228,11 @@ type frontier struct {
 	// state explores: the same persistent sets their searches use (the bounded
 	// phase's, which are valid in both phases), so that the frontier is reduced
 	// as the search is.
-	sel    *persistentSearch
+	sel *persistentSearch
+	// store, for dfs --stateful, is the visited store the subtrees share; the
+	// frontier stores its states there too, so that the run counts every state
+	// once.
+	store  *sharedVisited
 	bound  verify.Bound
 	ev     ir.Event
 	enable bitSet
@@ -267,6 +278,10 @@ func (f *frontier) expand(target int) []*prefix {
 	if f.sleepy {
 		level[0].sleep = newBitSet(len(p.Threads))
 	}
+	if f.store != nil {
+		f.store.visit(level[0].state)
+		x.stats.States++
+	}
 	for d := 0; len(level) < target && d+1 < x.depth && len(level) > 0; d++ {
 		var next []*prefix
 		seen := map[string]*prefix{}
@@ -276,7 +291,7 @@ func (f *frontier) expand(target int) []*prefix {
 				return nil
 			}
 		}
-		if f.dedup {
+		if f.dedup && f.store == nil {
 			x.stats.States += int64(len(seen)) // stored while the level was built
 		}
 		level = next
@@ -371,6 +386,13 @@ func (f *frontier) children(pre *prefix, next []*prefix, seen map[string]*prefix
 					}
 				}
 			}
+			if f.store != nil && f.onPath(pre, succ) {
+				// A cycle, as the sequential search meets it on its stack: the
+				// state is explored from its first occurrence, with more depth.
+				x.cycleAt(path)
+				x.bounded("a cycle of states runs past the depth bound")
+				continue
+			}
 			k := ""
 			if f.dedup {
 				// BPOR's future depends on the bound so far and the last
@@ -390,6 +412,12 @@ func (f *frontier) children(pre *prefix, next []*prefix, seen map[string]*prefix
 			if f.dedup {
 				seen[k] = child
 			}
+			if f.store != nil {
+				child.parent = pre
+				if _, fresh := f.store.visit(child.state); fresh {
+					x.stats.States++
+				}
+			}
 			next = append(next, child)
 		}
 		if it.failed {
@@ -400,6 +428,16 @@ func (f *frontier) children(pre *prefix, next []*prefix, seen map[string]*prefix
 		}
 	}
 	return next
+}
+
+// onPath reports whether s is the state of pre or of one of its parents.
+func (f *frontier) onPath(pre *prefix, s ir.State) bool {
+	for ; pre != nil; pre = pre.parent {
+		if pre.state.Equal(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // stateKey is a map key for a whole state.

@@ -2,6 +2,7 @@ package explicit
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,8 +16,11 @@ import (
 // combines them — and requires one verdict from all three, and for the stateless
 // dfs the very same executions (its subtrees are disjoint: their number and the
 // longest); the bounded
-// algorithms may say bounded-safe where the sequential run says safe. The
-// differential test does the same on generated programs, with terminal states.
+// algorithms may say bounded-safe where the sequential run says safe. dfs
+// --stateful on two workers shares one visited store: when no violation ends the
+// run early, it must store the sequential run's states and say why it is bounded
+// as that run does (the cut's note, a cycle). The differential test does the same
+// on generated programs, with terminal states.
 func TestWorkersAndShardsOnTestdata(t *testing.T) {
 	type way struct {
 		name string
@@ -32,8 +36,13 @@ func TestWorkersAndShardsOnTestdata(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", td.path, err)
 		}
-		for _, algo := range []string{"dfs", "dpor", "lazypor", "persistent", "process-local", "bpor-preempt", "bpor-fair"} {
+		for _, algo := range []string{"dfs", "dfs-stateful", "dpor", "lazypor", "persistent", "process-local", "bpor-preempt", "bpor-fair"} {
 			name := filepath.Base(td.path) + "/" + algo
+			opts := td.opts
+			stateful := algo == "dfs-stateful"
+			if stateful {
+				algo, opts.Stateful = "dfs", true
+			}
 			check := func(eng verify.Engine) *verify.Result {
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				defer cancel()
@@ -46,7 +55,7 @@ func TestWorkersAndShardsOnTestdata(t *testing.T) {
 				}
 				return r
 			}
-			seq, err := New(algo, td.opts)
+			seq, err := New(algo, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +64,7 @@ func TestWorkersAndShardsOnTestdata(t *testing.T) {
 				continue
 			}
 			for _, w := range ways {
-				eng, err := w.mk(algo, td.opts)
+				eng, err := w.mk(algo, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -70,12 +79,138 @@ func TestWorkersAndShardsOnTestdata(t *testing.T) {
 					// Weaker, never wrong.
 				case got.Verdict != ref.Verdict:
 					t.Errorf("%s %s: %s; sequential: %s", name, w.name, verdictString(got), verdictString(ref))
-				case algo == "dfs" && got.Verdict != verify.Unsafe && got.Stats.Executions != ref.Stats.Executions:
+				case algo == "dfs" && !stateful && got.Verdict != verify.Unsafe && got.Stats.Executions != ref.Stats.Executions:
 					t.Errorf("%s %s: %d executions; sequential: %d", name, w.name, got.Stats.Executions, ref.Stats.Executions)
-				case algo == "dfs" && got.Verdict != verify.Unsafe && got.Stats.Longest != ref.Stats.Longest:
+				case algo == "dfs" && !stateful && got.Verdict != verify.Unsafe && got.Stats.Longest != ref.Stats.Longest:
 					t.Errorf("%s %s: the longest execution has %d steps; sequential: %d", name, w.name, got.Stats.Longest, ref.Stats.Longest)
+				case stateful && w.name == "workers=2" && got.Verdict != verify.Unsafe:
+					if d := sharedDiff(got, ref); d != "" {
+						t.Errorf("%s %s: %s", name, w.name, d)
+					}
 				}
 			}
+		}
+	}
+}
+
+// sharedDiff says how a run of dfs --stateful on workers sharing one visited
+// store (got) differs from the sequential run (ref) where it must not: the
+// states stored, the note of a bounded verdict and whether a cycle was met.
+func sharedDiff(got, ref *verify.Result) string {
+	switch {
+	case got.Stats.States != ref.Stats.States:
+		return fmt.Sprintf("%d states; sequential: %d", got.Stats.States, ref.Stats.States)
+	case got.Note != ref.Note:
+		return fmt.Sprintf("note %q; sequential: %q", got.Note, ref.Note)
+	case got.Cycle != ref.Cycle:
+		return fmt.Sprintf("cycle %v; sequential: %v", got.Cycle, ref.Cycle)
+	}
+	return ""
+}
+
+// TestSharedVisitedStress runs dfs --stateful on several workers sharing one
+// visited store, again and again, on programs whose subtrees converge, with and
+// without cycles and cuts, and requires what the sequential run says: the
+// verdict, and when no violation ends the run early the states, the note and
+// the cycle (sharedDiff). Run it with -race.
+func TestSharedVisitedStress(t *testing.T) {
+	reps := 6
+	if testing.Short() {
+		reps = 2
+	}
+	for _, tc := range []struct {
+		family string
+		n      int64
+		depth  int
+	}{
+		{"two-phase-commit", 3, 60}, // safe, converging
+		{"token-ring", 3, 60},       // cut by the depth bound
+		{"peterson", 2, 60},         // cycles
+		{"dekker", 2, 40},
+		{"spinlock", 3, 60},
+		{"fib-bench", 3, 60}, // unsafe
+	} {
+		t.Run(fmt.Sprintf("%s/N=%d", tc.family, tc.n), func(t *testing.T) {
+			p := loadFamily(t, tc.family, tc.n, false)
+			o := Options{Stateful: true}
+			o.Depth = tc.depth
+			ref, err := DFS{Options: o}.Check(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range []int{2, 3, 8} {
+				for range reps {
+					ow := o
+					ow.Workers = w
+					eng, err := New("dfs", ow)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := eng.Check(context.Background(), p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					switch {
+					case got.Verdict != ref.Verdict:
+						t.Fatalf("%d workers: %s; sequential: %s", w, verdictString(got), verdictString(ref))
+					case got.Verdict == verify.Unsafe:
+					default:
+						if d := sharedDiff(got, ref); d != "" {
+							t.Fatalf("%d workers: %s", w, d)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestSharedVisitedUnderWayElsewhere runs a search on a store where every state
+// it will reach is being explored by another worker that has not finished
+// (stored, its active bit set, nothing published): the search must not skip
+// any of them, nor take them for a cycle, and must say what the sequential
+// search says.
+func TestSharedVisitedUnderWayElsewhere(t *testing.T) {
+	for _, td := range readTestdata(t) {
+		p, err := lang.Compile(td.path, td.src, td.cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", td.path, err)
+		}
+		name := filepath.Base(td.path)
+		o := td.opts
+		o.Stateful = true
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ref, err := DFS{Options: o}.Check(ctx, p)
+		cancel()
+		if err != nil || ref.Verdict == verify.Unknown {
+			continue
+		}
+		// Every state the search reaches: those a first search stores.
+		first := newSharedVisited()
+		o1 := o
+		o1.visited = first
+		if _, err := (DFS{Options: o1}).Check(context.Background(), p); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		elsewhere := newSharedVisited()
+		for i := range first.shards {
+			sh := &first.shards[i]
+			for j := range sh.n {
+				e, _ := elsewhere.visit(sh.at(int32(j)).state)
+				e.active.Or(1 << 63) // worker 63, under way
+			}
+		}
+		o2 := o
+		o2.visited = elsewhere
+		got, err := DFS{Options: o2}.Check(context.Background(), p)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		switch {
+		case got.Verdict != ref.Verdict:
+			t.Errorf("%s: %s; sequential: %s", name, verdictString(got), verdictString(ref))
+		case got.Verdict != verify.Unsafe && (got.Note != ref.Note || got.Cycle != ref.Cycle):
+			t.Errorf("%s: note %q, cycle %v; sequential: %q, %v", name, got.Note, got.Cycle, ref.Note, ref.Cycle)
 		}
 	}
 }

@@ -1,6 +1,11 @@
 package explicit
 
-import "kbmc/ir"
+import (
+	"sync"
+	"sync/atomic"
+
+	"kbmc/ir"
+)
 
 // visitedStore is the visited set of a stateful search (dfs --stateful, persistent,
 // lazypor's visited-state check): every state the search stored, keyed by the whole
@@ -83,3 +88,134 @@ func (v *visitedStore[E]) copyState(s ir.State) ir.State {
 }
 
 func (v *visitedStore[E]) len() int { return v.n }
+
+// sharedVisited is the visited set that the searches of one parallel run share
+// (dfs --stateful on several workers, parallel.go): each subtree's search finds
+// there what the others have explored, so that subtrees that reach the same states
+// do not explore them again.
+//
+// A record tells the others two things. What a completed exploration of the state
+// found (its budget and height, published together, atomically, when the
+// exploration ends: an exploration under way has not covered its subtree yet, so
+// nobody may skip the state on its account), and which workers are exploring it
+// now (a bit per worker, for the first 64): reaching a state that the worker's own stack holds is a
+// cycle, as in the sequential search; reaching one that only another worker's
+// stack holds is not, and the state is explored again.
+//
+// The store is split into shards by the state's hash, each with its own lock,
+// index and blocks as in visitedStore: looking a state up and storing it if it
+// is new is one step under its shard's lock, the workers rarely want the same
+// shard at once, and once the blocks have grown nothing is allocated. A record
+// never moves, so its atomics are read and written without the lock.
+type sharedVisited struct {
+	shards [visitedShards]visitedShard
+}
+
+const visitedShards = 128
+
+type visitedShard struct {
+	mu     sync.Mutex
+	index  map[uint64]int32
+	chunks [][]sharedVisit
+	block  []int64
+	n      int
+	_      [64]byte // keeps neighbouring shards' locks off one cache line
+}
+
+type sharedVisit struct {
+	state ir.State
+	next  int32 // the previous record of the shard with the same hash, or -1
+	// done is the completed exploration with the largest budget: budget<<32 |
+	// height (see visit); budget -1 until one completes.
+	done atomic.Uint64
+	// active has bit w set while worker w < 64 explores the state.
+	active atomic.Uint64
+}
+
+func newSharedVisited() *sharedVisited {
+	v := new(sharedVisited)
+	for i := range v.shards {
+		v.shards[i].index = map[uint64]int32{}
+	}
+	return v
+}
+
+// visit returns the record of s, storing s first if it is new (fresh).
+func (v *sharedVisited) visit(s ir.State) (e *sharedVisit, fresh bool) {
+	h := s.Hash()
+	sh := &v.shards[h>>57] // ir.State.Hash mixes its high bits well
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	i, ok := sh.index[h]
+	prev := int32(-1)
+	if ok {
+		prev = i
+	}
+	for ok && i >= 0 {
+		e := sh.at(i)
+		if e.state.Equal(s) {
+			return e, false
+		}
+		i = e.next
+	}
+	i = int32(sh.n)
+	if int(i)%visitChunk == 0 {
+		sh.chunks = append(sh.chunks, make([]sharedVisit, visitChunk))
+	}
+	e = sh.at(i)
+	e.state = sh.copyState(s)
+	e.next = prev
+	e.done.Store(packVisit(-1, 0))
+	sh.index[h] = i
+	sh.n++
+	return e, true
+}
+
+func (sh *visitedShard) at(i int32) *sharedVisit {
+	return &sh.chunks[i/visitChunk][i%visitChunk]
+}
+
+func (sh *visitedShard) copyState(s ir.State) ir.State {
+	if len(s) > cap(sh.block)-len(sh.block) {
+		sh.block = make([]int64, 0, max(min(2*cap(sh.block), maxStateBlock), 16*len(s)))
+	}
+	n := len(sh.block)
+	sh.block = append(sh.block, s...)
+	return ir.State(sh.block[n : n+len(s) : n+len(s)])
+}
+
+func packVisit(budget, height int) uint64 {
+	return uint64(uint32(int32(budget)))<<32 | uint64(uint32(int32(height)))
+}
+
+// completed returns the budget and height of the completed exploration of the
+// state with the largest budget; budget -1 if none has completed.
+func (e *sharedVisit) completed() (budget, height int) {
+	d := e.done.Load()
+	return int(int32(d >> 32)), int(int32(d))
+}
+
+// publish records that an exploration of the state with budget found height,
+// unless one with at least that budget has been published already. Heights are
+// min(longest execution, budget+1) whichever worker computes them, so the record
+// with the larger budget says everything the smaller one does.
+func (e *sharedVisit) publish(budget, height int) {
+	for {
+		d := e.done.Load()
+		if int(int32(d>>32)) >= budget || e.done.CompareAndSwap(d, packVisit(budget, height)) {
+			return
+		}
+	}
+}
+
+// len is the number of states stored; only exact once the searches have ended.
+func (v *sharedVisited) len() int {
+	n := 0
+	for i := range v.shards {
+		sh := &v.shards[i]
+		sh.mu.Lock()
+		n += sh.n
+		sh.mu.Unlock()
+	}
+	return n
+}

@@ -1,0 +1,142 @@
+package explicit
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"kbmc/ir"
+)
+
+// TestSharedVisitedConcurrent hammers one sharedVisited from several goroutines
+// (run it with -race): each visits every state, in an order of its own, marks
+// itself active on it, and publishes an exploration of it. Every state must be
+// stored once (exactly one goroutine sees it fresh), every goroutine must get the
+// same record for it, the record must keep the exploration with the largest
+// budget together with its own height, and the active bits must come and go.
+func TestSharedVisitedConcurrent(t *testing.T) {
+	for _, tc := range []struct {
+		goroutines, states, size int
+	}{
+		{2, 10000, 4},
+		{8, 3000, 9},
+		{64, 200, 2},   // every bit of the active set
+		{3, 5000, 300}, // states larger than a first block
+	} {
+		t.Run(fmt.Sprintf("g=%d/n=%d/size=%d", tc.goroutines, tc.states, tc.size), func(t *testing.T) {
+			v := newSharedVisited()
+			state := func(i int) ir.State {
+				s := make(ir.State, tc.size)
+				for j := range s {
+					s[j] = int64(i*(j+1)) ^ int64(j)
+				}
+				return s
+			}
+			fresh := make([]atomic.Int32, tc.states)
+			recs := make([][]*sharedVisit, tc.goroutines)
+			var wg sync.WaitGroup
+			for g := range tc.goroutines {
+				recs[g] = make([]*sharedVisit, tc.states)
+				wg.Go(func() {
+					bit := uint64(1) << g
+					for _, i := range rand.New(rand.NewPCG(uint64(g), 1)).Perm(tc.states) {
+						s := state(i)
+						e, isNew := v.visit(s)
+						if isNew {
+							fresh[i].Add(1)
+						}
+						if !e.state.Equal(s) {
+							t.Errorf("state %d: the record holds %v", i, e.state)
+							return
+						}
+						recs[g][i] = e
+						e.active.Or(bit)
+						if e.active.Load()&bit == 0 {
+							t.Errorf("state %d: goroutine %d's bit is not set", i, g)
+						}
+						e.publish(g, 1000*g+i)
+						e.active.And(^bit)
+					}
+				})
+			}
+			wg.Wait()
+			if n := v.len(); n != tc.states {
+				t.Errorf("len = %d, want %d", n, tc.states)
+			}
+			for i := range tc.states {
+				if n := fresh[i].Load(); n != 1 {
+					t.Errorf("state %d stored %d times", i, n)
+				}
+				e := recs[0][i]
+				for g := range tc.goroutines {
+					if recs[g][i] != e {
+						t.Fatalf("state %d: goroutines 0 and %d got different records", i, g)
+					}
+				}
+				last := tc.goroutines - 1
+				if b, h := e.completed(); b != last || h != 1000*last+i {
+					t.Errorf("state %d: completed (%d, %d), want (%d, %d)", i, b, h, last, 1000*last+i)
+				}
+				if a := e.active.Load(); a != 0 {
+					t.Errorf("state %d: active %b after every goroutine left", i, a)
+				}
+			}
+		})
+	}
+}
+
+// TestSharedVisitedPublish checks what a record says as explorations of its
+// state complete: nothing before the first, then the one with the largest
+// budget, never a smaller one.
+func TestSharedVisitedPublish(t *testing.T) {
+	v := newSharedVisited()
+	e, _ := v.visit(ir.State{1, 2, 3})
+	type step struct{ budget, height, wantBudget, wantHeight int }
+	steps := []step{
+		{-2, 0, -1, 0}, // nothing published yet
+		{5, 6, 5, 6},   // cut: height budget+1
+		{3, 2, 5, 6},   // less budget: kept
+		{5, 6, 5, 6},
+		{9, 4, 9, 4},
+		{0, 1, 9, 4},
+		{1 << 30, 7, 1 << 30, 7},
+	}
+	for i, s := range steps {
+		if s.budget >= -1 {
+			e.publish(s.budget, s.height)
+		}
+		if b, h := e.completed(); b != s.wantBudget || h != s.wantHeight {
+			t.Errorf("step %d: completed (%d, %d), want (%d, %d)", i, b, h, s.wantBudget, s.wantHeight)
+		}
+	}
+}
+
+// TestSharedVisitedAllocs checks that looking up states already stored, the
+// search's hot path, allocates nothing, and neither does storing new ones once
+// the blocks have grown (a chunk or a block now and then).
+func TestSharedVisitedAllocs(t *testing.T) {
+	v := newSharedVisited()
+	states := make([]ir.State, 4096)
+	for i := range states {
+		states[i] = ir.State{int64(i), int64(i) * 3, 7}
+		v.visit(states[i])
+	}
+	i := 0
+	if n := testing.AllocsPerRun(1000, func() {
+		v.visit(states[i%len(states)])
+		i++
+	}); n != 0 {
+		t.Errorf("looking up a stored state: %v allocations", n)
+	}
+	s := ir.State{0, 0, 0}
+	j := int64(1 << 20)
+	if n := testing.AllocsPerRun(1000, func() {
+		s[0] = j
+		j++
+		v.visit(s)
+	}); n > 0.1 {
+		t.Errorf("storing a state: %v allocations on average", n)
+	}
+}
