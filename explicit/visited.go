@@ -23,8 +23,12 @@ type visitedStore[E any] struct {
 }
 
 const (
-	visitChunk    = 1 << 8  // records per chunk
-	maxStateBlock = 1 << 16 // cells per block of states, once the store has grown
+	visitChunk = 1 << 8 // records per chunk
+	// The first chunk is small, and so is the first block of states: a search
+	// that stores a handful of states (a subtree, a small program run many
+	// times) should not pay for 256 records.
+	firstVisitChunk = 16
+	maxStateBlock   = 1 << 16 // cells per block of states, once the store has grown
 )
 
 // visit is what a bounded stateful search remembers of a state.
@@ -42,7 +46,11 @@ func newVisitedStore[E any]() *visitedStore[E] {
 }
 
 func (v *visitedStore[E]) at(i int32) *visit[E] {
-	return &v.chunks[i/visitChunk][i%visitChunk]
+	if i < firstVisitChunk {
+		return &v.chunks[0][i]
+	}
+	i -= firstVisitChunk
+	return &v.chunks[1+i/visitChunk][i%visitChunk]
 }
 
 // lookup returns the record of s, or nil.
@@ -66,7 +74,10 @@ func (v *visitedStore[E]) insert(s ir.State) *visit[E] {
 		prev = -1
 	}
 	i := int32(v.n)
-	if int(i)%visitChunk == 0 {
+	switch {
+	case i == 0:
+		v.chunks = append(v.chunks, make([]visit[E], firstVisitChunk))
+	case i >= firstVisitChunk && (i-firstVisitChunk)%visitChunk == 0:
 		v.chunks = append(v.chunks, make([]visit[E], visitChunk))
 	}
 	e := v.at(i)
@@ -80,7 +91,7 @@ func (v *visitedStore[E]) insert(s ir.State) *visit[E] {
 func (v *visitedStore[E]) copyState(s ir.State) ir.State {
 	if len(s) > cap(v.block)-len(v.block) {
 		// Blocks double up to maxStateBlock, so that small searches stay small.
-		v.block = make([]int64, 0, max(min(2*cap(v.block), maxStateBlock), 16*len(s)))
+		v.block = make([]int64, 0, max(min(2*cap(v.block), maxStateBlock), 4*len(s)))
 	}
 	n := len(v.block)
 	v.block = append(v.block, s...)
