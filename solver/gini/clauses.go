@@ -46,11 +46,11 @@ func (bl *blaster) clauses(dst []z.Lit, t *solver.Term) []z.Lit {
 	return bl.clause(dst, []item{{t, true}}, nil, 0)
 }
 
-// clause appends the clauses of the disjunction of items and lits. It
-// works on copies: callers pass the same items and lits to several calls.
+// clause appends the clauses of the disjunction of items and lits. It owns
+// items, which it changes in place, and appends to lits: a caller that
+// passes the same ones to several calls passes copies, or clipped slices
+// for lits.
 func (bl *blaster) clause(dst []z.Lit, items []item, lits []z.Lit, depth int) []z.Lit {
-	items = slices.Clone(items)
-	lits = slices.Clone(lits)
 	for len(items) > 0 {
 		it := items[len(items)-1]
 		items = items[:len(items)-1]
@@ -67,13 +67,13 @@ func (bl *blaster) clause(dst []z.Lit, items []item, lits []z.Lit, depth int) []
 		case depth < maxDistribute && (op == solver.OpAnd && pos || op == solver.OpOr && !pos):
 			// One clause per conjunct; the rest of this clause is in each.
 			for i := 0; i < t.NumArgs(); i++ {
-				dst = bl.clause(dst, append(items, item{t.Arg(i), pos}), lits, depth+1)
+				dst = bl.clause(dst, append(slices.Clip(items), item{t.Arg(i), pos}), slices.Clip(lits), depth+1)
 			}
 			return dst
 		case depth < maxDistribute && op == solver.OpEq && t.Arg(0).IsBool():
 			// x = y: (¬x ∨ y) ∧ (x ∨ ¬y); negated, (x ∨ y) ∧ (¬x ∨ ¬y).
 			x, y := t.Arg(0), t.Arg(1)
-			dst = bl.clause(dst, append(items, item{x, false}, item{y, pos}), lits, depth+1)
+			dst = bl.clause(dst, append(slices.Clip(items), item{x, false}, item{y, pos}), slices.Clip(lits), depth+1)
 			return bl.clause(dst, append(items, item{x, true}, item{y, !pos}), lits, depth+1)
 		case depth < maxDistribute && op == solver.OpEq && pos:
 			// a = b on bit-vectors: ¬a_i ∨ b_i and a_i ∨ ¬b_i for every bit.
@@ -83,14 +83,14 @@ func (bl *blaster) clause(dst []z.Lit, items []item, lits []z.Lit, depth int) []
 				if a[i] == b[i] {
 					continue
 				}
-				dst = bl.clause(dst, items, append(lits, a[i].Not(), b[i]), depth+1)
-				dst = bl.clause(dst, items, append(lits, a[i], b[i].Not()), depth+1)
+				dst = bl.clause(dst, slices.Clone(items), append(slices.Clip(lits), a[i].Not(), b[i]), depth+1)
+				dst = bl.clause(dst, slices.Clone(items), append(slices.Clip(lits), a[i], b[i].Not()), depth+1)
 			}
 			return dst
 		case depth < maxDistribute && op == solver.OpIte && t.IsBool():
 			// ite(s, x, y) = (¬s ∨ x) ∧ (s ∨ y); negated, (¬s ∨ ¬x) ∧ (s ∨ ¬y).
 			s := t.Arg(0)
-			dst = bl.clause(dst, append(items, item{s, false}, item{t.Arg(1), pos}), lits, depth+1)
+			dst = bl.clause(dst, append(slices.Clip(items), item{s, false}, item{t.Arg(1), pos}), slices.Clip(lits), depth+1)
 			return bl.clause(dst, append(items, item{s, true}, item{t.Arg(2), pos}), lits, depth+1)
 		}
 		m := bl.lit(t)
