@@ -12,7 +12,10 @@ import (
 	"kbmc/verify"
 )
 
-var benchProgram = flag.String("symbolic.bench", "peterson:2:20", "BenchmarkFamily: family:N:depth of a bench/programs program")
+var (
+	benchProgram = flag.String("symbolic.bench", "peterson:2:20", "BenchmarkFamily: family:N:depth of a bench/programs program")
+	benchWidth   = flag.Int("symbolic.width", 0, "BenchmarkFamily: integer width (0: the default)")
+)
 
 // BenchmarkFamily checks one bench/programs instance with the default engine,
 // for profiling: go test ./symbolic -run '^$' -bench Family -cpuprofile cpu.out
@@ -27,7 +30,7 @@ func BenchmarkFamily(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := lang.Compile(fam+".kb", src, lang.Config{Defines: map[string]int64{"N": n}})
+	p, err := lang.Compile(fam+".kb", src, lang.Config{Width: *benchWidth, Defines: map[string]int64{"N": n}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -30,8 +30,10 @@ import (
 
 // maxDistribute bounds how many conjunctions are distributed over the
 // disjunctions that contain them along one path from the root: (a ∧ b) ∨ c
-// becomes (a ∨ c) ∧ (b ∨ c), which on a term shared as a DAG could otherwise
-// grow exponentially. Deeper structure becomes a circuit literal.
+// becomes (a ∨ c) ∧ (b ∨ c). Only one conjunction of a clause is
+// distributed, the others become circuit literals, so the clauses of an
+// assertion do not multiply ((a ∧ b) ∨ (c ∧ d) would be four); deeper
+// structure becomes a circuit literal too.
 const maxDistribute = 3
 
 // item is a subformula of a clause, positive or negated.
@@ -47,51 +49,27 @@ func (bl *blaster) clauses(dst []z.Lit, t *solver.Term) []z.Lit {
 }
 
 // clause appends the clauses of the disjunction of items and lits. It owns
-// items, which it changes in place, and appends to lits: a caller that
-// passes the same ones to several calls passes copies, or clipped slices
-// for lits.
+// items and appends to lits: a caller that passes the same lits to several
+// calls passes clipped slices.
 func (bl *blaster) clause(dst []z.Lit, items []item, lits []z.Lit, depth int) []z.Lit {
+	// Flatten the disjunction; keep one conjunction to distribute.
+	var conj *item
 	for len(items) > 0 {
 		it := items[len(items)-1]
 		items = items[:len(items)-1]
-		t, pos := it.t, it.pos
-		for t.Op() == solver.OpNot {
-			t, pos = t.Arg(0), !pos
+		for it.t.Op() == solver.OpNot {
+			it = item{it.t.Arg(0), !it.pos}
 		}
+		t, pos := it.t, it.pos
 		switch op := t.Op(); {
 		case op == solver.OpOr && pos || op == solver.OpAnd && !pos:
 			for i := 0; i < t.NumArgs(); i++ {
 				items = append(items, item{t.Arg(i), pos})
 			}
 			continue
-		case depth < maxDistribute && (op == solver.OpAnd && pos || op == solver.OpOr && !pos):
-			// One clause per conjunct; the rest of this clause is in each.
-			for i := 0; i < t.NumArgs(); i++ {
-				dst = bl.clause(dst, append(slices.Clip(items), item{t.Arg(i), pos}), slices.Clip(lits), depth+1)
-			}
-			return dst
-		case depth < maxDistribute && op == solver.OpEq && t.Arg(0).IsBool():
-			// x = y: (¬x ∨ y) ∧ (x ∨ ¬y); negated, (x ∨ y) ∧ (¬x ∨ ¬y).
-			x, y := t.Arg(0), t.Arg(1)
-			dst = bl.clause(dst, append(slices.Clip(items), item{x, false}, item{y, pos}), slices.Clip(lits), depth+1)
-			return bl.clause(dst, append(items, item{x, true}, item{y, !pos}), lits, depth+1)
-		case depth < maxDistribute && op == solver.OpEq && pos:
-			// a = b on bit-vectors: ¬a_i ∨ b_i and a_i ∨ ¬b_i for every bit.
-			// (a ≠ b, a disjunction of XORs, stays a circuit literal.)
-			a, b := bl.bits(t.Arg(0)), bl.bits(t.Arg(1))
-			for i := range a {
-				if a[i] == b[i] {
-					continue
-				}
-				dst = bl.clause(dst, slices.Clone(items), append(slices.Clip(lits), a[i].Not(), b[i]), depth+1)
-				dst = bl.clause(dst, slices.Clone(items), append(slices.Clip(lits), a[i], b[i].Not()), depth+1)
-			}
-			return dst
-		case depth < maxDistribute && op == solver.OpIte && t.IsBool():
-			// ite(s, x, y) = (¬s ∨ x) ∧ (s ∨ y); negated, (¬s ∨ ¬x) ∧ (s ∨ ¬y).
-			s := t.Arg(0)
-			dst = bl.clause(dst, append(slices.Clip(items), item{s, false}, item{t.Arg(1), pos}), slices.Clip(lits), depth+1)
-			return bl.clause(dst, append(items, item{s, true}, item{t.Arg(2), pos}), lits, depth+1)
+		case conj == nil && depth < maxDistribute && conjunctive(t, pos):
+			conj = &it
+			continue
 		}
 		m := bl.lit(t)
 		if !pos {
@@ -99,7 +77,55 @@ func (bl *blaster) clause(dst []z.Lit, items []item, lits []z.Lit, depth int) []
 		}
 		lits = append(lits, m)
 	}
-	return bl.emit(dst, lits)
+	if conj == nil {
+		return bl.emit(dst, lits)
+	}
+	t, pos := conj.t, conj.pos
+	switch op := t.Op(); {
+	case op == solver.OpAnd || op == solver.OpOr:
+		// One clause per conjunct, each with the rest of this clause.
+		for i := 0; i < t.NumArgs(); i++ {
+			dst = bl.clause(dst, []item{{t.Arg(i), pos}}, slices.Clip(lits), depth+1)
+		}
+		return dst
+	case op == solver.OpEq && t.Arg(0).IsBool():
+		// x = y: (¬x ∨ y) ∧ (x ∨ ¬y); negated, (x ∨ y) ∧ (¬x ∨ ¬y).
+		x, y := t.Arg(0), t.Arg(1)
+		dst = bl.clause(dst, []item{{x, false}, {y, pos}}, slices.Clip(lits), depth+1)
+		return bl.clause(dst, []item{{x, true}, {y, !pos}}, lits, depth+1)
+	case op == solver.OpEq:
+		// a = b on bit-vectors: ¬a_i ∨ b_i and a_i ∨ ¬b_i for every bit.
+		a, b := bl.bits(t.Arg(0)), bl.bits(t.Arg(1))
+		for i := range a {
+			if a[i] != b[i] {
+				dst = bl.emit(dst, append(slices.Clip(lits), a[i].Not(), b[i]))
+				dst = bl.emit(dst, append(slices.Clip(lits), a[i], b[i].Not()))
+			}
+		}
+		return dst
+	}
+	// ite(s, x, y) = (¬s ∨ x) ∧ (s ∨ y); negated, (¬s ∨ ¬x) ∧ (s ∨ ¬y).
+	s := t.Arg(0)
+	dst = bl.clause(dst, []item{{s, false}, {t.Arg(1), pos}}, slices.Clip(lits), depth+1)
+	return bl.clause(dst, []item{{s, true}, {t.Arg(2), pos}}, lits, depth+1)
+}
+
+// conjunctive reports whether t, positive or negated, is a conjunction that
+// clause distributes: a ∧ b, ¬(a ∨ b), an equivalence or its negation, a
+// bit-vector equality, a Boolean if-then-else. (A bit-vector disequality, a
+// disjunction of XORs, stays a circuit literal.)
+func conjunctive(t *solver.Term, pos bool) bool {
+	switch t.Op() {
+	case solver.OpAnd:
+		return pos
+	case solver.OpOr:
+		return !pos
+	case solver.OpEq:
+		return pos || t.Arg(0).IsBool()
+	case solver.OpIte:
+		return t.IsBool()
+	}
+	return false
 }
 
 // emit appends one clause, simplified: false literals dropped, nothing for a
