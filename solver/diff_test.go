@@ -136,6 +136,37 @@ func runBatch(t *testing.T, r *rand.Rand, bs []namedBackend, width, depth int, h
 			checkModel(t, bs[i].name, s, desc, append(background, f), sub)
 		}
 	}
+	asserted(t, r, bs, ss, g, b, background, max(1, count/5), tl)
+}
+
+// asserted checks formulas asserted under an activation literal, act → f,
+// as the encodings assert theirs (gini turns the top-level structure of an
+// assertion into clauses of its own, not a circuit), against the same
+// formula assumed, and the models of the assertions.
+func asserted(t *testing.T, r *rand.Rand, bs []namedBackend, ss []solver.Backend, g *solvertest.Gen, b *solver.Builder, background []*solver.Term, count int, tl *tally) {
+	t.Helper()
+	for n := range count {
+		f := g.Constraint(3)
+		desc := fmt.Sprintf("asserted formula %v", f)
+		st := agree(t, bs, ss, desc, f)
+		if st == solver.Unknown {
+			continue
+		}
+		act := b.BoolVar(fmt.Sprintf("act%d", n))
+		for i, s := range ss {
+			if err := s.Assert(b.Implies(act, f)); err != nil {
+				t.Fatalf("%s: assert: %v", bs[i].name, err)
+			}
+		}
+		if got := agree(t, bs, ss, desc+" under "+act.Name(), act); got != st && got != solver.Unknown {
+			t.Fatalf("%s: asserted under a literal: %v; assumed: %v", desc, got, st)
+		} else if got == solver.Sat {
+			for i, s := range ss {
+				checkModel(t, bs[i].name, s, desc, append(background, f), randomSubterm(r, f))
+			}
+		}
+		tl.formulas++
+	}
 }
 
 // agree checks f on every backend and fails the test if the answers differ;

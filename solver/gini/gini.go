@@ -20,12 +20,13 @@ type backend struct {
 	cl clauseCounter
 
 	// mark records which circuit nodes have been given to the solver as
-	// clauses (logic.C.CnfSince's bookkeeping); pending holds asserted
-	// literals whose unit clauses are not yet added. Assert touches only
-	// the circuit, so the solver's model and failed assumptions stay valid
-	// until the next Check.
+	// clauses (logic.C.CnfSince's bookkeeping); pending holds the clauses of
+	// the assertions not yet given to the solver (clauses.go), each ended
+	// by z.LitNull. Assert touches only the circuit, so the solver's model
+	// and failed assumptions stay valid until the next Check.
 	mark    []int8
 	pending []z.Lit
+	roots   []z.Lit // scratch: the literals of a batch of clauses
 
 	status  solver.Status
 	assumed []assumption // the last Check's assumptions
@@ -75,7 +76,7 @@ func (s *backend) Assert(t *solver.Term) error {
 	if err := solver.CheckTerm(s.b, t, true); err != nil {
 		return fmt.Errorf("gini: assert: %w", err)
 	}
-	s.pending = append(s.pending, s.bl.lit(t))
+	s.pending = s.bl.clauses(s.pending, t)
 	s.stats.Assertions++
 	return nil
 }
@@ -96,22 +97,35 @@ func (s *backend) Check(ctx context.Context, assumptions ...*solver.Term) (solve
 	s.values = s.values[:0]
 	s.assumed = s.assumed[:0]
 
-	// Give the solver the clauses of every gate the new assertions and the
-	// assumptions need that it does not have yet, then the assertions. On
-	// an encoding of hundreds of threads that is millions of clauses and
-	// seconds: the roots go in batches, with a look at ctx before each, and a
-	// stop leaves the assertions not yet given pending.
+	// Give the solver the clauses of every gate the new assertions' clauses
+	// and the assumptions need that it does not have yet, then the
+	// assertions' clauses. On an encoding of hundreds of threads that is
+	// millions of clauses and seconds: the clauses go in batches, with a
+	// look at ctx before each, and a stop leaves those not yet given
+	// pending.
 	for len(s.pending) > 0 {
 		if ctx.Err() != nil {
 			return solver.Unknown, nil
 		}
-		batch := s.pending[:min(len(s.pending), cnfBatch)]
-		s.mark, _ = s.bl.c.CnfSince(&s.cl, s.mark, batch...)
+		n, ends := 0, 0
+		for n < len(s.pending) && ends < cnfBatch {
+			if s.pending[n] == z.LitNull {
+				ends++
+			}
+			n++
+		}
+		batch := s.pending[:n]
+		s.roots = s.roots[:0]
+		for _, m := range batch {
+			if m != z.LitNull {
+				s.roots = append(s.roots, m)
+			}
+		}
+		s.mark, _ = s.bl.c.CnfSince(&s.cl, s.mark, s.roots...)
 		for _, m := range batch {
 			s.cl.Add(m)
-			s.cl.Add(z.LitNull)
 		}
-		s.pending = s.pending[len(batch):]
+		s.pending = s.pending[n:]
 	}
 	s.pending = nil
 	roots := make([]z.Lit, 0, len(assumptions))
@@ -142,9 +156,9 @@ func (s *backend) Check(ctx context.Context, assumptions ...*solver.Term) (solve
 	return s.status, nil
 }
 
-// cnfBatch is how many asserted roots Check turns into clauses between two
-// looks at its context: a root is one assertion of the encoding, whose new
-// gates take microseconds to a millisecond to write as clauses.
+// cnfBatch is how many asserted clauses Check gives the solver between two
+// looks at its context, with the gates they need: a clause's new gates take
+// microseconds to a millisecond to write as clauses.
 const cnfBatch = 64
 
 // solve runs the solver until it answers or ctx is done, and returns gini's
