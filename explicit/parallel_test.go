@@ -196,7 +196,7 @@ func TestSharedVisitedUnderWayElsewhere(t *testing.T) {
 		for i := range first.shards {
 			sh := &first.shards[i]
 			for j := range sh.n {
-				e, _ := elsewhere.visit(sh.at(int32(j)).state)
+				e, _ := elsewhere.visit(sh.records.at(int32(j)).state)
 				e.active.Or(1 << 63) // worker 63, under way
 			}
 		}

@@ -16,10 +16,10 @@ import (
 // that storing a state is one copy without an allocation of its own, and a record
 // stays where it is while the store grows.
 type visitedStore[E any] struct {
-	index  map[uint64]int32 // state hash -> the latest record with that hash
-	chunks [][]visit[E]
-	block  []int64 // the block states are being copied into
-	n      int
+	index   map[uint64]int32 // state hash -> the latest record with that hash
+	records recordChunks[visit[E]]
+	blocks  stateBlocks
+	n       int
 }
 
 const (
@@ -45,12 +45,32 @@ func newVisitedStore[E any]() *visitedStore[E] {
 	return &visitedStore[E]{index: map[uint64]int32{}}
 }
 
-func (v *visitedStore[E]) at(i int32) *visit[E] {
+func (v *visitedStore[E]) at(i int32) *visit[E] { return v.records.at(i) }
+
+// recordChunks holds the records of a store in chunks that never move, so that
+// a record's address stays valid while the store grows. The first chunk is
+// small (firstVisitChunk), the others visitChunk records.
+type recordChunks[T any] struct {
+	chunks [][]T
+}
+
+func (r *recordChunks[T]) at(i int32) *T {
 	if i < firstVisitChunk {
-		return &v.chunks[0][i]
+		return &r.chunks[0][i]
 	}
 	i -= firstVisitChunk
-	return &v.chunks[1+i/visitChunk][i%visitChunk]
+	return &r.chunks[1+i/visitChunk][i%visitChunk]
+}
+
+// add makes room for record i, the next one, and returns it.
+func (r *recordChunks[T]) add(i int32) *T {
+	switch {
+	case i == 0:
+		r.chunks = append(r.chunks, make([]T, firstVisitChunk))
+	case i >= firstVisitChunk && (i-firstVisitChunk)%visitChunk == 0:
+		r.chunks = append(r.chunks, make([]T, visitChunk))
+	}
+	return r.at(i)
 }
 
 // lookup returns the record of s, or nil.
@@ -74,28 +94,28 @@ func (v *visitedStore[E]) insert(s ir.State) *visit[E] {
 		prev = -1
 	}
 	i := int32(v.n)
-	switch {
-	case i == 0:
-		v.chunks = append(v.chunks, make([]visit[E], firstVisitChunk))
-	case i >= firstVisitChunk && (i-firstVisitChunk)%visitChunk == 0:
-		v.chunks = append(v.chunks, make([]visit[E], visitChunk))
-	}
-	e := v.at(i)
-	*e = visit[E]{state: v.copyState(s), next: prev, budget: -1}
+	e := v.records.add(i)
+	*e = visit[E]{state: v.blocks.copy(s), next: prev, budget: -1}
 	v.index[h] = i
 	v.n++
 	return e
 }
 
-// copyState copies s into the current block of states.
-func (v *visitedStore[E]) copyState(s ir.State) ir.State {
-	if len(s) > cap(v.block)-len(v.block) {
+// stateBlocks holds stored states, copied into large shared blocks, so that
+// storing a state is one copy without an allocation of its own.
+type stateBlocks struct {
+	block []int64 // the block states are being copied into
+}
+
+// copy copies s into the current block and returns the copy.
+func (b *stateBlocks) copy(s ir.State) ir.State {
+	if len(s) > cap(b.block)-len(b.block) {
 		// Blocks double up to maxStateBlock, so that small searches stay small.
-		v.block = make([]int64, 0, max(min(2*cap(v.block), maxStateBlock), 4*len(s)))
+		b.block = make([]int64, 0, max(min(2*cap(b.block), maxStateBlock), 4*len(s)))
 	}
-	n := len(v.block)
-	v.block = append(v.block, s...)
-	return ir.State(v.block[n : n+len(s) : n+len(s)])
+	n := len(b.block)
+	b.block = append(b.block, s...)
+	return ir.State(b.block[n : n+len(s) : n+len(s)])
 }
 
 func (v *visitedStore[E]) len() int { return v.n }
@@ -125,12 +145,12 @@ type sharedVisited struct {
 const visitedShards = 128
 
 type visitedShard struct {
-	mu     sync.Mutex
-	index  map[uint64]int32
-	chunks [][]sharedVisit
-	block  []int64
-	n      int
-	_      [64]byte // keeps neighbouring shards' locks off one cache line
+	mu      sync.Mutex
+	index   map[uint64]int32
+	records recordChunks[sharedVisit]
+	blocks  stateBlocks
+	n       int
+	_       [64]byte // keeps neighbouring shards' locks off one cache line
 }
 
 type sharedVisit struct {
@@ -163,36 +183,20 @@ func (v *sharedVisited) visit(s ir.State) (e *sharedVisit, fresh bool) {
 		prev = i
 	}
 	for ok && i >= 0 {
-		e := sh.at(i)
+		e := sh.records.at(i)
 		if e.state.Equal(s) {
 			return e, false
 		}
 		i = e.next
 	}
 	i = int32(sh.n)
-	if int(i)%visitChunk == 0 {
-		sh.chunks = append(sh.chunks, make([]sharedVisit, visitChunk))
-	}
-	e = sh.at(i)
-	e.state = sh.copyState(s)
+	e = sh.records.add(i)
+	e.state = sh.blocks.copy(s)
 	e.next = prev
 	e.done.Store(packVisit(-1, 0))
 	sh.index[h] = i
 	sh.n++
 	return e, true
-}
-
-func (sh *visitedShard) at(i int32) *sharedVisit {
-	return &sh.chunks[i/visitChunk][i%visitChunk]
-}
-
-func (sh *visitedShard) copyState(s ir.State) ir.State {
-	if len(s) > cap(sh.block)-len(sh.block) {
-		sh.block = make([]int64, 0, max(min(2*cap(sh.block), maxStateBlock), 16*len(s)))
-	}
-	n := len(sh.block)
-	sh.block = append(sh.block, s...)
-	return ir.State(sh.block[n : n+len(s) : n+len(s)])
 }
 
 func packVisit(budget, height int) uint64 {
