@@ -32,6 +32,14 @@ type backend struct {
 	assumed []assumption // the last Check's assumptions
 	values  []int8       // per variable: 0 not yet computed, 1 false, 2 true
 
+	// refuted is set once gini has answered unsat with no failed
+	// assumption: the clauses alone are unsatisfiable, and every later check
+	// is unsat without asking gini. gini 1.0.4 keeps the conflict of such an
+	// answer only until the next clause is added; a solve after that works
+	// from its contradictory top-level assignment and ends the process in
+	// its model check ("internal error in solve: sat model").
+	refuted bool
+
 	stats  solver.Stats
 	closed bool
 }
@@ -96,6 +104,11 @@ func (s *backend) Check(ctx context.Context, assumptions ...*solver.Term) (solve
 	s.status = solver.Unknown
 	s.values = s.values[:0]
 	s.assumed = s.assumed[:0]
+	if s.refuted {
+		s.pending = nil // unsatisfiable however many clauses join them
+		s.status = solver.Unsat
+		return s.status, nil
+	}
 
 	// Give the solver the clauses of every gate the new assertions' clauses
 	// and the assumptions need that it does not have yet, then the
@@ -152,6 +165,7 @@ func (s *backend) Check(ctx context.Context, assumptions ...*solver.Term) (solve
 		s.status = solver.Sat
 	case -1:
 		s.status = solver.Unsat
+		s.refuted = len(s.g.Why(nil)) == 0
 	}
 	return s.status, nil
 }
@@ -281,6 +295,9 @@ func (s *backend) FailedAssumptions() ([]*solver.Term, error) {
 		return nil, solver.ErrClosed
 	case s.status != solver.Unsat:
 		return nil, solver.ErrNoCore
+	}
+	if s.refuted {
+		return nil, nil
 	}
 	failed := make(map[z.Lit]bool)
 	for _, m := range s.g.Why(nil) {

@@ -9,7 +9,7 @@
 // Z3_solver_check_assumptions (assumptions that are not literals are
 // replaced by proxy variables, so unsat cores map back to terms), the
 // context's deadline and cancellation interrupt a running check with
-// Z3_solver_interrupt, and values come from Z3_model_eval with model
+// Z3_solver_interrupt (and Z3_interrupt when that is lost), and values come from Z3_model_eval with model
 // completion. Z3's default error handler, which exits the process, is
 // replaced by one that does nothing, and every call's error code becomes a
 // Go error.

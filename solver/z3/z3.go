@@ -76,7 +76,13 @@ type backend struct {
 
 	stats    solver.Stats
 	renewals int64 // solvers replaced after an interrupted check
-	closed   bool
+
+	// contextInterrupted is set by a check's watcher when it has called
+	// Z3_interrupt (watch), and read once the watcher is gone;
+	// contextClears counts those checks.
+	contextInterrupted bool
+	contextClears      int64
+	closed             bool
 }
 
 // New returns a Z3 backend for formulas built by b. It must be closed to
@@ -469,10 +475,17 @@ func (s *backend) Check(ctx context.Context, assumptions ...*solver.Term) (solve
 //
 // The solver's timeout parameter is not used: the context's deadline ends
 // ctx.Done() too, so one mechanism serves time limits and cancellation.
-// Z3_interrupt would leave the whole context cancelled for later calls;
-// Z3_solver_interrupt only stops a check in progress and is a no-op
-// otherwise. A check may not have registered itself when ctx ends, so the
-// watcher repeats the interrupt until the check returns.
+//
+// Z3_solver_interrupt stops a check in progress and is a no-op otherwise,
+// but in Z3 4.8.12 it can be lost: a check registers its interrupt handler
+// before it resets the context's cancel count (Z3_solver_check_assumptions
+// opens a resource-limit scope, which sets the count to zero), and the
+// handler acts only once per check. An interrupt in between is forgotten,
+// every later one ignored, and the check runs to its end: a portfolio's
+// losing Z3, interrupted as it starts, ran for ten minutes. So when the check
+// has not stopped after interruptEscalation, the watcher also calls
+// Z3_interrupt, which raises the context's cancel count itself on every call.
+// That count outlives the check (clearCancel).
 func (s *backend) watch(ctx context.Context) (stop func()) {
 	done := ctx.Done()
 	if done == nil {
@@ -490,8 +503,13 @@ func (s *backend) watch(ctx context.Context) (stop func()) {
 		}
 		tick := time.NewTicker(10 * time.Millisecond)
 		defer tick.Stop()
+		escalate := time.Now().Add(interruptEscalation)
 		for {
 			C.Z3_solver_interrupt(s.ctx, s.slv)
+			if time.Now().After(escalate) {
+				C.Z3_interrupt(s.ctx)
+				s.contextInterrupted = true
+			}
 			select {
 			case <-finished:
 				return
@@ -502,7 +520,28 @@ func (s *backend) watch(ctx context.Context) (stop func()) {
 	return func() {
 		close(finished)
 		wg.Wait()
+		if s.contextInterrupted {
+			s.clearCancel()
+		}
 	}
+}
+
+// interruptEscalation is how long the watcher relies on the solver's own
+// interrupt before it interrupts the whole context: well above the
+// milliseconds an interrupted check takes to stop.
+const interruptEscalation = 100 * time.Millisecond
+
+// clearCancel resets the cancel count Z3_interrupt left in the context, which
+// would make the next assertion or evaluation fail as cancelled. A check
+// resets the count when it starts and when it ends, so a check of an empty
+// solver clears it.
+func (s *backend) clearCancel() {
+	s.contextInterrupted = false
+	s.contextClears++
+	slv := C.Z3_mk_simple_solver(s.ctx)
+	C.Z3_solver_inc_ref(s.ctx, slv)
+	C.Z3_solver_check(s.ctx, slv)
+	C.Z3_solver_dec_ref(s.ctx, slv)
 }
 
 func (s *backend) resetResult() {
@@ -640,6 +679,7 @@ func (s *backend) Stats() solver.Stats {
 	st.Clauses = first("mk clause", "sat mk clause")
 	st.Conflicts = first("conflicts", "sat conflicts")
 	st.Counters["kbmc solver renewals"] = float64(s.renewals)
+	st.Counters["kbmc context interrupts"] = float64(s.contextClears)
 	return st
 }
 

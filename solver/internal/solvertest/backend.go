@@ -213,6 +213,28 @@ func testIncremental(t *testing.T, newBackend Factory) {
 			t.Errorf("failed assumptions %v, %v after asserting false; want none", core, err)
 		}
 	}
+
+	// Assertions that are unsatisfiable by themselves, found so only by
+	// search (no unit clause decides them), stay unsatisfiable as more are
+	// asserted. gini 1.0.4 forgets the conflict when clauses are added after
+	// such an answer, and its next solve ends the process ("internal error in
+	// solve: sat model").
+	u := mustNew(t, newBackend, b)
+	a, c := b.BoolVar("ua"), b.BoolVar("uc")
+	for _, f := range []*solver.Term{b.Or(a, c), b.Or(b.Not(a), c), b.Or(a, b.Not(c)), b.Or(b.Not(a), b.Not(c))} {
+		if err := u.Assert(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check(t, u, solver.Unsat)
+	if err := u.Assert(b.Or(p, r)); err != nil {
+		t.Fatal(err)
+	}
+	check(t, u, solver.Unsat)
+	check(t, u, solver.Unsat, p)
+	if core, err := u.FailedAssumptions(); err != nil || len(core) != 0 {
+		t.Errorf("failed assumptions %v, %v with unsatisfiable assertions; want none", core, err)
+	}
 }
 
 // testValues evaluates terms that were never asserted, and checks a model
