@@ -39,6 +39,11 @@ type executor struct {
 	start time.Time
 	polls int
 	last  time.Time // last progress report
+
+	// cutTraced and cutNoted are set once this search has recorded a cut
+	// execution's schedule and a bound's note: the outcome keeps the first of
+	// each, so later ones need not take its lock (once per cut execution).
+	cutTraced, cutNoted bool
 }
 
 // outcome is what a run has found so far. The searches of a parallel run share
@@ -133,10 +138,14 @@ func (x *executor) done() bool {
 	if x.halted() {
 		return true
 	}
-	x.polls++
-	if x.polls&1023 != 0 {
-		return false
+	if x.polls++; x.polls&1023 == 0 {
+		x.report()
 	}
+	return false
+}
+
+// report reports progress if half a second has passed since the last report.
+func (x *executor) report() {
 	if now := time.Now(); now.Sub(x.last) >= 500*time.Millisecond {
 		x.last = now
 		x.stats.Time = now.Sub(x.start)
@@ -151,7 +160,6 @@ func (x *executor) done() bool {
 			x.opts.Progress(&x.stats)
 		}
 	}
-	return false
 }
 
 // stop records that ctx ended the run, unless a violation was found first.
@@ -189,6 +197,10 @@ func (x *executor) found(v *ir.Violation, trace []ir.Move) {
 // one whose last state repeats an earlier state of it (verify.Outcome keeps
 // the first of each); like found, a subtree's trace starts at the root.
 func (x *executor) cutAt(trace []ir.Move) {
+	if x.cutTraced {
+		return
+	}
+	x.cutTraced = true
 	trace = x.fromRoot(trace)
 	x.out.mu.Lock()
 	x.out.facts.CutAt(trace)
@@ -214,6 +226,10 @@ func (x *executor) fromRoot(trace []ir.Move) []ir.Move {
 // cutOff records that a bound kept the search from some execution (note says
 // which), so that the verdict can no longer be safe; it counts no execution.
 func (x *executor) cutOff(note string) {
+	if x.cutNoted {
+		return
+	}
+	x.cutNoted = true
 	x.out.mu.Lock()
 	x.out.facts.CutBy(note)
 	x.out.mu.Unlock()
@@ -247,22 +263,6 @@ func (x *executor) accesses(s ir.State, t int, status ir.Status, prec ir.Precisi
 	return buf
 }
 
-// move executes thread t in s (in place), its draws starting with fixed, and
-// records the step as the last move of path. A step that fails ends one execution
-// with its violation (see failed); move then returns false.
-func (x *executor) move(s ir.State, t int, ch *ir.Choices, fixed []int64, ev *ir.Event, path []ir.Move) bool {
-	ch.Reset(fixed)
-	x.step(s, t, ch, ev)
-	mv := &path[len(path)-1]
-	mv.Thread = t
-	mv.Choices = values(mv.Choices, ch.Made)
-	if ev.Violation != nil {
-		x.failed(ev.Violation, path)
-		return false
-	}
-	return true
-}
-
 // successors enumerates the successors of one thread's step from a state: one per
 // combination of the values its nondeterministic draws may take, in the order of
 // ir.Choices.Next. Each search keeps one per depth, so that the alternatives of a
@@ -277,6 +277,12 @@ type successors struct {
 // start prepares the enumeration of a new step's successors.
 func (it *successors) start() { it.fixed, it.started = it.fixed[:0], false }
 
+// once prepares the execution of a single successor: the step with its leading
+// draws fixed (later draws take their first values).
+func (it *successors) once(fixed []int64) {
+	it.fixed, it.started = append(it.fixed[:0], fixed...), false
+}
+
 // resume continues an enumeration whose first successor the caller already has
 // (a probe executed the step with the draws made).
 func (it *successors) resume(made []ir.Choice) {
@@ -285,9 +291,10 @@ func (it *successors) resume(made []ir.Choice) {
 }
 
 // next executes thread t from cur into next with the next combination of
-// nondeterministic values, recording the step as the last move of path. It
-// returns false when every combination has been executed, and when the step
-// failed: the executor has then recorded the violation.
+// nondeterministic values, recording the step as the last move of path (cur and
+// next may be one state: the step then runs in place). It returns false when
+// every combination has been executed, and when the step failed: the executor
+// has then recorded the violation, one execution ending in it.
 func (x *executor) next(it *successors, cur, next ir.State, t int, ev *ir.Event, path []ir.Move) bool {
 	if it.started {
 		var more bool
@@ -297,8 +304,16 @@ func (x *executor) next(it *successors, cur, next ir.State, t int, ev *ir.Event,
 	}
 	it.started = true
 	copy(next, cur)
-	it.failed = !x.move(next, t, &it.ch, it.fixed, ev, path)
-	return !it.failed
+	it.ch.Reset(it.fixed)
+	x.step(next, t, &it.ch, ev)
+	mv := &path[len(path)-1]
+	mv.Thread = t
+	mv.Choices = values(mv.Choices, it.ch.Made)
+	if it.failed = ev.Violation != nil; it.failed {
+		x.failed(ev.Violation, path)
+		return false
+	}
+	return true
 }
 
 // leaf decides whether the state s, reached by path, ends an execution: when no
@@ -335,11 +350,11 @@ func (x *executor) terminal(s ir.State, trace []ir.Move) {
 		steps += len(x.from.moves) // a subtree's trace starts below its prefix
 	}
 	x.stats.Longest = max(x.stats.Longest, int64(steps))
-	v := x.p.Deadlock(s)
-	switch {
-	case v != nil:
+	end, v := x.p.End(s)
+	switch end {
+	case ir.Deadlocked:
 		x.stats.Deadlocked++
-	case x.allDone(s):
+	case ir.Complete:
 		x.stats.Complete++
 	default:
 		x.stats.AssumeBlocked++
@@ -380,16 +395,6 @@ func (x *executor) result(algo string, bound verify.Bound, keys ...string) (*ver
 		return nil, fmt.Errorf("explicit %s: %w", algo, err)
 	}
 	return r, nil
-}
-
-// allDone reports whether every thread has terminated in s.
-func (x *executor) allDone(s ir.State) bool {
-	for t := range x.p.Threads {
-		if !x.p.Done(s, t) {
-			return false
-		}
-	}
-	return true
 }
 
 // depthOnly is the Bound of an algorithm that has only the depth bound.

@@ -109,7 +109,7 @@ type lazySearch struct {
 	noVisited bool
 
 	ev      ir.Event
-	ch      ir.Choices
+	one     successors // step: one successor with given draws
 	scratch ir.State
 	pend    []ir.Access
 }
@@ -210,7 +210,8 @@ func (s *lazySearch) path(n int) []ir.Move {
 // values and records the move at position pos of the path. A failed step is a
 // violation, reported at once; step then returns false.
 func (s *lazySearch) step(st ir.State, pos, t int, fixed []int64) bool {
-	return s.x.move(st, t, &s.ch, fixed, &s.ev, s.path(pos+1))
+	s.one.once(fixed)
+	return s.x.next(&s.one, st, st, t, &s.ev, s.path(pos+1))
 }
 
 // complete extends run (whose steps so far lead from the node's state to st, at
@@ -296,6 +297,12 @@ func (s *lazySearch) build(n *lazyNode) *lazyTCS {
 	run := n.run
 	t := &lazyTCS{node: n, runLen: len(run.steps)}
 	t.NumThreads = len(p.Threads)
+	// At most one event per step and per thread: sized once, not grown.
+	most := len(run.steps) + len(p.Threads)
+	t.Events = make([]TCSEvent, 0, most)
+	t.from = make([]int32, 0, most)
+	t.acc = make([][]ir.Access, 0, most)
+	t.pend = make([][]ir.Access, 0, most)
 	for i := range run.steps {
 		st := &run.steps[i]
 		t.Events = append(t.Events, TCSEvent{Thread: int(st.thread)})
@@ -323,6 +330,11 @@ func (s *lazySearch) build(n *lazyNode) *lazyTCS {
 		t.pend = append(t.pend, pend)
 	}
 	ne := len(t.Events)
+	refs := 0
+	for _, acc := range t.acc {
+		refs += len(acc)
+	}
+	t.refs = make([]lazyRef, 0, refs)
 	for e := range ne {
 		for _, a := range t.acc[e] {
 			t.refs = append(t.refs, lazyRef{loc: int32(a.Loc), ev: int32(e), kind: a.Kind})

@@ -118,20 +118,16 @@ func Simulate(ctx context.Context, p *ir.Program, depth int, sched Scheduler, rn
 	last := -1
 	for step := 0; ; step++ {
 		enabled = enabled[:0]
-		blockedAssume := false
 		for t := range p.Threads {
-			switch p.Status(s, t) {
-			case ir.Enabled:
+			if p.Enabled(s, t) {
 				enabled = append(enabled, t)
-			case ir.BlockedAssume:
-				blockedAssume = true
 			}
 		}
 		if len(enabled) == 0 {
-			switch v := p.Deadlock(s); {
-			case v != nil:
+			switch end, v := p.End(s); end {
+			case ir.Deadlocked:
 				sim.Violation, sim.End = v, "deadlock"
-			case blockedAssume:
+			case ir.CutByAssume:
 				sim.End = "cut by a false assume"
 			default:
 				sim.End = "every thread terminated"

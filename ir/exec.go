@@ -222,21 +222,35 @@ func (p *Program) Status(s State, t int) Status {
 // Enabled reports whether thread t can take a step in s.
 func (p *Program) Enabled(s State, t int) bool { return p.Status(s, t) == Enabled }
 
-// Deadlock reports whether s is a deadlock (DESIGN.md §4): no thread enabled, some
-// thread not terminated, and no thread waiting on a false assume. It returns the
-// violation describing who waits for what.
-func (p *Program) Deadlock(s State) *Violation {
-	waiting := false
+// An Ending says how an execution that reaches a state ends there.
+type Ending uint8
+
+const (
+	Running     Ending = iota // some thread is enabled: the execution goes on
+	Complete                  // every thread terminated
+	CutByAssume               // some thread sits on a false assume: the execution is cut here
+	Deadlocked                // some thread is blocked, none enabled or on a false assume
+)
+
+// End classifies s in one pass over the threads, and for a deadlock (DESIGN.md
+// §4: no thread enabled, some thread not terminated, and no thread waiting on a
+// false assume) returns the violation describing who waits for what.
+func (p *Program) End(s State) (Ending, *Violation) {
+	end := Complete
 	for t := range p.Threads {
 		switch p.Status(s, t) {
-		case Enabled, BlockedAssume:
-			return nil
+		case Enabled:
+			return Running, nil
+		case BlockedAssume:
+			end = CutByAssume
 		case Blocked:
-			waiting = true
+			if end == Complete {
+				end = Deadlocked
+			}
 		}
 	}
-	if !waiting {
-		return nil
+	if end != Deadlocked {
+		return end, nil
 	}
 	var parts []string
 	var pos Pos
@@ -249,7 +263,14 @@ func (p *Program) Deadlock(s State) *Violation {
 			parts = append(parts, fmt.Sprintf("%s waits at %s (%d:%d): %s", th.Name, n.Text, n.Pos.Line, n.Pos.Col, p.WaitsFor(s, t)))
 		}
 	}
-	return &Violation{Kind: Deadlock, Msg: strings.Join(parts, "; "), Pos: pos, Thread: -1}
+	return end, &Violation{Kind: Deadlock, Msg: strings.Join(parts, "; "), Pos: pos, Thread: -1}
+}
+
+// Deadlock reports whether s is a deadlock (see End), with the violation
+// describing who waits for what.
+func (p *Program) Deadlock(s State) *Violation {
+	_, v := p.End(s)
+	return v
 }
 
 // Stuck returns a LocalDeadlock violation for process i in s when the process has

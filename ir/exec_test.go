@@ -180,6 +180,26 @@ thread cut { assume(x == 5); }
 	if !p3.Done(s3, 0) || p3.Deadlock(s3) != nil {
 		t.Fatal("a finished program is not a deadlock")
 	}
+
+	// End classifies the same states in one pass.
+	p3i := p3.Initial()
+	for _, c := range []struct {
+		name    string
+		p       *ir.Program
+		s       ir.State
+		want    ir.Ending
+		deadlck bool
+	}{
+		{"a thread enabled", p3, p3i, ir.Running, false},
+		{"every thread terminated", p3, s3, ir.Complete, false},
+		{"ABBA beside a false assume", p, s, ir.CutByAssume, false},
+		{"ABBA", p2, s2, ir.Deadlocked, true},
+	} {
+		end, v := c.p.End(c.s)
+		if end != c.want || (v != nil) != c.deadlck {
+			t.Errorf("%s: End = %d, %v; want %d, violation %v", c.name, end, v, c.want, c.deadlck)
+		}
+	}
 }
 
 func TestJoinAndTermination(t *testing.T) {
