@@ -280,7 +280,10 @@ func (it *successors) start() { it.fixed, it.started = it.fixed[:0], false }
 // once prepares the execution of a single successor: the step with its leading
 // draws fixed (later draws take their first values).
 func (it *successors) once(fixed []int64) {
-	it.fixed, it.started = append(it.fixed[:0], fixed...), false
+	it.fixed, it.started = it.fixed[:0], false
+	if len(fixed) > 0 { // most steps draw nothing
+		it.fixed = append(it.fixed, fixed...)
+	}
 }
 
 // resume continues an enumeration whose first successor the caller already has
