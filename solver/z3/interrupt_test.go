@@ -133,6 +133,10 @@ func TestInterruptAtStart(t *testing.T) {
 	if st, err := s.Check(context.Background(), absent); err != nil || st != solver.Sat {
 		t.Fatalf("check after the interrupted ones: %v, %v; want sat", st, err)
 	}
+	// The model reads too: no cancellation is left in the context.
+	if v, err := s.BoolValue(absent); err != nil || !v {
+		t.Fatalf("absent = %v, %v in the model; want true", v, err)
+	}
 }
 
 // pigeonhole returns clauses saying that n+1 pigeons sit in n holes, at most
