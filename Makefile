@@ -9,7 +9,7 @@ FUZZ_COMPILE ?= 400000x
 FUZZ_DETECT  ?= 30000x
 KBMC     := bin/kbmc
 
-.PHONY: all deps build demo test fmt-check vet unit race purego fuzz regress deploy-test bench stress clean
+.PHONY: all deps build demo test fmt-check vet unit race purego fuzz regress deploy-test bench pgo stress clean
 
 all: build
 
@@ -76,6 +76,11 @@ deploy-test: build
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./explicit/
+
+# Refreshes cmd/kbmc/default.pgo, the CPU profile `go build` optimises kbmc with
+# (profile-guided optimisation; scripts/pgo-profile says what it profiles).
+pgo:
+	GO=$(GO) scripts/pgo-profile
 
 # The long stress suite (docs/limits.md): every engine on every stress program
 # (1,024 threads, a deep loop, a nondet over 10^8 values, a 10^5-element array)
