@@ -101,42 +101,54 @@ func (s *dfsSearch) explore(depth int) int {
 	budget := x.opts.Depth - depth
 	var seen *visit[int32]
 	if s.visited != nil {
-		if seen = s.visited.lookup(cur); seen != nil {
+		var fresh bool
+		seen, fresh = s.visited.visit(cur)
+		switch {
+		case !fresh:
 			if s.graph != nil {
 				s.ids[depth] = seen.own
 			}
-			switch {
-			case seen.active > 0:
-				// A cycle: some execution runs forever, so past any bound.
-				x.cycleAt(s.moves[:depth])
-				x.bounded("a cycle of states runs past the depth bound")
-				return budget + 1
-			case int(seen.budget) >= budget:
-				if int(seen.height) > budget {
-					x.bounded("depth bound reached")
-				}
-				return min(int(seen.height), budget+1)
+			if h, ok := s.revisit(depth, seen.active > 0, int(seen.budget), int(seen.height)); ok {
+				return h
 			}
-		} else {
-			seen = s.visited.insert(cur)
-			if s.graph != nil {
-				var mv ir.Move
-				parent := int32(-1)
-				if depth > 0 {
-					mv, parent = s.moves[depth-1], s.ids[depth-1]
-				}
-				seen.own = s.graph.add(seen.state, parent, mv, depth)
-				s.ids[depth] = seen.own
+		case s.graph != nil:
+			var mv ir.Move
+			parent := int32(-1)
+			if depth > 0 {
+				mv, parent = s.moves[depth-1], s.ids[depth-1]
 			}
+			seen.own = s.graph.add(seen.state, parent, mv, depth)
+			s.ids[depth] = seen.own
 		}
 		seen.active, seen.budget = 1, int32(budget)
-		defer func() { seen.active = 0 }()
 	}
 	height := s.successors(depth)
 	if seen != nil {
-		seen.height = int32(height)
+		seen.active, seen.height = 0, int32(height)
 	}
 	return height
+}
+
+// revisit decides a state the search has stored before: on the search's own
+// path (onPath) it closes a cycle, an execution that runs forever, so past any
+// bound; explored before with at least the remaining budget, it has the height
+// found then. It returns the state's height and true in those cases, false
+// when the state must be explored (again).
+func (s *dfsSearch) revisit(depth int, onPath bool, seenBudget, seenHeight int) (int, bool) {
+	x := s.x
+	budget := x.opts.Depth - depth
+	switch {
+	case onPath:
+		x.cycleAt(s.moves[:depth])
+		x.bounded("a cycle of states runs past the depth bound")
+		return budget + 1, true
+	case seenBudget >= budget:
+		if seenHeight > budget {
+			x.bounded("depth bound reached")
+		}
+		return min(seenHeight, budget+1), true
+	}
+	return 0, false
 }
 
 // exploreShared is explore with the store the workers of a parallel run share.
@@ -154,16 +166,9 @@ func (s *dfsSearch) exploreShared(depth int) int {
 	if fresh {
 		x.stats.States++
 	} else {
-		if s.onStack(e, depth) {
-			x.cycleAt(s.moves[:depth])
-			x.bounded("a cycle of states runs past the depth bound")
-			return budget + 1
-		}
-		if b, h := e.completed(); b >= budget {
-			if h > budget {
-				x.bounded("depth bound reached")
-			}
-			return min(h, budget+1)
+		b, h := e.completed()
+		if h, ok := s.revisit(depth, s.onStack(e, depth), b, h); ok {
+			return h
 		}
 		// Never explored, explored with less budget, or under way on another
 		// worker only: explored here (again).

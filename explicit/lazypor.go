@@ -563,10 +563,7 @@ func (s *lazySearch) explore(n *lazyNode) (maxLen int, cut bool) {
 		note(l, c)
 	}
 	if !x.done() && s.err == nil && !s.noVisited {
-		v := s.visited.lookup(n.state)
-		if v == nil {
-			v = s.visited.insert(n.state)
-		}
+		v, _ := s.visited.visit(n.state)
 		v.own = append(v.own, lazyVisit{budget: budget, maxLen: maxLen, cut: cut})
 	}
 	return maxLen, cut

@@ -74,8 +74,20 @@ func (r *recordChunks[T]) add(i int32) *T {
 }
 
 // lookup returns the record of s, or nil.
-func (v *visitedStore[E]) lookup(s ir.State) *visit[E] {
-	i, ok := v.index[s.Hash()]
+func (v *visitedStore[E]) lookup(s ir.State) *visit[E] { return v.find(s, s.Hash()) }
+
+// visit returns the record of s, storing s first if it is new (fresh); the
+// state is hashed once either way.
+func (v *visitedStore[E]) visit(s ir.State) (e *visit[E], fresh bool) {
+	h := s.Hash()
+	if e := v.find(s, h); e != nil {
+		return e, false
+	}
+	return v.add(s, h), true
+}
+
+func (v *visitedStore[E]) find(s ir.State, h uint64) *visit[E] {
+	i, ok := v.index[h]
 	for ok && i >= 0 {
 		e := v.at(i)
 		if e.state.Equal(s) {
@@ -87,8 +99,9 @@ func (v *visitedStore[E]) lookup(s ir.State) *visit[E] {
 }
 
 // insert records s, which must not be present, and returns its new record.
-func (v *visitedStore[E]) insert(s ir.State) *visit[E] {
-	h := s.Hash()
+func (v *visitedStore[E]) insert(s ir.State) *visit[E] { return v.add(s, s.Hash()) }
+
+func (v *visitedStore[E]) add(s ir.State, h uint64) *visit[E] {
 	prev, ok := v.index[h]
 	if !ok {
 		prev = -1
