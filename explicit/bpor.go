@@ -262,8 +262,8 @@ func (s *bporSearch) run(d, u int) {
 	if yield {
 		s.yields[u]++
 	}
-	f.succ.start()
-	for x.next(&f.succ, f.state, c.state, u, &s.ev, s.moves[:d+1]) {
+	f.succ.start(f.state, c.state, u, &s.ev, &s.moves, d+1)
+	for x.next(&f.succ) {
 		s.trace.push(u, s.ev.Accesses)
 		s.explore(d + 1)
 		s.trace.pop()

@@ -103,22 +103,13 @@ func (s *dfsSearch) explore(depth int) int {
 	if s.visited != nil {
 		var fresh bool
 		seen, fresh = s.visited.visit(cur)
-		switch {
-		case !fresh:
-			if s.graph != nil {
-				s.ids[depth] = seen.own
-			}
+		if s.graph != nil {
+			s.link(depth, seen, fresh)
+		}
+		if !fresh {
 			if h, ok := s.revisit(depth, seen.active > 0, int(seen.budget), int(seen.height)); ok {
 				return h
 			}
-		case s.graph != nil:
-			var mv ir.Move
-			parent := int32(-1)
-			if depth > 0 {
-				mv, parent = s.moves[depth-1], s.ids[depth-1]
-			}
-			seen.own = s.graph.add(seen.state, parent, mv, depth)
-			s.ids[depth] = seen.own
 		}
 		seen.active, seen.budget = 1, int32(budget)
 	}
@@ -127,6 +118,25 @@ func (s *dfsSearch) explore(depth int) int {
 		seen.active, seen.height = 0, int32(height)
 	}
 	return height
+}
+
+// link records the state at depth in the state graph (--local-deadlock): a new
+// node when it is fresh, and the edge from the state before it on the path
+// while that one's successors are being recorded (its first exploration).
+func (s *dfsSearch) link(depth int, seen *visit[int32], fresh bool) {
+	g := s.graph
+	parent := int32(-1)
+	var mv ir.Move
+	if depth > 0 {
+		mv, parent = s.moves[depth-1], s.ids[depth-1]
+	}
+	if fresh {
+		seen.own = g.add(seen.state, parent, mv, depth)
+	}
+	s.ids[depth] = seen.own
+	if parent >= 0 && !g.nodes[parent].expanded {
+		g.nodes[parent].succ = append(g.nodes[parent].succ, seen.own)
+	}
 }
 
 // revisit decides a state the search has stored before: on the search's own
@@ -205,6 +215,10 @@ func (s *dfsSearch) onStack(e *sharedVisit, depth int) bool {
 	return false
 }
 
+// successors explores every successor of the state at depth (explore) and
+// returns the height found below it. The graph of --local-deadlock is kept in
+// explore and link, not here: this is the loop every dfs search spends its
+// time in.
 func (s *dfsSearch) successors(depth int) int {
 	x := s.x
 	p := x.p
@@ -217,23 +231,16 @@ func (s *dfsSearch) successors(depth int) int {
 	for first < len(p.Threads) && !p.Enabled(cur, first) {
 		first++
 	}
-	enabled := first < len(p.Threads)
-	id := int32(-1)
-	if s.graph != nil {
-		id = s.ids[depth]
-	}
-	if leaf, cut := x.leaf(cur, enabled, s.moves[:depth]); leaf {
-		if cut && id >= 0 && !s.graph.nodes[id].expanded {
-			s.graph.nodes[id].cut = true
+	if leaf, cut := x.leaf(cur, first < len(p.Threads), s.moves[:depth]); leaf {
+		if !cut {
+			return 0
 		}
-		if cut {
-			return 1
+		if s.graph != nil {
+			s.graph.cutAt(s.ids[depth])
 		}
-		return 0
+		return 1
 	}
 	s.grow(depth)
-	record := id >= 0 && !s.graph.nodes[id].expanded
-	var succ []int32
 	height := 0
 	it := &s.succ[depth]
 	for i := first; i < len(p.Threads); i++ {
@@ -247,20 +254,16 @@ func (s *dfsSearch) successors(depth int) int {
 		if t != first && !p.Enabled(cur, t) {
 			continue
 		}
-		it.start()
-		for x.next(it, cur, s.states[depth+1], t, &s.ev, s.moves[:depth+1]) {
+		it.start(cur, s.states[depth+1], t, &s.ev, &s.moves, depth+1)
+		for x.next(it) {
 			height = max(height, 1+s.explore(depth+1))
-			if record {
-				succ = append(succ, s.ids[depth+1])
-			}
 			if x.done() {
 				return height
 			}
 		}
 	}
-	if record {
-		n := &s.graph.nodes[id]
-		n.succ, n.expanded, n.cut = succ, true, false
+	if s.graph != nil {
+		s.graph.expanded(s.ids[depth])
 	}
 	return height
 }

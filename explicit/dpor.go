@@ -162,8 +162,8 @@ func (s *dporSearch) run(d, t int) {
 	x := s.x
 	f := s.frames[d]
 	c := s.frame(d + 1)
-	f.succ.start()
-	for x.next(&f.succ, f.state, c.state, t, &s.ev, s.moves[:d+1]) {
+	f.succ.start(f.state, c.state, t, &s.ev, &s.moves, d+1)
+	for x.next(&f.succ) {
 		c.sleep.clear()
 		if s.sleep {
 			for q := range s.p.Threads {

@@ -266,39 +266,63 @@ func (x *executor) accesses(s ir.State, t int, status ir.Status, prec ir.Precisi
 // successors enumerates the successors of one thread's step from a state: one per
 // combination of the values its nondeterministic draws may take, in the order of
 // ir.Choices.Next. Each search keeps one per depth, so that the alternatives of a
-// step survive the exploration below it.
+// step survive the exploration below it. The step being enumerated is held here
+// rather than passed to every next: the iterator is the hottest loop of every
+// explicit search, and a call with a dozen words of arguments costs more than it.
 type successors struct {
 	ch      ir.Choices
 	fixed   []int64
 	started bool
 	failed  bool // the last step failed: its violation is recorded
+
+	from, to ir.State   // the step runs thread from from into to (one state: in place)
+	thread   int        // the thread that moves
+	ev       *ir.Event  // receives the step
+	moves    *[]ir.Move // (*moves)[:n] is the path to the successor, the step last:
+	n        int        // the search's buffer, which may grow (move) while it explores
 }
 
-// start prepares the enumeration of a new step's successors.
-func (it *successors) start() { it.fixed, it.started = it.fixed[:0], false }
+// path is the path to the current successor.
+func (it *successors) path() []ir.Move { return (*it.moves)[:it.n] }
 
-// once prepares the execution of a single successor: the step with its leading
-// draws fixed (later draws take their first values).
-func (it *successors) once(fixed []int64) {
+// start prepares the enumeration of the successors of thread t's step from
+// state from into to, recorded in ev and as move n-1 of *moves (whose first n-1
+// moves are the path to from).
+func (it *successors) start(from, to ir.State, t int, ev *ir.Event, moves *[]ir.Move, n int) {
 	it.fixed, it.started = it.fixed[:0], false
+	it.from, it.to, it.thread, it.ev, it.moves, it.n = from, to, t, ev, moves, n
+}
+
+// once prepares the execution of a single successor, as start does: the step
+// with its leading draws fixed (later draws take their first values).
+func (it *successors) once(fixed []int64, from, to ir.State, t int, ev *ir.Event, moves *[]ir.Move, n int) {
+	it.start(from, to, t, ev, moves, n)
 	if len(fixed) > 0 { // most steps draw nothing
 		it.fixed = append(it.fixed, fixed...)
 	}
 }
 
-// resume continues an enumeration whose first successor the caller already has
-// (a probe executed the step with the draws made).
-func (it *successors) resume(made []ir.Choice) {
+// resume continues, as start prepares, an enumeration whose first successor the
+// caller already has (a probe executed the step with the draws made).
+func (it *successors) resume(made []ir.Choice, from, to ir.State, t int, ev *ir.Event, moves *[]ir.Move, n int) {
+	it.start(from, to, t, ev, moves, n)
 	it.ch.Made = append(it.ch.Made[:0], made...)
-	it.fixed, it.started = it.fixed[:0], true
+	it.started = true
 }
 
-// next executes thread t from cur into next with the next combination of
-// nondeterministic values, recording the step as the last move of path (cur and
-// next may be one state: the step then runs in place). It returns false when
+// next executes the step with the next combination of nondeterministic values
+// (into it.to, recorded as the last move of it.path()). It returns false when
 // every combination has been executed, and when the step failed: the executor
 // has then recorded the violation, one execution ending in it.
-func (x *executor) next(it *successors, cur, next ir.State, t int, ev *ir.Event, path []ir.Move) bool {
+func (x *executor) next(it *successors) bool {
+	if it.started && len(it.ch.Made) == 0 {
+		return false // most steps draw nothing: one successor, without a call
+	}
+	return x.draw(it)
+}
+
+// draw is next beyond its shortcut.
+func (x *executor) draw(it *successors) bool {
 	if it.started {
 		var more bool
 		if it.fixed, more = it.ch.Next(it.fixed); !more {
@@ -306,11 +330,13 @@ func (x *executor) next(it *successors, cur, next ir.State, t int, ev *ir.Event,
 		}
 	}
 	it.started = true
-	copy(next, cur)
+	copy(it.to, it.from)
 	it.ch.Reset(it.fixed)
-	x.step(next, t, &it.ch, ev)
+	ev := it.ev
+	x.step(it.to, it.thread, &it.ch, ev)
+	path := it.path()
 	mv := &path[len(path)-1]
-	mv.Thread = t
+	mv.Thread = it.thread
 	mv.Choices = values(mv.Choices, it.ch.Made)
 	if it.failed = ev.Violation != nil; it.failed {
 		x.failed(ev.Violation, path)
@@ -322,18 +348,26 @@ func (x *executor) next(it *successors, cur, next ir.State, t int, ev *ir.Event,
 // leaf decides whether the state s, reached by path, ends an execution: when no
 // thread is enabled (a terminal state, which may be a deadlock) or when the depth
 // bound is reached with a thread enabled (the execution is cut). Either counts one
-// execution. It reports whether s is a leaf, and whether the bound cut it.
+// execution. It reports whether s is a leaf, and whether the bound cut it. (The
+// test stays small enough to be inlined into every search's loop; ending the
+// execution is endAt's.)
 func (x *executor) leaf(s ir.State, anyEnabled bool, path []ir.Move) (leaf, cut bool) {
-	switch {
-	case !anyEnabled:
-		x.terminal(s, path)
-		return true, false
-	case len(path) >= x.opts.Depth:
-		x.cutAt(path)
-		x.bounded("depth bound reached")
-		return true, true
+	if anyEnabled && len(path) < x.opts.Depth {
+		return false, false
 	}
-	return false, false
+	return true, x.endAt(s, anyEnabled, path)
+}
+
+// endAt ends an execution at the leaf s (see leaf) and reports whether the
+// depth bound cut it.
+func (x *executor) endAt(s ir.State, anyEnabled bool, path []ir.Move) (cut bool) {
+	if !anyEnabled {
+		x.terminal(s, path)
+		return false
+	}
+	x.cutAt(path)
+	x.bounded("depth bound reached")
+	return true
 }
 
 // failed records a step that failed at the end of trace (the moves so far):

@@ -206,12 +206,20 @@ func (s *lazySearch) path(n int) []ir.Move {
 	return s.moves[:n]
 }
 
+// start prepares it to enumerate the successors of thread t's step from from
+// into to, the step being move n-1 of the path.
+func (s *lazySearch) start(it *successors, from, to ir.State, t, n int) {
+	s.path(n) // grows the buffer
+	it.start(from, to, t, &s.ev, &s.moves, n)
+}
+
 // step executes thread t in st (in place) with the given leading nondeterministic
 // values and records the move at position pos of the path. A failed step is a
 // violation, reported at once; step then returns false.
 func (s *lazySearch) step(st ir.State, pos, t int, fixed []int64) bool {
-	s.one.once(fixed)
-	return s.x.next(&s.one, st, st, t, &s.ev, s.path(pos+1))
+	s.path(pos + 1) // grows the buffer
+	s.one.once(fixed, st, st, t, &s.ev, &s.moves, pos+1)
+	return s.x.next(&s.one)
 }
 
 // complete extends run (whose steps so far lead from the node's state to st, at
@@ -1096,7 +1104,8 @@ func (s *lazySearch) choice(t *lazyTCS, e int) (maxLen int, cut bool) {
 	good, alternatives := true, 0
 	if t.need[e] == 0 && s.p.Location(t.state, th) == int(t.from[e]) && s.p.Enabled(t.state, th) {
 		var it successors
-		for x.next(&it, t.state, s.scratch, th, &s.ev, s.path(pos+1)) {
+		s.start(&it, t.state, s.scratch, th, pos+1)
+		for x.next(&it) {
 			if x.done() {
 				return 0, false // a step may draw from millions of values
 			}
@@ -1129,7 +1138,8 @@ func (s *lazySearch) choice(t *lazyTCS, e int) (maxLen int, cut bool) {
 	// without failing.) A child keeps a copy of its state, so st can be reused.
 	st := make(ir.State, len(t.piState))
 	var it successors
-	for !x.done() && x.next(&it, t.piState, st, th, &s.ev, s.path(pos+1)) {
+	s.start(&it, t.piState, st, th, pos+1)
+	for !x.done() && x.next(&it) {
 		if slices.Equal(s.moves[pos].Choices, runVals) {
 			continue
 		}
@@ -1152,8 +1162,8 @@ func (s *lazySearch) expand(n *lazyNode) (maxLen int, cut bool) {
 		if !p.Enabled(n.state, th) {
 			continue
 		}
-		it.start()
-		for !x.done() && x.next(&it, n.state, st, th, &s.ev, s.path(n.depth+1)) {
+		s.start(&it, n.state, st, th, n.depth+1)
+		for !x.done() && x.next(&it) {
 			l, c := s.child(st, n.depth+1, nil, 0)
 			maxLen = max(maxLen, 1+l)
 			cut = cut || c

@@ -42,6 +42,21 @@ func (g *stateGraph) add(s ir.State, parent int32, move ir.Move, depth int) int3
 	return int32(len(g.nodes) - 1)
 }
 
+// cutAt records that the depth bound kept the search from expanding node id.
+func (g *stateGraph) cutAt(id int32) {
+	if n := &g.nodes[id]; !n.expanded {
+		n.cut = true
+	}
+}
+
+// expanded records that every successor of node id has been recorded (see
+// dfsSearch.link): the first exploration of its state has completed.
+func (g *stateGraph) expanded(id int32) {
+	if n := &g.nodes[id]; !n.expanded {
+		n.expanded, n.cut = true, false
+	}
+}
+
 // localDeadlock looks for a reachable state where some process is deadlocked and
 // returns the first one found (the shallowest), with the process's violation and
 // the schedule that reaches it.

@@ -361,8 +361,8 @@ func (f *frontier) children(pre *prefix, next []*prefix, seen map[string]*prefix
 			}
 		}
 		yield := f.fair && p.Transition(pre.state, t).EntryNode().Op == ir.OpYield
-		it.start()
-		for x.next(&it, pre.state, succ, t, &f.ev, path) {
+		it.start(pre.state, succ, t, &f.ev, &path, len(path))
+		for x.next(&it) {
 			// A nondet over a huge range has that many children: building
 			// them all before a worker starts ignored --timeout and --memory.
 			if x.done() {

@@ -391,11 +391,11 @@ func (s *persistentSearch) run(d, t int, next func()) {
 	if f.fromProbe {
 		pr := &f.probes[t]
 		copy(succ, f.successor(t, s.p.StateSize))
-		it.resume(pr.made)
+		it.resume(pr.made, cur, succ, t, &f.ev, &s.moves, d+1)
 		mv := &s.moves[d]
 		mv.Thread = t
 		mv.Choices = values(mv.Choices, pr.made)
-	} else if it.start(); !x.next(it, cur, succ, t, &f.ev, s.moves[:d+1]) {
+	} else if it.start(cur, succ, t, &f.ev, &s.moves, d+1); !x.next(it) {
 		return
 	}
 	for {
@@ -404,7 +404,7 @@ func (s *persistentSearch) run(d, t int, next func()) {
 			return
 		}
 		f.fromProbe = false
-		if !x.next(it, cur, succ, t, &f.ev, s.moves[:d+1]) {
+		if !x.next(it) {
 			return
 		}
 	}
