@@ -93,8 +93,9 @@ type persistentSearch struct {
 	states []ir.State // states[d]: the state after d steps on the current path
 	moves  []ir.Move
 	frames []*persistentFrame
-	long   bool // the exhaustive phase met an execution longer than the bound
-	phase1 bool // the exhaustive phase is running
+	long   bool  // the exhaustive phase met an execution longer than the bound
+	phase1 bool  // the exhaustive phase is running
+	values []int // enablers' scratch: the cells and channels a guard reads
 }
 
 // persistentFrame holds what the search knows about the state at one depth.
@@ -527,15 +528,25 @@ func (s *persistentSearch) selectPersistent(d int, safety bool) {
 		base.and(f.enabled)
 		return
 	}
-	// The closure of base and e is base plus everything e reaches. What each
-	// thread reaches comes from the strongly connected components of the graph,
-	// once for all seeds (closing each seed on its own costs a graph traversal
-	// per enabled thread: O(n³) over a thousand threads).
-	f.scc.reaches(f.adj)
+	// The closure of base and e is base plus everything e reaches. On a few
+	// threads, closing each seed on its own is cheapest, and stops at the first
+	// seed whose set has one enabled thread. Over many, what each thread reaches
+	// comes from the strongly connected components of the graph, once for all
+	// seeds: closing each seed costs a graph traversal per enabled thread,
+	// O(n³) over a thousand threads.
+	perSeed := s.n <= 64
+	if !perSeed {
+		f.scc.reaches(f.adj)
+	}
 	bestCount := -1
 	for e := f.enabled.next(0); e >= 0; e = f.enabled.next(e + 1) {
 		f.seen.copyFrom(base)
-		f.seen.or(f.scc.reach[f.scc.comp[e]])
+		if perSeed {
+			f.seen.add(e)
+			s.closure(f, f.seen)
+		} else {
+			f.seen.or(f.scc.reach[f.scc.comp[e]])
+		}
 		if c := f.seen.countAnd(f.enabled); bestCount < 0 || c < bestCount {
 			bestCount = c
 			f.best.copyFrom(f.seen)
@@ -656,8 +667,9 @@ func (s *persistentSearch) enablers(cur ir.State, v int, guard []ir.Access, row 
 	// may be free or terminated already — and the length of the channel a send
 	// or recv waits on, which only a send or recv on it changes. So every thread
 	// that may write a cell or use a channel the guard reads belongs to the set.
+	s.values = s.info.valueLocations(guard, s.values[:0])
 	for u := range s.n {
-		if u != v && s.info.writesAny(guard, u, p.Location(cur, u)) {
+		if u != v && s.info.writesAny(s.values, u, p.Location(cur, u)) {
 			row.add(u)
 		}
 	}

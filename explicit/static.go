@@ -1,8 +1,6 @@
 package explicit
 
 import (
-	"math/bits"
-
 	"kbmc/ir"
 )
 
@@ -99,18 +97,29 @@ func (in *staticInfo) accessesConflict(acc []ir.Access, ta int, f *footprint, tb
 }
 
 // writesAny reports whether thread u may, from location loc on, change the value
-// of something guard reads: write a shared cell, or send or receive on a channel
+// of one of the locations: write a shared cell, or send or receive on a channel
 // (which changes its length, what len and the enabledness of send and recv read).
-// Locks and thread terminations are left to the caller: who can release a lock
-// or end a thread depends on the state.
-func (in *staticInfo) writesAny(guard []ir.Access, u, loc int) bool {
-	f := &in.future[u][loc]
-	for _, a := range guard {
-		if k, _ := in.p.Locate(a.Loc); (k == ir.LocCell || k == ir.LocChannel) && f.acc[ir.Write].has(a.Loc) {
+// values (see valueLocations) holds only such locations: who can release a lock
+// or end a thread depends on the state, and is the caller's to decide.
+func (in *staticInfo) writesAny(values []int, u, loc int) bool {
+	w := in.future[u][loc].acc[ir.Write]
+	for _, l := range values {
+		if w.has(l) {
 			return true
 		}
 	}
 	return false
+}
+
+// valueLocations appends to buf the locations of acc that hold values a write
+// changes (shared cells and channels), for writesAny.
+func (in *staticInfo) valueLocations(acc []ir.Access, buf []int) []int {
+	for _, a := range acc {
+		if k, _ := in.p.Locate(a.Loc); k == ir.LocCell || k == ir.LocChannel {
+			buf = append(buf, a.Loc)
+		}
+	}
+	return buf
 }
 
 // mayFail reports whether thread t may fail (an assertion or a run-time error) in
@@ -138,7 +147,7 @@ func analyze(p *ir.Program) *staticInfo {
 		if !usesTid(tmpl) {
 			shared[tmpl] = t
 		}
-		iv := &intervals{p: p, tid: int64(th.Tid), min: p.MinInt(), max: p.MaxInt()}
+		iv := &intervals{Intervals: p.Intervals(interval{Lo: int64(th.Tid), Hi: int64(th.Tid)}, nil), p: p}
 		own := make([]footprint, L+1)
 		fut := make([]footprint, L+1)
 		for l := range own {
@@ -228,7 +237,7 @@ func (iv *intervals) node(n *ir.Node, fp *footprint) {
 		lo, hi := 0, n.Mutex.Count()-1
 		if n.MIndex != nil {
 			i := iv.eval(n.MIndex)
-			lo, hi = int(max(i.lo, int64(lo))), int(min(i.hi, int64(hi)))
+			lo, hi = int(max(i.Lo, int64(lo))), int(min(i.Hi, int64(hi)))
 		}
 		for i := lo; i <= hi; i++ {
 			fp.add(iv.p.LockLocation(n.Mutex.Offset+i), ir.Write)
@@ -238,7 +247,7 @@ func (iv *intervals) node(n *ir.Node, fp *footprint) {
 		lo, hi := 0, n.Join.Instances()-1
 		if n.JIndex != nil {
 			i := iv.eval(n.JIndex)
-			lo, hi = int(max(i.lo, int64(lo))), int(min(i.hi, int64(hi)))
+			lo, hi = int(max(i.Lo, int64(lo))), int(min(i.Hi, int64(hi)))
 		}
 		for i := lo; i <= hi; i++ {
 			fp.add(iv.p.ThreadLocation(n.Join.First+i), ir.Read)
@@ -261,7 +270,7 @@ func (iv *intervals) channels(c *ir.Channel, index *ir.Expr, fp *footprint, k ir
 	lo, hi := 0, c.Count()-1
 	if index != nil {
 		i := iv.eval(index)
-		lo, hi = int(max(i.lo, int64(lo))), int(min(i.hi, int64(hi)))
+		lo, hi = int(max(i.Lo, int64(lo))), int(min(i.Hi, int64(hi)))
 	}
 	for i := lo; i <= hi; i++ {
 		fp.add(iv.p.ChannelLocation(c.Offset+i), k)
@@ -315,7 +324,7 @@ func (iv *intervals) lvalue(lv *ir.LValue, fp *footprint, cas bool) {
 // select.
 func (iv *intervals) cells(v *ir.Var, index *ir.Expr, fp *footprint, k ir.AccessKind) {
 	i := iv.eval(index)
-	lo, hi := max(i.lo, 0), min(i.hi, int64(v.Len-1))
+	lo, hi := max(i.Lo, 0), min(i.Hi, int64(v.Len-1))
 	for c := lo; c <= hi; c++ {
 		fp.add(iv.p.CellLocation(v.Offset+int(c)), k)
 	}
@@ -343,13 +352,13 @@ func failingNodes(p *ir.Program, th *ir.Thread, iv *intervals) []bool {
 		case ir.OpBranch, ir.OpAssume, ir.OpAwait:
 			out[i] = iv.fails(n.X)
 		case ir.OpAssert:
-			out[i] = iv.fails(n.X) || iv.eval(n.X).lo <= 0
+			out[i] = iv.fails(n.X) || iv.eval(n.X).Lo <= 0
 		case ir.OpCas:
 			out[i] = iv.lvFails(n.LHS) || iv.fails(n.X) || iv.fails(n.Y) || iv.lvFails(n.Result)
 		case ir.OpJoin:
 			if n.JIndex != nil {
 				j := iv.eval(n.JIndex)
-				out[i] = iv.fails(n.JIndex) || j.lo < 0 || j.hi >= int64(n.Join.Instances())
+				out[i] = iv.fails(n.JIndex) || j.Lo < 0 || j.Hi >= int64(n.Join.Instances())
 			}
 		case ir.OpSend, ir.OpRecv:
 			out[i] = iv.chanFails(n.Chan, n.CIndex)
@@ -482,175 +491,17 @@ func (h *lockFacts) merge(o *lockFacts) bool {
 	return changed
 }
 
-// intervals approximates the values of expressions in one thread by intervals: it
-// knows constants, tid and nondet ranges, and nothing about variables.
+// intervals approximates the values of expressions in one thread by intervals
+// (ir.Intervals): it knows constants, tid and nondet ranges, and nothing about
+// variables.
 type intervals struct {
-	p        *ir.Program
-	tid      int64
-	min, max int64 // the W-bit range
+	ir.Intervals
+	p *ir.Program
 }
 
-type interval struct{ lo, hi int64 }
+type interval = ir.Interval
 
-func (iv *intervals) top(t ir.Type) interval {
-	if t == ir.Bool {
-		return interval{0, 1}
-	}
-	return interval{iv.min, iv.max}
-}
-
-// fit returns [lo, hi] if it lies in the W-bit range (no wrap-around), else top.
-func (iv *intervals) fit(lo, hi int64) interval {
-	if lo < iv.min || hi > iv.max || lo > hi {
-		return interval{iv.min, iv.max}
-	}
-	return interval{lo, hi}
-}
-
-func (a interval) single() bool { return a.lo == a.hi }
-
-const safeAdd = 1 << 62 // operands below this in magnitude add without overflow
-const safeMul = 1 << 31 // operands below this in magnitude multiply without overflow
-
-func within(a interval, m int64) bool { return a.lo > -m && a.hi < m }
-
-func (iv *intervals) eval(e *ir.Expr) interval {
-	switch e.Op {
-	case ir.EConst:
-		return interval{e.Val, e.Val}
-	case ir.ETid:
-		return interval{iv.tid, iv.tid}
-	case ir.ENondet:
-		if e.Unbounded {
-			return iv.top(e.Type)
-		}
-		return interval{e.Lo, e.Hi}
-	case ir.EVar, ir.EIndex:
-		return iv.top(e.Type)
-	case ir.ELen:
-		// X is the channel index (nil for a single channel), not an operand: the
-		// value is a queue length, between empty and full.
-		return interval{0, int64(e.Chan.Cap)}
-	case ir.ENeg:
-		x := iv.eval(e.X)
-		if x.lo == iv.min {
-			return iv.top(e.Type)
-		}
-		return interval{-x.hi, -x.lo}
-	case ir.ENot:
-		x := iv.eval(e.X)
-		return interval{1 - x.hi, 1 - x.lo}
-	case ir.ECompl:
-		x := iv.eval(e.X)
-		return interval{^x.hi, ^x.lo}
-	case ir.ELAnd:
-		x := iv.eval(e.X)
-		if x.hi == 0 {
-			return interval{0, 0}
-		}
-		y := iv.eval(e.Y)
-		if x.lo == 1 || y.hi == 0 {
-			return y
-		}
-		return interval{0, 1}
-	case ir.ELOr:
-		x := iv.eval(e.X)
-		if x.lo == 1 {
-			return interval{1, 1}
-		}
-		y := iv.eval(e.Y)
-		if x.hi == 0 || y.lo == 1 {
-			return y
-		}
-		return interval{0, 1}
-	case ir.ECond:
-		x := iv.eval(e.X)
-		switch {
-		case x.lo == 1:
-			return iv.eval(e.Y)
-		case x.hi == 0:
-			return iv.eval(e.Z)
-		}
-		y, z := iv.eval(e.Y), iv.eval(e.Z)
-		return interval{min(y.lo, z.lo), max(y.hi, z.hi)}
-	}
-	x, y := iv.eval(e.X), iv.eval(e.Y)
-	switch e.Op {
-	case ir.EAdd:
-		if within(x, safeAdd) && within(y, safeAdd) {
-			return iv.fit(x.lo+y.lo, x.hi+y.hi)
-		}
-	case ir.ESub:
-		if within(x, safeAdd) && within(y, safeAdd) {
-			return iv.fit(x.lo-y.hi, x.hi-y.lo)
-		}
-	case ir.EMul:
-		if within(x, safeMul) && within(y, safeMul) {
-			c := [4]int64{x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi}
-			return iv.fit(min(c[0], c[1], c[2], c[3]), max(c[0], c[1], c[2], c[3]))
-		}
-	case ir.EDiv:
-		if x.single() && y.single() && y.lo != 0 && !(x.lo == iv.min && y.lo == -1) {
-			return interval{x.lo / y.lo, x.lo / y.lo}
-		}
-	case ir.ERem:
-		if y.single() && y.lo != 0 && y.lo != iv.min {
-			m := y.lo
-			if m < 0 {
-				m = -m
-			}
-			m--
-			switch {
-			case x.lo >= 0:
-				return interval{0, min(m, x.hi)}
-			case x.hi <= 0:
-				return interval{max(-m, x.lo), 0}
-			}
-			return interval{-m, m}
-		}
-	case ir.EShr:
-		if y.single() && y.lo >= 0 && y.lo < int64(iv.p.Width) {
-			return interval{x.lo >> uint(y.lo), x.hi >> uint(y.lo)}
-		}
-	case ir.EAnd:
-		switch {
-		case x.lo >= 0 && y.lo >= 0:
-			return interval{0, min(x.hi, y.hi)}
-		case x.lo >= 0:
-			return interval{0, x.hi}
-		case y.lo >= 0:
-			return interval{0, y.hi}
-		}
-	case ir.EOr, ir.EXor:
-		if x.lo >= 0 && y.lo >= 0 {
-			return interval{0, 1<<bits.Len64(uint64(max(x.hi, y.hi))) - 1}
-		}
-	case ir.ELt:
-		return compare(x.hi < y.lo, x.lo >= y.hi)
-	case ir.ELe:
-		return compare(x.hi <= y.lo, x.lo > y.hi)
-	case ir.EGt:
-		return compare(x.lo > y.hi, x.hi <= y.lo)
-	case ir.EGe:
-		return compare(x.lo >= y.hi, x.hi < y.lo)
-	case ir.EEq:
-		return compare(x.single() && y.single() && x.lo == y.lo, x.hi < y.lo || y.hi < x.lo)
-	case ir.ENe:
-		return compare(x.hi < y.lo || y.hi < x.lo, x.single() && y.single() && x.lo == y.lo)
-	}
-	return iv.top(e.Type)
-}
-
-// compare is the interval of a comparison that is surely true or surely false.
-func compare(yes, no bool) interval {
-	switch {
-	case yes:
-		return interval{1, 1}
-	case no:
-		return interval{0, 0}
-	}
-	return interval{0, 1}
-}
+func (iv *intervals) eval(e *ir.Expr) interval { return iv.Eval(e) }
 
 // fails reports whether evaluating e may fail at run time.
 func (iv *intervals) fails(e *ir.Expr) bool {
@@ -659,15 +510,15 @@ func (iv *intervals) fails(e *ir.Expr) bool {
 	}
 	switch e.Op {
 	case ir.EIndex:
-		if i := iv.eval(e.X); i.lo < 0 || i.hi >= int64(e.Var.Len) {
+		if i := iv.eval(e.X); i.Lo < 0 || i.Hi >= int64(e.Var.Len) {
 			return true
 		}
 	case ir.EDiv, ir.ERem:
-		if y := iv.eval(e.Y); y.lo <= 0 && y.hi >= 0 {
+		if y := iv.eval(e.Y); y.Lo <= 0 && y.Hi >= 0 {
 			return true
 		}
 	case ir.EShl, ir.EShr:
-		if y := iv.eval(e.Y); y.lo < 0 || y.hi >= int64(iv.p.Width) {
+		if y := iv.eval(e.Y); y.Lo < 0 || y.Hi >= int64(iv.p.Width) {
 			return true
 		}
 	case ir.ELen:
@@ -684,7 +535,7 @@ func (iv *intervals) chanFails(c *ir.Channel, index *ir.Expr) bool {
 		return false
 	}
 	i := iv.eval(index)
-	return iv.fails(index) || i.lo < 0 || i.hi >= int64(c.Count())
+	return iv.fails(index) || i.Lo < 0 || i.Hi >= int64(c.Count())
 }
 
 func (iv *intervals) lvFails(lv *ir.LValue) bool {
@@ -692,7 +543,7 @@ func (iv *intervals) lvFails(lv *ir.LValue) bool {
 		return false
 	}
 	i := iv.eval(lv.Index)
-	return iv.fails(lv.Index) || i.lo < 0 || i.hi >= int64(lv.Var.Len)
+	return iv.fails(lv.Index) || i.Lo < 0 || i.Hi >= int64(lv.Var.Len)
 }
 
 // lock resolves the mutex a lock or unlock node names: its lock number when the
@@ -702,9 +553,9 @@ func (iv *intervals) lock(n *ir.Node) (l int, known, bad bool) {
 		return n.Mutex.Offset, true, false
 	}
 	i := iv.eval(n.MIndex)
-	bad = iv.fails(n.MIndex) || i.lo < 0 || i.hi >= int64(n.Mutex.Count())
-	if i.single() && !bad {
-		return n.Mutex.Offset + int(i.lo), true, false
+	bad = iv.fails(n.MIndex) || i.Lo < 0 || i.Hi >= int64(n.Mutex.Count())
+	if i.Single() && !bad {
+		return n.Mutex.Offset + int(i.Lo), true, false
 	}
 	return 0, false, bad
 }
