@@ -21,6 +21,12 @@ type Options struct {
 	// step failing with another kind still ends its execution. Differential
 	// tests use it to ask for the violation another engine reported.
 	Kinds []ir.ViolationKind
+	// Steps, when positive, promises that no query asks about an execution of
+	// more than Steps steps (the state after them included). Ints are then
+	// encoded in the fewest bits that hold every value of such executions
+	// (ir.Program.ValueBits) instead of W: on them the two agree, and a
+	// narrower value makes a smaller formula. 0 encodes ints at W bits.
+	Steps int
 }
 
 // A state is one state copy s_i of the unrolling (see value.go for the values).
@@ -85,7 +91,7 @@ type Unrolling struct {
 	be   solver.Backend
 	opts Options
 
-	w         int // Program.Width
+	w         int // the width of ints: Program.Width, or ValueBits (see Options.Steps)
 	selWidth  int
 	ownWidth  int
 	locWidth  []int // per thread
@@ -160,6 +166,9 @@ func newCore(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) 
 		ownWidth: widthFor(len(p.Threads)),
 		numLocs:  p.NumLocations(),
 		lits:     make(map[string]*solver.Term),
+	}
+	if opts.Steps > 0 {
+		u.w = p.ValueBits(opts.Steps)
 	}
 	u.keyLocal0 = u.layoutChannels(p.SharedSize + p.NumLocks)
 	for _, th := range p.Threads {

@@ -146,7 +146,7 @@ func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error
 		r.names.POR = ""
 		r.names.Algo = encoding
 		t0 := time.Now()
-		po, err := encode.NewPartialOrder(p, b, be, encode.Options{NoDeadlock: e.NoDeadlock, Kinds: e.kinds}, k)
+		po, err := encode.NewPartialOrder(p, b, be, encode.Options{NoDeadlock: e.NoDeadlock, Kinds: e.kinds, Steps: k + 1}, k)
 		r.stats.EncodeTime += time.Since(t0)
 		if err != nil {
 			return nil, err
@@ -155,7 +155,7 @@ func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error
 		return r.finish(r.deepenPartialOrder(po, k))
 	}
 	t0 := time.Now()
-	r.u, err = encode.New(p, b, be, encode.Options{Reduction: red, NoDeadlock: e.NoDeadlock, Kinds: e.kinds})
+	r.u, err = encode.New(p, b, be, encode.Options{Reduction: red, NoDeadlock: e.NoDeadlock, Kinds: e.kinds, Steps: k + 1})
 	r.stats.EncodeTime += time.Since(t0)
 	if err != nil {
 		return nil, err
