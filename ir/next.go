@@ -70,11 +70,11 @@ func (pr *Probe) Choices() []Choice { return pr.ch.Made }
 func (pr *Probe) Accesses(s State, t int, status Status, prec Precision, buf []Access) []Access {
 	p := pr.p
 	buf = buf[:0]
-	tr := p.Transition(s, t)
-	if tr == nil {
+	if status == Terminated {
 		return buf
 	}
 	if status != Enabled || prec == Static {
+		tr := p.Transition(s, t)
 		buf = pr.guard(s, t, tr.EntryNode(), buf)
 		if prec == Static {
 			buf = pr.footprint(t, tr, buf)
@@ -103,7 +103,7 @@ func (pr *Probe) Accesses(s State, t int, status Status, prec Precision, buf []A
 		}
 		if n == MaxProbeDraws {
 			// Every draw's accesses are within the static footprint.
-			pr.foot = pr.footprint(t, tr, pr.foot[:0])
+			pr.foot = pr.footprint(t, p.Transition(s, t), pr.foot[:0])
 			buf = pr.union(buf, pr.foot)
 			break
 		}
