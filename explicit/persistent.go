@@ -194,7 +194,8 @@ func (s *persistentSearch) exhaust(d int) int {
 	}
 	f := s.frame(d)
 	cur := s.states[d]
-	if e := s.table.lookup(cur); e != nil {
+	e, fresh := s.store(cur)
+	if !fresh {
 		if e.active > 0 || d+int(e.height) > s.k {
 			// A cycle, or a state explored before closer to the root whose
 			// longest execution does not fit here.
@@ -202,7 +203,6 @@ func (s *persistentSearch) exhaust(d int) int {
 		}
 		return int(e.height)
 	}
-	e := s.insert(cur)
 	if d == s.k {
 		// At the bound: probing would execute steps beyond it.
 		if _, cut := x.leaf(cur, s.anyEnabled(cur), s.moves[:d]); cut {
@@ -239,15 +239,17 @@ func (s *persistentSearch) newTable() *visitedStore[persistentRecord] {
 	return newVisitedStore[persistentRecord]()
 }
 
-// insert stores the state cur in H. The statistic counts the states stored by
-// both phases.
-func (s *persistentSearch) insert(cur ir.State) *visit[persistentRecord] {
-	s.x.stats.States++
-	e := s.table.insert(cur)
-	words := (s.n + 63) / 64
-	sets := make(bitSet, 2*words)
-	e.own = persistentRecord{sleep: sets[:words:words], pset: sets[words:]}
-	return e
+// store returns the record of cur in H, storing cur first if it is new (fresh;
+// the state is hashed once either way). The statistic counts the states
+// stored by both phases.
+func (s *persistentSearch) store(cur ir.State) (e *visit[persistentRecord], fresh bool) {
+	if e, fresh = s.table.visit(cur); fresh {
+		s.x.stats.States++
+		words := (s.n + 63) / 64
+		sets := make(bitSet, 2*words)
+		e.own = persistentRecord{sleep: sets[:words:words], pset: sets[words:]}
+	}
+	return e, fresh
 }
 
 func (s *persistentSearch) anyEnabled(cur ir.State) bool {
@@ -288,17 +290,13 @@ func (s *persistentSearch) visit(d int) {
 	if s.noSleep {
 		f.sleepIn.clear()
 	}
-	e := s.table.lookup(cur)
+	e, fresh := s.store(cur)
 	partial := false
-	if e != nil {
-		if int(e.budget) >= budget {
-			if e.own.sleep.subsetOf(f.sleepIn) {
-				return
-			}
-			partial = true
+	if !fresh && int(e.budget) >= budget {
+		if e.own.sleep.subsetOf(f.sleepIn) {
+			return
 		}
-	} else {
-		e = s.insert(cur)
+		partial = true
 	}
 	if budget == 0 {
 		if partial {

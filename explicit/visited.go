@@ -98,9 +98,6 @@ func (v *visitedStore[E]) find(s ir.State, h uint64) *visit[E] {
 	return nil
 }
 
-// insert records s, which must not be present, and returns its new record.
-func (v *visitedStore[E]) insert(s ir.State) *visit[E] { return v.add(s, s.Hash()) }
-
 func (v *visitedStore[E]) add(s ir.State, h uint64) *visit[E] {
 	prev, ok := v.index[h]
 	if !ok {
