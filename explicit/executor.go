@@ -278,8 +278,8 @@ type successors struct {
 	from, to ir.State   // the step runs thread from from into to (one state: in place)
 	thread   int        // the thread that moves
 	ev       *ir.Event  // receives the step
-	moves    *[]ir.Move // (*moves)[:n] is the path to the successor, the step last:
-	n        int        // the search's buffer, which may grow (move) while it explores
+	moves    *[]ir.Move // the search's move buffer, which may be reallocated as it grows
+	n        int        // (*moves)[:n] is the path to the successor, the step last
 }
 
 // path is the path to the current successor.
