@@ -293,19 +293,17 @@ func (it *successors) start(from, to ir.State, t int, ev *ir.Event, moves *[]ir.
 	it.from, it.to, it.thread, it.ev, it.moves, it.n = from, to, t, ev, moves, n
 }
 
-// once prepares the execution of a single successor, as start does: the step
-// with its leading draws fixed (later draws take their first values).
-func (it *successors) once(fixed []int64, from, to ir.State, t int, ev *ir.Event, moves *[]ir.Move, n int) {
-	it.start(from, to, t, ev, moves, n)
+// once makes a started iterator execute a single successor: the step with its
+// leading draws fixed (later draws take their first values).
+func (it *successors) once(fixed []int64) {
 	if len(fixed) > 0 { // most steps draw nothing
 		it.fixed = append(it.fixed, fixed...)
 	}
 }
 
-// resume continues, as start prepares, an enumeration whose first successor the
-// caller already has (a probe executed the step with the draws made).
-func (it *successors) resume(made []ir.Choice, from, to ir.State, t int, ev *ir.Event, moves *[]ir.Move, n int) {
-	it.start(from, to, t, ev, moves, n)
+// resume makes a started iterator continue an enumeration whose first successor
+// the caller already has (a probe executed the step with the draws made).
+func (it *successors) resume(made []ir.Choice) {
 	it.ch.Made = append(it.ch.Made[:0], made...)
 	it.started = true
 }

@@ -217,8 +217,8 @@ func (s *lazySearch) start(it *successors, from, to ir.State, t, n int) {
 // values and records the move at position pos of the path. A failed step is a
 // violation, reported at once; step then returns false.
 func (s *lazySearch) step(st ir.State, pos, t int, fixed []int64) bool {
-	s.path(pos + 1) // grows the buffer
-	s.one.once(fixed, st, st, t, &s.ev, &s.moves, pos+1)
+	s.start(&s.one, st, st, t, pos+1)
+	s.one.once(fixed)
 	return s.x.next(&s.one)
 }
 

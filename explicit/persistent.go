@@ -386,15 +386,16 @@ func (s *persistentSearch) run(d, t int, next func()) {
 	cur := s.states[d]
 	succ := s.states[d+1]
 	it := &f.succ
+	it.start(cur, succ, t, &f.ev, &s.moves, d+1)
 	f.fromProbe = f.cache != nil
 	if f.fromProbe {
 		pr := &f.probes[t]
 		copy(succ, f.successor(t, s.p.StateSize))
-		it.resume(pr.made, cur, succ, t, &f.ev, &s.moves, d+1)
+		it.resume(pr.made)
 		mv := &s.moves[d]
 		mv.Thread = t
 		mv.Choices = values(mv.Choices, pr.made)
-	} else if it.start(cur, succ, t, &f.ev, &s.moves, d+1); !x.next(it) {
+	} else if !x.next(it) {
 		return
 	}
 	for {

@@ -147,7 +147,7 @@ func analyze(p *ir.Program) *staticInfo {
 		if !usesTid(tmpl) {
 			shared[tmpl] = t
 		}
-		iv := &intervals{Intervals: p.Intervals(interval{Lo: int64(th.Tid), Hi: int64(th.Tid)}, nil), p: p}
+		iv := &intervals{Intervals: p.Intervals(ir.Interval{Lo: int64(th.Tid), Hi: int64(th.Tid)}, nil), p: p}
 		own := make([]footprint, L+1)
 		fut := make([]footprint, L+1)
 		for l := range own {
@@ -236,7 +236,7 @@ func (iv *intervals) node(n *ir.Node, fp *footprint) {
 		iv.reads(n.MIndex, fp)
 		lo, hi := 0, n.Mutex.Count()-1
 		if n.MIndex != nil {
-			i := iv.eval(n.MIndex)
+			i := iv.Eval(n.MIndex)
 			lo, hi = int(max(i.Lo, int64(lo))), int(min(i.Hi, int64(hi)))
 		}
 		for i := lo; i <= hi; i++ {
@@ -246,7 +246,7 @@ func (iv *intervals) node(n *ir.Node, fp *footprint) {
 		iv.reads(n.JIndex, fp)
 		lo, hi := 0, n.Join.Instances()-1
 		if n.JIndex != nil {
-			i := iv.eval(n.JIndex)
+			i := iv.Eval(n.JIndex)
 			lo, hi = int(max(i.Lo, int64(lo))), int(min(i.Hi, int64(hi)))
 		}
 		for i := lo; i <= hi; i++ {
@@ -269,7 +269,7 @@ func (iv *intervals) node(n *ir.Node, fp *footprint) {
 func (iv *intervals) channels(c *ir.Channel, index *ir.Expr, fp *footprint, k ir.AccessKind) {
 	lo, hi := 0, c.Count()-1
 	if index != nil {
-		i := iv.eval(index)
+		i := iv.Eval(index)
 		lo, hi = int(max(i.Lo, int64(lo))), int(min(i.Hi, int64(hi)))
 	}
 	for i := lo; i <= hi; i++ {
@@ -323,7 +323,7 @@ func (iv *intervals) lvalue(lv *ir.LValue, fp *footprint, cas bool) {
 // cells adds to fp, as accesses of kind k, the cells of array v that index may
 // select.
 func (iv *intervals) cells(v *ir.Var, index *ir.Expr, fp *footprint, k ir.AccessKind) {
-	i := iv.eval(index)
+	i := iv.Eval(index)
 	lo, hi := max(i.Lo, 0), min(i.Hi, int64(v.Len-1))
 	for c := lo; c <= hi; c++ {
 		fp.add(iv.p.CellLocation(v.Offset+int(c)), k)
@@ -352,12 +352,12 @@ func failingNodes(p *ir.Program, th *ir.Thread, iv *intervals) []bool {
 		case ir.OpBranch, ir.OpAssume, ir.OpAwait:
 			out[i] = iv.fails(n.X)
 		case ir.OpAssert:
-			out[i] = iv.fails(n.X) || iv.eval(n.X).Lo <= 0
+			out[i] = iv.fails(n.X) || iv.Eval(n.X).Lo <= 0
 		case ir.OpCas:
 			out[i] = iv.lvFails(n.LHS) || iv.fails(n.X) || iv.fails(n.Y) || iv.lvFails(n.Result)
 		case ir.OpJoin:
 			if n.JIndex != nil {
-				j := iv.eval(n.JIndex)
+				j := iv.Eval(n.JIndex)
 				out[i] = iv.fails(n.JIndex) || j.Lo < 0 || j.Hi >= int64(n.Join.Instances())
 			}
 		case ir.OpSend, ir.OpRecv:
@@ -499,10 +499,6 @@ type intervals struct {
 	p *ir.Program
 }
 
-type interval = ir.Interval
-
-func (iv *intervals) eval(e *ir.Expr) interval { return iv.Eval(e) }
-
 // fails reports whether evaluating e may fail at run time.
 func (iv *intervals) fails(e *ir.Expr) bool {
 	if e == nil {
@@ -510,15 +506,15 @@ func (iv *intervals) fails(e *ir.Expr) bool {
 	}
 	switch e.Op {
 	case ir.EIndex:
-		if i := iv.eval(e.X); i.Lo < 0 || i.Hi >= int64(e.Var.Len) {
+		if i := iv.Eval(e.X); i.Lo < 0 || i.Hi >= int64(e.Var.Len) {
 			return true
 		}
 	case ir.EDiv, ir.ERem:
-		if y := iv.eval(e.Y); y.Lo <= 0 && y.Hi >= 0 {
+		if y := iv.Eval(e.Y); y.Lo <= 0 && y.Hi >= 0 {
 			return true
 		}
 	case ir.EShl, ir.EShr:
-		if y := iv.eval(e.Y); y.Lo < 0 || y.Hi >= int64(iv.p.Width) {
+		if y := iv.Eval(e.Y); y.Lo < 0 || y.Hi >= int64(iv.p.Width) {
 			return true
 		}
 	case ir.ELen:
@@ -534,7 +530,7 @@ func (iv *intervals) chanFails(c *ir.Channel, index *ir.Expr) bool {
 	if index == nil {
 		return false
 	}
-	i := iv.eval(index)
+	i := iv.Eval(index)
 	return iv.fails(index) || i.Lo < 0 || i.Hi >= int64(c.Count())
 }
 
@@ -542,7 +538,7 @@ func (iv *intervals) lvFails(lv *ir.LValue) bool {
 	if lv == nil || lv.Index == nil {
 		return false
 	}
-	i := iv.eval(lv.Index)
+	i := iv.Eval(lv.Index)
 	return iv.fails(lv.Index) || i.Lo < 0 || i.Hi >= int64(lv.Var.Len)
 }
 
@@ -552,7 +548,7 @@ func (iv *intervals) lock(n *ir.Node) (l int, known, bad bool) {
 	if n.MIndex == nil {
 		return n.Mutex.Offset, true, false
 	}
-	i := iv.eval(n.MIndex)
+	i := iv.Eval(n.MIndex)
 	bad = iv.fails(n.MIndex) || i.Lo < 0 || i.Hi >= int64(n.Mutex.Count())
 	if i.Single() && !bad {
 		return n.Mutex.Offset + int(i.Lo), true, false

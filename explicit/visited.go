@@ -74,41 +74,43 @@ func (r *recordChunks[T]) add(i int32) *T {
 }
 
 // lookup returns the record of s, or nil.
-func (v *visitedStore[E]) lookup(s ir.State) *visit[E] { return v.find(s, s.Hash()) }
+func (v *visitedStore[E]) lookup(s ir.State) *visit[E] {
+	e, _ := v.find(s, s.Hash())
+	return e
+}
 
 // visit returns the record of s, storing s first if it is new (fresh); the
-// state is hashed once either way.
+// state is hashed, and its hash looked up in the index, once either way.
 func (v *visitedStore[E]) visit(s ir.State) (e *visit[E], fresh bool) {
 	h := s.Hash()
-	if e := v.find(s, h); e != nil {
+	e, head := v.find(s, h)
+	if e != nil {
 		return e, false
 	}
-	return v.add(s, h), true
-}
-
-func (v *visitedStore[E]) find(s ir.State, h uint64) *visit[E] {
-	i, ok := v.index[h]
-	for ok && i >= 0 {
-		e := v.at(i)
-		if e.state.Equal(s) {
-			return e
-		}
-		i = e.next
-	}
-	return nil
-}
-
-func (v *visitedStore[E]) add(s ir.State, h uint64) *visit[E] {
-	prev, ok := v.index[h]
-	if !ok {
-		prev = -1
-	}
 	i := int32(v.n)
-	e := v.records.add(i)
-	*e = visit[E]{state: v.blocks.copy(s), next: prev, budget: -1}
+	e = v.records.add(i)
+	*e = visit[E]{state: v.blocks.copy(s), next: head, budget: -1}
 	v.index[h] = i
 	v.n++
-	return e
+	return e, true
+}
+
+// find returns the record of s, whose hash is h, or nil and the latest record
+// with that hash (-1 for none), which a new record chains to.
+func (v *visitedStore[E]) find(s ir.State, h uint64) (e *visit[E], head int32) {
+	i, ok := v.index[h]
+	if !ok {
+		return nil, -1
+	}
+	head = i
+	for i >= 0 {
+		r := v.at(i)
+		if r.state.Equal(s) {
+			return r, head
+		}
+		i = r.next
+	}
+	return nil, head
 }
 
 // stateBlocks holds stored states, copied into large shared blocks, so that
