@@ -1,5 +1,7 @@
 package ir
 
+import "math/bits"
+
 // ValueBits returns a number of bits b <= W such that, in every execution of at
 // most steps transitions, every int value fits in b bits as a signed number: every
 // cell, message field and nondet draw, every constant, and the result of every
@@ -23,47 +25,49 @@ package ir
 // was applied, in round i, to a store that held the values before it. So
 // steps·L rounds, or fewer when a round changes nothing, cover the executions.
 func (p *Program) ValueBits(steps int) int {
-	if steps < 0 {
-		return p.Width
-	}
-	longest := 1
-	for _, tm := range p.Templates {
-		for _, tr := range tm.Transitions {
-			longest = max(longest, len(tr.Nodes))
-		}
-	}
 	a := &valueRanges{p: p, vars: make(map[*Var]Interval), fields: make(map[*Channel][]Interval)}
 	for _, v := range p.Shared {
 		if v.Type == Int {
 			a.vars[v] = initInterval(v.Init)
 		}
 	}
+	for _, c := range p.Channels {
+		a.fields[c] = make([]Interval, len(c.Fields))
+	}
+	longest, nodes := 1, 0
 	for _, tm := range p.Templates {
 		for _, v := range tm.Locals {
 			if v.Type == Int {
 				a.vars[v] = Interval{}
 			}
 		}
-	}
-	for _, c := range p.Channels {
-		a.fields[c] = make([]Interval, len(c.Fields))
-	}
-	nodes := 0
-	for _, tm := range p.Templates {
+		for _, tr := range tm.Transitions {
+			longest = max(longest, len(tr.Nodes))
+		}
 		nodes += len(tm.Nodes)
+		for _, n := range tm.Nodes {
+			for e := range n.Exprs() {
+				if Any(e, func(x *Expr) bool { return x.Op == EShl || x.Op == EShr }) {
+					return p.Width
+				}
+			}
+		}
 	}
 	rounds := steps * longest
-	if rounds > valueBitsWork/max(nodes, 1) {
+	if steps < 0 || rounds > valueBitsWork/max(nodes, 1) {
 		// Too long to follow round by round (a counter on a deep bound grows
 		// by one per round): ints stay at W bits.
 		return p.Width
 	}
+	evals := make([]Intervals, len(p.Templates)) // they read the store as it grows
+	for i, tm := range p.Templates {
+		evals[i] = a.eval(tm)
+	}
 	for range rounds {
 		changed := false
-		for _, tm := range p.Templates {
-			iv := a.eval(tm)
+		for i, tm := range p.Templates {
 			for _, n := range tm.Nodes {
-				changed = a.apply(&iv, n) || changed
+				changed = a.apply(&evals[i], n) || changed
 			}
 		}
 		if a.wide {
@@ -73,7 +77,7 @@ func (p *Program) ValueBits(steps int) int {
 			break
 		}
 	}
-	return a.bits()
+	return a.bits(evals)
 }
 
 // valueBitsWork bounds the node applications of ValueBits, so that it takes a
@@ -162,8 +166,9 @@ func (a *valueRanges) check(x Interval) {
 	}
 }
 
-// bits is the width every value in the store and every expression fits in.
-func (a *valueRanges) bits() int {
+// bits is the width every value in the store and every expression fits in;
+// evals are the templates' evaluators over the store.
+func (a *valueRanges) bits(evals []Intervals) int {
 	w := 1
 	fit := func(x Interval) { w = max(w, signedBits(x)) }
 	for _, x := range a.vars {
@@ -185,39 +190,28 @@ func (a *valueRanges) bits() int {
 		count(c.Count())
 		count(c.Cap)
 	}
-	wide := false
-	for _, tm := range a.p.Templates {
+	for i, tm := range a.p.Templates {
 		count(tm.Instances())
 		for _, v := range tm.Locals {
 			count(v.Len)
 		}
-		iv := a.eval(tm)
 		for _, n := range tm.Nodes {
 			for e := range n.Exprs() {
 				Inspect(e, func(x *Expr) bool {
-					switch {
-					case x.Op == EShl || x.Op == EShr:
-						wide = true
-					case x.Type == Int:
-						fit(iv.Eval(x))
+					if x.Type == Int {
+						fit(evals[i].Eval(x))
 					}
 					return true
 				})
 			}
 		}
 	}
-	if wide || w >= a.p.Width {
-		return a.p.Width
-	}
-	return w
+	return min(w, a.p.Width)
 }
 
 // signedBits is the number of bits that hold every value of x as a signed
-// number (at least 1).
+// number: one more than the bits of the larger magnitude (^v for v < 0).
 func signedBits(x Interval) int {
-	b := 1
-	for b < 64 && (x.Lo < -(int64(1)<<(b-1)) || x.Hi > int64(1)<<(b-1)-1) {
-		b++
-	}
-	return b
+	mag := func(v int64) int { return bits.Len64(uint64(v ^ v>>63)) }
+	return 1 + max(mag(x.Lo), mag(x.Hi))
 }
