@@ -25,7 +25,7 @@ func (d DFS) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
 	s.states[0] = x.initial()
 	switch {
 	case d.Stateful && d.visited != nil:
-		s.shared = d.visited
+		s.shared, s.owner = d.visited, d.worker
 		if d.worker < 64 {
 			s.bit = 1 << d.worker
 		}
@@ -67,6 +67,7 @@ type dfsSearch struct {
 	// active set; workers past the 64th have none and look for a record on the
 	// search's path (stack) instead.
 	shared *sharedVisited
+	owner  int // this search's records in shared
 	bit    uint64
 	stack  []*sharedVisit
 	// reverse makes successors take the threads in reverse order: for a state
@@ -172,7 +173,7 @@ func (s *dfsSearch) exploreShared(depth int) int {
 	x := s.x
 	cur := s.states[depth]
 	budget := x.opts.Depth - depth
-	e, fresh := s.shared.visit(cur)
+	e, fresh := s.shared.visit(cur, s.owner)
 	if fresh {
 		x.stats.States++
 	} else {

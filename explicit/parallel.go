@@ -94,7 +94,8 @@ func (ps parallelSearch) Check(ctx context.Context, p *ir.Program) (*verify.Resu
 	f := newFrontier(x, ps.algo, opts)
 	if ps.algo == "dfs" && opts.Stateful {
 		// --local-deadlock never gets here (New runs it on one worker).
-		f.store = newSharedVisited()
+		// An owner of records per worker, and one for the frontier.
+		f.store, f.owner = newSharedVisited(workers+1), workers
 	}
 	subtrees := f.expand(target)
 	if opts.Shard.Count > 1 {
@@ -233,6 +234,7 @@ type frontier struct {
 	// frontier stores its states there too, so that the run counts every state
 	// once.
 	store  *sharedVisited
+	owner  int // the frontier's records in store
 	bound  verify.Bound
 	ev     ir.Event
 	enable bitSet
@@ -279,7 +281,7 @@ func (f *frontier) expand(target int) []*prefix {
 		level[0].sleep = newBitSet(len(p.Threads))
 	}
 	if f.store != nil {
-		f.store.visit(level[0].state)
+		f.store.visit(level[0].state, f.owner)
 		x.stats.States++
 	}
 	for d := 0; len(level) < target && d+1 < x.depth && len(level) > 0; d++ {
@@ -414,7 +416,7 @@ func (f *frontier) children(pre *prefix, next []*prefix, seen map[string]*prefix
 			}
 			if f.store != nil {
 				child.parent = pre
-				if _, fresh := f.store.visit(child.state); fresh {
+				if _, fresh := f.store.visit(child.state, f.owner); fresh {
 					x.stats.States++
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"kbmc/ir"
 	"kbmc/lang"
 	"kbmc/verify"
 )
@@ -186,20 +187,17 @@ func TestSharedVisitedUnderWayElsewhere(t *testing.T) {
 			continue
 		}
 		// Every state the search reaches: those a first search stores.
-		first := newSharedVisited()
+		first := newSharedVisited(1)
 		o1 := o
 		o1.visited = first
 		if _, err := (DFS{Options: o1}).Check(context.Background(), p); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		elsewhere := newSharedVisited()
-		for i := range first.shards {
-			sh := &first.shards[i]
-			for j := range sh.n {
-				e, _ := elsewhere.visit(sh.records.at(int32(j)).state)
-				e.active.Or(1 << 63) // worker 63, under way
-			}
-		}
+		elsewhere := newSharedVisited(1)
+		first.each(func(s ir.State) {
+			e, _ := elsewhere.visit(s, 0)
+			e.active.Or(1 << 63) // worker 63, under way
+		})
 		o2 := o
 		o2.visited = elsewhere
 		got, err := DFS{Options: o2}.Check(context.Background(), p)

@@ -1,6 +1,7 @@
 package explicit
 
 import (
+	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -141,33 +142,70 @@ func (v *visitedStore[E]) len() int { return v.n }
 // found (its budget and height, published together, atomically, when the
 // exploration ends: an exploration under way has not covered its subtree yet, so
 // nobody may skip the state on its account), and which workers are exploring it
-// now (a bit per worker, for the first 64): reaching a state that the worker's own stack holds is a
-// cycle, as in the sequential search; reaching one that only another worker's
-// stack holds is not, and the state is explored again.
+// now (a bit per worker, for the first 64): reaching a state that the worker's own
+// stack holds is a cycle, as in the sequential search; reaching one that only
+// another worker's stack holds is not, and the state is explored again.
 //
-// The store is split into shards by the state's hash, each with its own lock,
-// index and blocks as in visitedStore: looking a state up and storing it if it
-// is new is one step under its shard's lock, the workers rarely want the same
-// shard at once, and once the blocks have grown nothing is allocated. A record
-// never moves, so its atomics are read and written without the lock.
+// The index is split into shards by the state's hash, each with its own lock:
+// looking a state up and storing it if it is new is one step under its shard's
+// lock, and the workers rarely want the same shard at once. The records and the
+// states are kept apart from the index, per owner (a worker, or the frontier),
+// in the order that owner stored them, as in visitedStore: a search mostly
+// revisits states it stored a moment ago, which are then still in its core's
+// cache, and no two workers write to the same cache lines when they store
+// states. A record never moves, so its atomics are read and written without a
+// lock; once the blocks have grown nothing is allocated.
 type sharedVisited struct {
 	shards [visitedShards]visitedShard
+	owners []visitOwner
 }
 
 const visitedShards = 128
 
 type visitedShard struct {
-	mu      sync.Mutex
-	index   map[uint64]int32
-	records recordChunks[sharedVisit]
+	// The shard's index: open addressing with linear probing, a power of two
+	// slots, at most 3/4 of them used. Not a Go map: a map's header and
+	// tables are objects of their own, written on every insertion and read on
+	// every lookup, and the maps of neighbouring shards share cache lines; two
+	// workers then pass those lines back and forth between their cores on
+	// nearly every state.
+	//
+	// A lookup reads the index without the lock: a slot is written once, its
+	// hash before its record, and a larger index replaces the whole array (the
+	// old one stays valid, and misses only states stored since). Only a state
+	// not found takes the lock, looks again and stores it. Most visits find
+	// their state, so the lock's cache line seldom moves between cores.
+	index atomic.Pointer[[]visitSlot]
+	_     [56]byte // the readers' line, apart from the writers'
+	mu    sync.Mutex
+	used  int
+	_     [48]byte // keeps neighbouring shards' locks off one cache line
+}
+
+// visitSlot is a slot of a shard's index: a stored state's hash and record
+// (a visitRef); ref 0 is an empty slot.
+type visitSlot struct {
+	hash, ref atomic.Uint64
+}
+
+// visitRef names a record of a sharedVisited: its owner and its number there,
+// plus one, so that the zero value names none.
+type visitRef uint64
+
+func makeVisitRef(owner, i int) visitRef { return visitRef(owner)<<32 | visitRef(uint32(i+1)) }
+
+// visitOwner is what one owner stored: only that owner writes here, and others
+// read a record only after finding it in a shard's index, where it is
+// published (an atomic store) once complete.
+type visitOwner struct {
+	records growingChunks[sharedVisit]
 	blocks  stateBlocks
 	n       int
-	_       [64]byte // keeps neighbouring shards' locks off one cache line
+	_       [64]byte // keeps owners' counters apart
 }
 
 type sharedVisit struct {
 	state ir.State
-	next  int32 // the previous record of the shard with the same hash, or -1
 	// done is the completed exploration with the largest budget: budget<<32 |
 	// height (see visit); budget -1 until one completes.
 	done atomic.Uint64
@@ -175,40 +213,140 @@ type sharedVisit struct {
 	active atomic.Uint64
 }
 
-func newSharedVisited() *sharedVisited {
-	v := new(sharedVisited)
+// firstShardSlots is the size of a shard's index at first.
+const firstShardSlots = 64
+
+// newSharedVisited returns a store for owners owners, numbered from 0.
+func newSharedVisited(owners int) *sharedVisited {
+	v := &sharedVisited{owners: make([]visitOwner, owners)}
 	for i := range v.shards {
-		v.shards[i].index = map[uint64]int32{}
+		slots := make([]visitSlot, firstShardSlots)
+		v.shards[i].index.Store(&slots)
 	}
 	return v
 }
 
-// visit returns the record of s, storing s first if it is new (fresh).
-func (v *sharedVisited) visit(s ir.State) (e *sharedVisit, fresh bool) {
+func (v *sharedVisited) record(r visitRef) *sharedVisit {
+	return v.owners[r>>32].records.at(int(uint32(r)) - 1)
+}
+
+// visit returns the record of s, storing s first, as owner's, if it is new
+// (fresh).
+func (v *sharedVisited) visit(s ir.State, owner int) (e *sharedVisit, fresh bool) {
 	h := s.Hash()
 	sh := &v.shards[h>>57] // ir.State.Hash mixes its high bits well
+	if e, _ = v.find(*sh.index.Load(), h, s); e != nil {
+		return e, false
+	}
 	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	i, ok := sh.index[h]
-	prev := int32(-1)
-	if ok {
-		prev = i
+	slots := *sh.index.Load()
+	e, i := v.find(slots, h, s)
+	if e != nil {
+		sh.mu.Unlock()
+		return e, false
 	}
-	for ok && i >= 0 {
-		e := sh.records.at(i)
-		if e.state.Equal(s) {
-			return e, false
-		}
-		i = e.next
-	}
-	i = int32(sh.n)
-	e = sh.records.add(i)
-	e.state = sh.blocks.copy(s)
-	e.next = prev
+	o := &v.owners[owner]
+	e = o.records.add(o.n)
+	e.state = o.blocks.copy(s)
 	e.done.Store(packVisit(-1, 0))
-	sh.index[h] = i
-	sh.n++
+	slots[i].hash.Store(h)
+	slots[i].ref.Store(uint64(makeVisitRef(owner, o.n))) // publishes the record
+	o.n++
+	if sh.used++; 4*sh.used > 3*len(slots) {
+		sh.grow(slots)
+	}
+	sh.mu.Unlock()
 	return e, true
+}
+
+// find returns the record of s, whose hash is h, in slots; or nil and the
+// empty slot where s would go.
+func (v *sharedVisited) find(slots []visitSlot, h uint64, s ir.State) (*sharedVisit, uint64) {
+	mask := uint64(len(slots) - 1)
+	i := h & mask
+	for {
+		r := slots[i].ref.Load()
+		if r == 0 {
+			return nil, i
+		}
+		if slots[i].hash.Load() == h {
+			if e := v.record(visitRef(r)); e.state.Equal(s) {
+				return e, i
+			}
+		}
+		i = (i + 1) & mask
+	}
+}
+
+// grow replaces the shard's index, old, by one twice as large; under the lock.
+func (sh *visitedShard) grow(old []visitSlot) {
+	slots := make([]visitSlot, 2*len(old))
+	// Write every slot now. A large allocation comes as untouched pages,
+	// which a lookup reading them maps to the kernel's shared zero page; the
+	// first insertion into each would then replace it and flush the
+	// translation caches of every core running the process, an interrupt to
+	// the other workers.
+	clear(slots)
+	mask := uint64(len(slots) - 1)
+	for j := range old {
+		r := old[j].ref.Load()
+		if r == 0 {
+			continue
+		}
+		h := old[j].hash.Load()
+		i := h & mask
+		for slots[i].ref.Load() != 0 {
+			i = (i + 1) & mask
+		}
+		slots[i].hash.Store(h)
+		slots[i].ref.Store(r)
+	}
+	sh.index.Store(&slots)
+}
+
+// growingChunks holds records in chunks that never move and whose directory
+// never moves either: chunk k holds firstGrowingChunk<<k records. Its owner
+// adds records while others read earlier ones, which a slice of chunks that
+// append reallocates would not allow.
+type growingChunks[T any] struct {
+	chunks [40][]T
+}
+
+const firstGrowingChunk = 64
+
+// chunkOf returns the chunk of record i and its place there.
+func chunkOf(i int) (k, j int) {
+	q := i/firstGrowingChunk + 1
+	k = bits.Len(uint(q)) - 1
+	return k, i - firstGrowingChunk*(1<<k-1)
+}
+
+func (g *growingChunks[T]) at(i int) *T {
+	k, j := chunkOf(i)
+	return &g.chunks[k][j]
+}
+
+// add makes room for record i, the next one, and returns it.
+func (g *growingChunks[T]) add(i int) *T {
+	k, j := chunkOf(i)
+	if j == 0 {
+		g.chunks[k] = make([]T, firstGrowingChunk<<k)
+		// Written now, for the reason visitedShard.grow gives: the garbage
+		// collector reads the chunk's untouched pages before its owner
+		// writes them.
+		clear(g.chunks[k])
+	}
+	return &g.chunks[k][j]
+}
+
+// each calls f with every state stored; only while no search runs.
+func (v *sharedVisited) each(f func(ir.State)) {
+	for i := range v.owners {
+		o := &v.owners[i]
+		for j := range o.n {
+			f(o.records.at(j).state)
+		}
+	}
 }
 
 func packVisit(budget, height int) uint64 {
@@ -235,14 +373,11 @@ func (e *sharedVisit) publish(budget, height int) {
 	}
 }
 
-// len is the number of states stored; only exact once the searches have ended.
+// len is the number of states stored; only while no search runs.
 func (v *sharedVisited) len() int {
 	n := 0
-	for i := range v.shards {
-		sh := &v.shards[i]
-		sh.mu.Lock()
-		n += sh.n
-		sh.mu.Unlock()
+	for i := range v.owners {
+		n += v.owners[i].n
 	}
 	return n
 }

@@ -12,7 +12,8 @@ import (
 
 // TestSharedVisitedConcurrent hammers one sharedVisited from several goroutines
 // (run it with -race): each visits every state, in an order of its own, marks
-// itself active on it, and publishes an exploration of it. Every state must be
+// itself active on it, and publishes an exploration of it; lookups run without
+// the shards' locks while other goroutines store states and grow the indexes. Every state must be
 // stored once (exactly one goroutine sees it fresh), every goroutine must get the
 // same record for it, the record must keep the exploration with the largest
 // budget together with its own height, and the active bits must come and go.
@@ -24,9 +25,10 @@ func TestSharedVisitedConcurrent(t *testing.T) {
 		{8, 3000, 9},
 		{64, 200, 2},   // every bit of the active set
 		{3, 5000, 300}, // states larger than a first block
+		{4, 60000, 3},  // indexes that grow while others look states up
 	} {
 		t.Run(fmt.Sprintf("g=%d/n=%d/size=%d", tc.goroutines, tc.states, tc.size), func(t *testing.T) {
-			v := newSharedVisited()
+			v := newSharedVisited(tc.goroutines)
 			state := func(i int) ir.State {
 				s := make(ir.State, tc.size)
 				for j := range s {
@@ -43,7 +45,7 @@ func TestSharedVisitedConcurrent(t *testing.T) {
 					bit := uint64(1) << g
 					for _, i := range rand.New(rand.NewPCG(uint64(g), 1)).Perm(tc.states) {
 						s := state(i)
-						e, isNew := v.visit(s)
+						e, isNew := v.visit(s, g)
 						if isNew {
 							fresh[i].Add(1)
 						}
@@ -91,8 +93,8 @@ func TestSharedVisitedConcurrent(t *testing.T) {
 // state complete: nothing before the first, then the one with the largest
 // budget, never a smaller one.
 func TestSharedVisitedPublish(t *testing.T) {
-	v := newSharedVisited()
-	e, _ := v.visit(ir.State{1, 2, 3})
+	v := newSharedVisited(1)
+	e, _ := v.visit(ir.State{1, 2, 3}, 0)
 	type step struct{ budget, height, wantBudget, wantHeight int }
 	steps := []step{
 		{-2, 0, -1, 0}, // nothing published yet
@@ -117,15 +119,15 @@ func TestSharedVisitedPublish(t *testing.T) {
 // search's hot path, allocates nothing, and neither does storing new ones once
 // the blocks have grown (a chunk or a block now and then).
 func TestSharedVisitedAllocs(t *testing.T) {
-	v := newSharedVisited()
+	v := newSharedVisited(1)
 	states := make([]ir.State, 4096)
 	for i := range states {
 		states[i] = ir.State{int64(i), int64(i) * 3, 7}
-		v.visit(states[i])
+		v.visit(states[i], 0)
 	}
 	i := 0
 	if n := testing.AllocsPerRun(1000, func() {
-		v.visit(states[i%len(states)])
+		v.visit(states[i%len(states)], 0)
 		i++
 	}); n != 0 {
 		t.Errorf("looking up a stored state: %v allocations", n)
@@ -135,7 +137,7 @@ func TestSharedVisitedAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(1000, func() {
 		s[0] = j
 		j++
-		v.visit(s)
+		v.visit(s, 0)
 	}); n > 0.1 {
 		t.Errorf("storing a state: %v allocations on average", n)
 	}
