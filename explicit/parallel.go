@@ -55,17 +55,15 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
 // DefaultWorkers is how many workers a run of algo uses when none are asked for,
 // on a machine where kbmc may use cpus CPUs: all of them where the subtrees of
-// the parallel search are work the sequential search does too (dfs without a
-// visited set, dpor, bpor-preempt, bpor-fair), one where they are not yet. The
-// subtrees of persistent and process-local keep their own visited states, and
-// lazypor's its own trace constraint systems, so workers redo what converging
-// subtrees share: measured 10-30 times slower on two workers (docs/scale.md).
-// dfs --stateful's workers share one store (sharedVisited) and no longer redo
-// work, but have not been measured faster than one worker yet: the store's
-// locks and lost locality cost up to 50 % more CPU.
-func DefaultWorkers(algo string, stateful bool, cpus int) int {
-	switch {
-	case algo == "dfs" && !stateful, algo == "dpor", algo == "bpor-preempt", algo == "bpor-fair":
+// the parallel search are work the sequential search does too (dfs, whose
+// stateful workers share one store, dpor, bpor-preempt, bpor-fair), one where
+// they are not yet. The subtrees of persistent and process-local keep their own
+// visited states, and lazypor's its own trace constraint systems, so workers
+// redo what converging subtrees share: measured 10-30 times slower on two
+// workers (docs/scale.md).
+func DefaultWorkers(algo string, cpus int) int {
+	switch algo {
+	case "dfs", "dpor", "bpor-preempt", "bpor-fair":
 		return max(cpus, 1)
 	}
 	return 1
