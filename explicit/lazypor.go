@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync/atomic"
 
 	"kbmc/ir"
 	"kbmc/verify"
@@ -57,6 +58,14 @@ type LazyPOR struct {
 	// merges traces that reach the same state).
 	observe   func(moves []ir.Move)
 	noVisited bool
+
+	// deal, levels and paths, set by a parallel or sharded run (parallel.go):
+	// the part of the tree this search explores; or, for a first pass that
+	// explores only the top levels, the iterations it finds per level and
+	// those of the last level.
+	deal   lazyDeal
+	levels []int
+	paths  map[uint64]int
 }
 
 // Check runs the search.
@@ -77,6 +86,10 @@ func (a LazyPOR) Check(ctx context.Context, p *ir.Program) (*verify.Result, erro
 	}
 	s := &lazySearch{x: x, p: p, solver: solver, observe: a.observe, noVisited: a.noVisited,
 		visited: newVisitedStore[[]lazyVisit](), scratch: make(ir.State, p.StateSize)}
+	if a.visited != nil {
+		s.shared, s.owner = a.visited, a.worker
+	}
+	s.deal, s.levels, s.paths = a.deal, a.levels, a.paths
 	if _, ok := solver.(*TopoSolver); !ok {
 		s.canon = new(TopoSolver)
 	}
@@ -104,7 +117,21 @@ type lazySearch struct {
 
 	moves   []ir.Move // the path from the initial state
 	visited *visitedStore[[]lazyVisit]
-	observe func(moves []ir.Move)
+	// shared, in a parallel run, is the store of completed nodes that the
+	// searches of all subtrees share, instead of visited; owner is this
+	// search's records there.
+	shared *sharedVisited
+	owner  int
+
+	// Where the search is in its tree of nodes, for deal and levels: the node
+	// being explored, which of its loop iterations (variations, choices, the
+	// expansion) is under way, and how many children that iteration started.
+	cur       *lazyNode
+	iter, sub int
+	deal      lazyDeal
+	levels    []int          // levels[l]: the nodes started at level l; none below len(levels)-1
+	paths     map[uint64]int // the paths of the nodes at the last level, numbered in order
+	observe   func(moves []ir.Move)
 
 	noVisited bool
 
@@ -185,6 +212,78 @@ type lazyNode struct {
 	depth int
 	state ir.State
 	run   *lazyRun
+	level int    // in the tree of nodes: the root is 0, its children 1, …
+	path  uint64 // a hash of the loop iterations that led to it from the root
+}
+
+// A lazyDeal splits the tree of nodes among the searches of a parallel or sharded
+// run, as the thesis proposes (§4.5: the iterations of explore's loop are
+// independent): every search explores the nodes above level alike, and the
+// iterations of the nodes at level (their variations and choices) are shared
+// out; an iteration is explored, with every node it leads to, by one search.
+// index numbers them in the order the sequential search meets them (a first pass
+// found them). Part part of parts takes a contiguous range of them; within it,
+// the workers claim chunks of consecutive iterations as they come to them, each
+// the next chunk nobody has claimed. Chunks of neighbouring iterations, not
+// iterations dealt one by one, because neighbouring iterations converge on the
+// same states: a worker then meets the states it explored a moment ago, which
+// are complete, rather than states the other worker has under way, which it
+// would explore again. The zero value is the whole tree.
+type lazyDeal struct {
+	on          bool
+	level       int
+	index       map[uint64]int
+	parts, part int
+	worker      int
+	claims      *lazyClaims // shared by the part's workers; nil: one worker
+}
+
+// lazyClaims says which worker (plus one) claimed each chunk of the dealt
+// iterations.
+type lazyClaims struct {
+	size  int // iterations per chunk
+	chunk []atomic.Int32
+}
+
+// mine reports whether the search explores the iteration of n under way
+// (s.iter). A first pass counts the iterations of its last level's nodes and
+// explores none of them.
+func (s *lazySearch) mine(n *lazyNode) bool {
+	if s.levels != nil && n.level == len(s.levels)-1 {
+		s.levels[n.level]++
+		s.paths[mixPath(n.path, s.iter, -1)] = len(s.paths)
+		return false
+	}
+	return !s.deal.on || n.level != s.deal.level || s.deal.owns(mixPath(n.path, s.iter, -1))
+}
+
+// owns reports whether the dealt iteration with this path is this search's.
+func (d lazyDeal) owns(path uint64) bool {
+	i, ok := d.index[path]
+	if !ok {
+		// The first pass meets every iteration of the dealt level (the top of
+		// the tree does not depend on what is explored below it, and lookups
+		// only prune); one it did not meet is explored by whoever meets it.
+		return true
+	}
+	if i*max(d.parts, 1)/len(d.index) != d.part {
+		return false
+	}
+	if d.claims == nil {
+		return true
+	}
+	c := &d.claims.chunk[i/d.claims.size]
+	me := int32(d.worker + 1)
+	return c.Load() == me || c.CompareAndSwap(0, me) || c.Load() == me
+}
+
+// mixPath is the path of the sub-th child started in iteration iter of a node
+// with path path (splitmix64's finalizer, so that the low bits spread).
+func mixPath(path uint64, iter, sub int) uint64 {
+	h := path ^ (uint64(iter)<<32 | uint64(uint32(sub))) + 0x9e3779b97f4a7c15
+	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9
+	h = (h ^ h>>27) * 0x94d049bb133111eb
+	return h ^ h>>31
 }
 
 // search explores from the initial state: explore(ε, ε).
@@ -538,6 +637,9 @@ func (s *lazySearch) explore(n *lazyNode) (maxLen int, cut bool) {
 		maxLen = max(maxLen, l)
 		cut = cut || c
 	}
+	cur, iter, sub := s.cur, s.iter, s.sub
+	defer func() { s.cur, s.iter, s.sub = cur, iter, sub }()
+	s.cur, s.iter = n, 0
 	// Lines 11–14: every variation of u2.
 	t.enum.poll = x.done
 	if !t.enum.init(&t.TCS) {
@@ -549,6 +651,10 @@ func (s *lazySearch) explore(n *lazyNode) (maxLen int, cut bool) {
 		}
 		if !slices.Contains(t.Swapped, true) {
 			return true // the run itself
+		}
+		s.iter, s.sub = s.iter+1, 0
+		if !s.mine(n) {
+			return true
 		}
 		x.stats.TCSBuilt++
 		l, c := s.variation(t)
@@ -563,16 +669,38 @@ func (s *lazySearch) explore(n *lazyNode) (maxLen int, cut bool) {
 		if t.fallback || x.done() || s.err != nil {
 			break
 		}
+		s.iter, s.sub = s.iter+1, 0
+		if !s.mine(n) {
+			continue
+		}
 		l, c := s.choice(t, int(e))
 		note(l, c)
 	}
+	// The expansion follows an iteration that fell back; in a dealt node, the
+	// search that ran that iteration expands (it is not dealt).
 	if t.fallback && !x.done() && s.err == nil {
+		s.iter, s.sub = s.iter+1, 0
 		l, c := s.expand(n)
 		note(l, c)
 	}
-	if !x.done() && s.err == nil && !s.noVisited {
-		v, _ := s.visited.visit(n.state)
-		v.own = append(v.own, lazyVisit{budget: budget, maxLen: maxLen, cut: cut})
+	// A node at or above the dealt level has had only this search's share of
+	// its iterations explored: it covers nothing.
+	if !x.done() && s.err == nil && !s.noVisited && (!s.deal.on || n.level > s.deal.level) {
+		if s.shared != nil {
+			// Published once complete, as dfs does: the height is the longest
+			// execution covered, budget+1 if the bound cut one (then the
+			// longest is budget), so that a lookup with any smaller budget
+			// reads both from it.
+			e, _ := s.shared.visit(n.state, s.owner)
+			h := min(maxLen, budget)
+			if cut {
+				h = budget + 1
+			}
+			e.publish(budget, h)
+		} else {
+			v, _ := s.visited.visit(n.state)
+			v.own = append(v.own, lazyVisit{budget: budget, maxLen: maxLen, cut: cut})
+		}
 	}
 	return maxLen, cut
 }
@@ -582,6 +710,22 @@ func (s *lazySearch) explore(n *lazyNode) (maxLen int, cut bool) {
 // it returns the covered length (capped by budget) and cut flag, and marks the
 // search as cut when executions from st exceed budget.
 func (s *lazySearch) lookup(st ir.State, budget int) (maxLen int, cut, ok bool) {
+	if s.shared != nil {
+		// A node completed by any worker, with at least this budget; one
+		// still under way covers nothing yet.
+		e := s.shared.lookup(st)
+		if e == nil {
+			return 0, false, false
+		}
+		b, h := e.completed()
+		if b < budget {
+			return 0, false, false
+		}
+		if cut = h > budget; cut {
+			s.x.cutOff("depth bound reached")
+		}
+		return min(h, budget), cut, true
+	}
 	rec := s.visited.lookup(st)
 	if rec == nil {
 		return 0, false, false
@@ -606,10 +750,16 @@ func (s *lazySearch) lookup(st ir.State, budget int) (maxLen int, cut, ok bool) 
 // the parent's state, already executed) or, when run is nil, a fresh maximal run
 // from st. It returns the length covered from st and whether anything was cut.
 func (s *lazySearch) child(st ir.State, depth int, run *lazyRun, k int) (maxLen int, cut bool) {
+	// Children are numbered by the parent's loop iteration and their order in
+	// it, which lookups do not change (a lookup that ends an iteration early
+	// does so before its first child), so the searches of a parallel run,
+	// which explore the top of the tree alike, number its nodes alike.
+	level, path := s.cur.level+1, mixPath(s.cur.path, s.iter, s.sub)
+	s.sub++
 	if l, c, ok := s.lookup(st, s.x.opts.Depth-depth); ok {
 		return l, c
 	}
-	n := &lazyNode{depth: depth, state: st.Clone()}
+	n := &lazyNode{depth: depth, state: st.Clone(), level: level, path: path}
 	if run != nil {
 		n.run = run.suffix(k)
 	} else {

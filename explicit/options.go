@@ -30,8 +30,9 @@ type Options struct {
 	// the outcome they share, and the subtree this search explores.
 	shared *outcome
 	from   *prefix
-	// For dfs --stateful on several workers: the visited store the run's searches
-	// share, and the worker (of workers) this search runs on.
+	// For dfs --stateful and lazypor on several workers: the store the run's
+	// searches share (visited states; completed nodes), and the worker (of
+	// workers) this search runs on.
 	visited *sharedVisited
 	worker  int
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"kbmc/ir"
@@ -47,6 +48,8 @@ import (
 // representative a sleep set relies on.
 // BPOR's bounds carry over: a prefix knows its preemptions, its last thread and
 // the yields so far, and a prefix beyond the bound is cut like a step would be.
+//
+// lazypor is split differently, along its own tree of explore calls (checkLazy).
 
 // A Shard names one of Count parts of a run (Index from 0); Count 0 is no sharding.
 type Shard struct{ Index, Count int }
@@ -89,11 +92,19 @@ func (ps parallelSearch) Check(ctx context.Context, p *ir.Program) (*verify.Resu
 	if opts.Shard.Count > 1 {
 		target = subtreesPer * opts.Shard.Count
 	}
+	if ps.algo == "lazypor" {
+		return ps.checkLazy(ctx, p, x, workers, target)
+	}
 	f := newFrontier(x, ps.algo, opts)
-	if ps.algo == "dfs" && opts.Stateful {
+	// The store the subtrees' searches share: dfs --stateful's visited states
+	// (the frontier stores its states there too).
+	var shared *sharedVisited
+	switch {
+	case ps.algo == "dfs" && opts.Stateful:
 		// --local-deadlock never gets here (New runs it on one worker).
 		// An owner of records per worker, and one for the frontier.
-		f.store, f.owner = newSharedVisited(workers+1), workers
+		shared = newSharedVisited(workers + 1)
+		f.store, f.owner = shared, workers
 	}
 	subtrees := f.expand(target)
 	if opts.Shard.Count > 1 {
@@ -127,7 +138,7 @@ func (ps parallelSearch) Check(ctx context.Context, p *ir.Program) (*verify.Resu
 				o := opts
 				o.Workers, o.Shard = 0, Shard{}
 				o.shared, o.from = x.out, pre
-				o.visited, o.worker = f.store, w
+				o.visited, o.worker = shared, w
 				eng, err := New(ps.algo, o)
 				var r *verify.Result
 				if err == nil {
@@ -170,6 +181,110 @@ func (ps parallelSearch) Check(ctx context.Context, p *ir.Program) (*verify.Resu
 	}
 	r.Subtrees = len(subtrees)
 	return r, nil
+}
+
+// maxDealLevel is the deepest level of lazypor's tree of nodes that a parallel run
+// deals out.
+const maxDealLevel = 8
+
+// checkLazy runs lazypor in parallel the way its thesis proposes (§4.5: the
+// iterations of explore's loop are independent), not over a frontier of
+// prefixes: a frontier's prefixes are every interleaving of its first steps,
+// which lazypor itself would mostly not explore (on readers-writers N = 6, 2,267
+// executions in the subtrees against 64 sequentially). Instead every worker runs
+// lazypor from the initial state, explores the top levels of its tree of nodes
+// alike, and of the nodes at one level explores those dealt to it (lazyDeal).
+// The level is the first that holds target nodes, found by first passes that
+// explore only the top levels (they depend on the program and the number of
+// parts, so every part deals alike). The workers share one store of completed
+// nodes for lazypor's visited-state check; a node above the dealt level, of
+// which each worker explores only its share, is never stored.
+func (ps parallelSearch) checkLazy(ctx context.Context, p *ir.Program, x *executor, workers, target int) (*verify.Result, error) {
+	opts := ps.opts
+	searchOpts := func() Options {
+		o := opts
+		o.Workers, o.Shard = 0, Shard{}
+		o.shared = x.out
+		return o
+	}
+	keys, err := ps.statKeys()
+	if err != nil {
+		return nil, err
+	}
+	finish := func(r *verify.Result, dealt int) *verify.Result {
+		r.Workers, r.Shard = workers, opts.Shard.String()
+		if opts.Shard.Count <= 1 {
+			r.Shard = ""
+		}
+		r.Subtrees = dealt
+		return r
+	}
+	deal := lazyDeal{parts: max(opts.Shard.Count, 1), part: opts.Shard.Index}
+	total := verify.Stats{}
+	dealt := 0
+	for c := 1; c <= maxDealLevel+1 && !deal.on; c++ {
+		levels, paths := make([]int, c), map[uint64]int{}
+		r, err := LazyPOR{Options: searchOpts(), noVisited: true, levels: levels, paths: paths}.Check(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if levels[c-1] == 0 || x.halted() {
+			// No node of the last level had an iteration, so the pass
+			// explored the whole tree (or the run is over): its result is
+			// the run's.
+			return finish(r, 0), nil
+		}
+		addStats(&total, &r.Stats)
+		if levels[c-1] >= target || c == maxDealLevel+1 {
+			deal.on, deal.level, deal.index, dealt = true, c-1, paths, levels[c-1]
+		}
+	}
+	progress := newProgressBoard(opts.Progress, x.start)
+	x.out.progress = progress.report
+	store := newSharedVisited(workers)
+	if workers > 1 && len(deal.index) > 0 {
+		// About subtreesPer chunks per worker in this part's range.
+		size := max(len(deal.index)/deal.parts/(subtreesPer*workers), 1)
+		deal.claims = &lazyClaims{size: size, chunk: make([]atomic.Int32, len(deal.index)/size+1)}
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for w := range workers {
+		if x.halted() {
+			break
+		}
+		wg.Go(func() {
+			o := searchOpts()
+			o.from = &prefix{state: p.Initial(), last: -1, id: w + 1} // for progress
+			o.visited, o.worker = store, w
+			d := deal
+			d.worker = w
+			r, err := LazyPOR{Options: o, deal: d}.Check(ctx, p)
+			mu.Lock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+				x.out.end.Store(true) // the run ends with the error: stop the others
+			}
+			var st *verify.Stats
+			if r != nil {
+				addStats(&total, &r.Stats)
+				st = &r.Stats
+			}
+			mu.Unlock()
+			progress.finish(w+1, st)
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	x.stats = total
+	r, err := x.result(ps.algo, depthOnly(), keys...)
+	if err != nil {
+		return nil, err
+	}
+	return finish(r, dealt), nil
 }
 
 // statKeys are the statistics the algorithm reports, from a run of it on nothing.

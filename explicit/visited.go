@@ -259,6 +259,14 @@ func (v *sharedVisited) visit(s ir.State, owner int) (e *sharedVisit, fresh bool
 	return e, true
 }
 
+// lookup returns the record of s, or nil; without a lock, so a state another
+// worker is storing at that moment may be missed.
+func (v *sharedVisited) lookup(s ir.State) *sharedVisit {
+	h := s.Hash()
+	e, _ := v.find(*v.shards[h>>57].index.Load(), h, s)
+	return e
+}
+
 // find returns the record of s, whose hash is h, in slots; or nil and the
 // empty slot where s would go.
 func (v *sharedVisited) find(slots []visitSlot, h uint64, s ir.State) (*sharedVisit, uint64) {
