@@ -57,16 +57,15 @@ type Shard struct{ Index, Count int }
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
 // DefaultWorkers is how many workers a run of algo uses when none are asked for,
-// on a machine where kbmc may use cpus CPUs: all of them where the subtrees of
-// the parallel search are work the sequential search does too (dfs, whose
-// stateful workers share one store, dpor, bpor-preempt, bpor-fair), one where
-// they are not yet. The subtrees of persistent and process-local keep their own
-// visited states, and lazypor's its own trace constraint systems, so workers
-// redo what converging subtrees share: measured 10-30 times slower on two
-// workers (docs/scale.md).
+// on a machine where kbmc may use cpus CPUs: all of them where the parallel search
+// does about the work of the sequential one (dfs, whose stateful workers share one
+// store, dpor, bpor-preempt, bpor-fair, and lazypor, which shares out its own
+// loop), one where it does not yet. The subtrees of persistent and process-local
+// keep their own visited states, so workers redo what converging subtrees share:
+// measured 5 to 15 times slower on two workers (docs/scale.md).
 func DefaultWorkers(algo string, cpus int) int {
 	switch algo {
-	case "dfs", "dpor", "bpor-preempt", "bpor-fair":
+	case "dfs", "dpor", "bpor-preempt", "bpor-fair", "lazypor":
 		return max(cpus, 1)
 	}
 	return 1
