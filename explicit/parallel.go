@@ -120,17 +120,9 @@ func (ps parallelSearch) Check(ctx context.Context, p *ir.Program) (*verify.Resu
 	if opts.Shard.Count <= 1 || opts.Shard.Index == 0 {
 		total = x.stats
 	}
-	keys, err := ps.statKeys()
-	if err != nil {
-		return nil, err
-	}
-
-	progress := newProgressBoard(opts.Progress, x.start)
-	x.out.progress = progress.report
+	tally := newTally(x, opts, total)
 	queue := make(chan *prefix)
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
 	for w := range workers {
 		wg.Go(func() {
 			for pre := range queue {
@@ -143,18 +135,7 @@ func (ps parallelSearch) Check(ctx context.Context, p *ir.Program) (*verify.Resu
 				if err == nil {
 					r, err = eng.Check(ctx, p)
 				}
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-					x.out.end.Store(true) // the run ends with the error: stop the others
-				}
-				var st *verify.Stats
-				if r != nil {
-					addStats(&total, &r.Stats)
-					st = &r.Stats
-				}
-				mu.Unlock()
-				progress.finish(pre.id, st)
+				tally.add(pre.id, r, err)
 			}
 		})
 	}
@@ -166,20 +147,62 @@ func (ps parallelSearch) Check(ctx context.Context, p *ir.Program) (*verify.Resu
 	}
 	close(queue)
 	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	return ps.result(x, tally, f.bound, workers, len(subtrees))
+}
+
+// tally gathers what the searches of one parallel run return: their statistics,
+// added up, for progress and the result, and the first error, which ends the run.
+type tally struct {
+	mu       sync.Mutex
+	total    verify.Stats
+	err      error
+	out      *outcome
+	progress *progressBoard
+}
+
+// newTally starts a tally at total, and reports the run's progress through it.
+func newTally(x *executor, opts Options, total verify.Stats) *tally {
+	t := &tally{total: total, out: x.out, progress: newProgressBoard(opts.Progress, x.start)}
+	x.out.progress = t.progress.report
+	return t
+}
+
+// add records what search id returned.
+func (t *tally) add(id int, r *verify.Result, err error) {
+	t.mu.Lock()
+	if err != nil && t.err == nil {
+		t.err = err
+		t.out.end.Store(true) // the run ends with the error: stop the others
 	}
-	x.stats = total
-	r, err := x.result(ps.algo, f.bound, keys...)
+	var st *verify.Stats
+	if r != nil {
+		addStats(&t.total, &r.Stats)
+		st = &r.Stats
+	}
+	t.mu.Unlock()
+	t.progress.finish(id, st)
+}
+
+// result is the run's result, once its searches have ended.
+func (ps parallelSearch) result(x *executor, t *tally, bound verify.Bound, workers, subtrees int) (*verify.Result, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	x.stats = t.total
+	r, err := x.result(ps.algo, bound, ps.statKeys()...)
 	if err != nil {
 		return nil, err
 	}
-	r.Workers, r.Shard = workers, opts.Shard.String()
-	if opts.Shard.Count <= 1 {
+	return ps.label(r, workers, subtrees), nil
+}
+
+// label records in r how the run was split.
+func (ps parallelSearch) label(r *verify.Result, workers, subtrees int) *verify.Result {
+	r.Workers, r.Shard, r.Subtrees = workers, ps.opts.Shard.String(), subtrees
+	if ps.opts.Shard.Count <= 1 {
 		r.Shard = ""
 	}
-	r.Subtrees = len(subtrees)
-	return r, nil
+	return r
 }
 
 // maxDealLevel is the deepest level of lazypor's tree of nodes that a parallel run
@@ -191,13 +214,14 @@ const maxDealLevel = 8
 // prefixes: a frontier's prefixes are every interleaving of its first steps,
 // which lazypor itself would mostly not explore (on readers-writers N = 6, 2,267
 // executions in the subtrees against 64 sequentially). Instead every worker runs
-// lazypor from the initial state, explores the top levels of its tree of nodes
-// alike, and of the nodes at one level explores those dealt to it (lazyDeal).
-// The level is the first that holds target nodes, found by first passes that
-// explore only the top levels (they depend on the program and the number of
-// parts, so every part deals alike). The workers share one store of completed
-// nodes for lazypor's visited-state check; a node above the dealt level, of
-// which each worker explores only its share, is never stored.
+// lazypor from the initial state, explores the calls above one level of its tree
+// alike, and of the iterations of the calls at that level explores its own
+// (lazyDeal). The level is the first whose calls have target iterations, found by
+// first passes that enumerate a level's iterations without exploring them (they
+// depend on the program and the number of parts only, so every part deals
+// alike). The workers share one store of completed calls for lazypor's
+// visited-state check; a call at or above the dealt level, of which each worker
+// explores only its share, is never stored.
 func (ps parallelSearch) checkLazy(ctx context.Context, p *ir.Program, x *executor, workers, target int) (*verify.Result, error) {
 	opts := ps.opts
 	searchOpts := func() Options {
@@ -205,18 +229,6 @@ func (ps parallelSearch) checkLazy(ctx context.Context, p *ir.Program, x *execut
 		o.Workers, o.Shard = 0, Shard{}
 		o.shared = x.out
 		return o
-	}
-	keys, err := ps.statKeys()
-	if err != nil {
-		return nil, err
-	}
-	finish := func(r *verify.Result, dealt int) *verify.Result {
-		r.Workers, r.Shard = workers, opts.Shard.String()
-		if opts.Shard.Count <= 1 {
-			r.Shard = ""
-		}
-		r.Subtrees = dealt
-		return r
 	}
 	deal := lazyDeal{parts: max(opts.Shard.Count, 1), part: opts.Shard.Index}
 	total := verify.Stats{}
@@ -231,15 +243,14 @@ func (ps parallelSearch) checkLazy(ctx context.Context, p *ir.Program, x *execut
 			// No node of the last level had an iteration, so the pass
 			// explored the whole tree (or the run is over): its result is
 			// the run's.
-			return finish(r, 0), nil
+			return ps.label(r, workers, 0), nil
 		}
 		addStats(&total, &r.Stats)
 		if levels[c-1] >= target || c == maxDealLevel+1 {
 			deal.on, deal.level, deal.index, dealt = true, c-1, paths, levels[c-1]
 		}
 	}
-	progress := newProgressBoard(opts.Progress, x.start)
-	x.out.progress = progress.report
+	tally := newTally(x, opts, total)
 	store := newSharedVisited(workers)
 	if workers > 1 && len(deal.index) > 0 {
 		// About subtreesPer chunks per worker in this part's range.
@@ -247,8 +258,6 @@ func (ps parallelSearch) checkLazy(ctx context.Context, p *ir.Program, x *execut
 		deal.claims = &lazyClaims{size: size, chunk: make([]atomic.Int32, len(deal.index)/size+1)}
 	}
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
 	for w := range workers {
 		if x.halted() {
 			break
@@ -260,53 +269,34 @@ func (ps parallelSearch) checkLazy(ctx context.Context, p *ir.Program, x *execut
 			d := deal
 			d.worker = w
 			r, err := LazyPOR{Options: o, deal: d}.Check(ctx, p)
-			mu.Lock()
-			if err != nil && firstErr == nil {
-				firstErr = err
-				x.out.end.Store(true) // the run ends with the error: stop the others
-			}
-			var st *verify.Stats
-			if r != nil {
-				addStats(&total, &r.Stats)
-				st = &r.Stats
-			}
-			mu.Unlock()
-			progress.finish(w+1, st)
+			tally.add(w+1, r, err)
 		})
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	x.stats = total
-	r, err := x.result(ps.algo, depthOnly(), keys...)
-	if err != nil {
-		return nil, err
-	}
-	return finish(r, dealt), nil
+	return ps.result(x, tally, depthOnly(), workers, dealt)
 }
 
 // statKeys are the statistics the algorithm reports, from a run of it on nothing.
-func (ps parallelSearch) statKeys() ([]string, error) {
+func (ps parallelSearch) statKeys() []string {
 	switch ps.algo {
 	case "dfs":
 		if ps.opts.Stateful {
-			return []string{"states"}, nil
+			return []string{"states"}
 		}
-		return nil, nil
+		return nil
 	case "dpor":
 		if ps.opts.NoSleep {
-			return nil, nil
+			return nil
 		}
-		return []string{"sleep_blocked"}, nil
+		return []string{"sleep_blocked"}
 	case "lazypor":
-		return []string{"tcs_built", "tcs_solved", "tcs_unsat"}, nil
+		return []string{"tcs_built", "tcs_solved", "tcs_unsat"}
 	case "persistent":
-		return []string{"states", "sleep_blocked"}, nil
+		return []string{"states", "sleep_blocked"}
 	case "process-local":
-		return []string{"states", "local_states", "sleep_blocked"}, nil
+		return []string{"states", "local_states", "sleep_blocked"}
 	}
-	return nil, nil
+	return nil
 }
 
 // addStats adds the counters of s to t (not the times: the run's time is its wall
