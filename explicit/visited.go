@@ -17,7 +17,8 @@ import (
 // that storing a state is one copy without an allocation of its own, and a record
 // stays where it is while the store grows.
 type visitedStore[E any] struct {
-	index   map[uint64]int32 // state hash -> the latest record with that hash
+	index   []visitSlot // see stateIndex; a slot's ref is its record's number plus one
+	used    int
 	records recordChunks[visit[E]]
 	blocks  stateBlocks
 	n       int
@@ -35,7 +36,6 @@ const (
 // visit is what a bounded stateful search remembers of a state.
 type visit[E any] struct {
 	state  ir.State
-	next   int32 // the previous record with the same hash, or -1
 	budget int32 // the largest remaining depth it was explored with; -1: not yet
 	height int32 // the longest execution found from it then (budget+1: some went past the bound)
 	active int32 // explorations of it under way on the search stack: reaching it again closes a cycle
@@ -43,7 +43,7 @@ type visit[E any] struct {
 }
 
 func newVisitedStore[E any]() *visitedStore[E] {
-	return &visitedStore[E]{index: map[uint64]int32{}}
+	return &visitedStore[E]{index: newStateIndex()}
 }
 
 func (v *visitedStore[E]) at(i int32) *visit[E] { return v.records.at(i) }
@@ -84,34 +84,98 @@ func (v *visitedStore[E]) lookup(s ir.State) *visit[E] {
 // state is hashed, and its hash looked up in the index, once either way.
 func (v *visitedStore[E]) visit(s ir.State) (e *visit[E], fresh bool) {
 	h := s.Hash()
-	e, head := v.find(s, h)
+	e, slot := v.find(s, h)
 	if e != nil {
 		return e, false
 	}
 	i := int32(v.n)
 	e = v.records.add(i)
-	*e = visit[E]{state: v.blocks.copy(s), next: head, budget: -1}
-	v.index[h] = i
+	*e = visit[E]{state: v.blocks.copy(s), budget: -1}
 	v.n++
+	v.index[slot].set(h, uint64(v.n))
+	if v.used++; 4*v.used > 3*len(v.index) {
+		v.index = grownIndex(v.index)
+	}
 	return e, true
 }
 
-// find returns the record of s, whose hash is h, or nil and the latest record
-// with that hash (-1 for none), which a new record chains to.
-func (v *visitedStore[E]) find(s ir.State, h uint64) (e *visit[E], head int32) {
-	i, ok := v.index[h]
-	if !ok {
-		return nil, -1
+// find returns the record of s, whose hash is h, or nil and the empty slot of
+// the index where it would go.
+func (v *visitedStore[E]) find(s ir.State, h uint64) (*visit[E], uint64) {
+	ref, slot := probe(v.index, h, func(ref uint64) bool { return v.at(int32(ref - 1)).state.Equal(s) })
+	if ref == 0 {
+		return nil, slot
 	}
-	head = i
-	for i >= 0 {
-		r := v.at(i)
-		if r.state.Equal(s) {
-			return r, head
+	return v.at(int32(ref - 1)), slot
+}
+
+// A state index maps a state's hash to the records of the states with that hash:
+// open addressing with linear probing over (hash, record) slots, a power of two
+// of them, at most 3/4 used (the caller grows it). Not a Go map: a map's header
+// and tables are objects of their own, read on every lookup and written on every
+// insertion, one more cache miss per state in a search that spends most of its
+// time fetching stored states, and in sharedVisited, whose shards' maps shared
+// cache lines, lines that two workers passed back and forth on nearly every
+// state. A slot is written once, its hash before its record, with atomics, so
+// that sharedVisited can look states up without a lock; the sequential store
+// pays two atomic stores per new state, and nothing per lookup.
+
+// visitSlot is a slot of a state index: a stored state's hash and record; ref 0
+// is an empty slot.
+type visitSlot struct {
+	hash, ref atomic.Uint64
+}
+
+func (sl *visitSlot) set(h, ref uint64) {
+	sl.hash.Store(h)
+	sl.ref.Store(ref) // publishes the record
+}
+
+// firstIndexSlots is the size of a state index at first.
+const firstIndexSlots = 64
+
+func newStateIndex() []visitSlot { return make([]visitSlot, firstIndexSlots) }
+
+// probe returns the record of the state with hash h in slots, the ref for which
+// same says yes; or 0 and the empty slot where that state would go.
+func probe(slots []visitSlot, h uint64, same func(ref uint64) bool) (ref, slot uint64) {
+	mask := uint64(len(slots) - 1)
+	i := h & mask
+	for {
+		r := slots[i].ref.Load()
+		if r == 0 {
+			return 0, i
 		}
-		i = r.next
+		if slots[i].hash.Load() == h && same(r) {
+			return r, i
+		}
+		i = (i + 1) & mask
 	}
-	return nil, head
+}
+
+// grownIndex returns a copy of the index old twice as large.
+func grownIndex(old []visitSlot) []visitSlot {
+	slots := make([]visitSlot, 2*len(old))
+	// Write every slot now. A large allocation comes as untouched pages,
+	// which a lookup reading them maps to the kernel's shared zero page; the
+	// first insertion into each would then replace it and flush the
+	// translation caches of every core running the process, an interrupt to
+	// the other workers.
+	clear(slots)
+	mask := uint64(len(slots) - 1)
+	for j := range old {
+		r := old[j].ref.Load()
+		if r == 0 {
+			continue
+		}
+		h := old[j].hash.Load()
+		i := h & mask
+		for slots[i].ref.Load() != 0 {
+			i = (i + 1) & mask
+		}
+		slots[i].set(h, r)
+	}
+	return slots
 }
 
 // stateBlocks holds stored states, copied into large shared blocks, so that
@@ -163,29 +227,17 @@ type sharedVisited struct {
 const visitedShards = 128
 
 type visitedShard struct {
-	// The shard's index: open addressing with linear probing, a power of two
-	// slots, at most 3/4 of them used. Not a Go map: a map's header and
-	// tables are objects of their own, written on every insertion and read on
-	// every lookup, and the maps of neighbouring shards share cache lines; two
-	// workers then pass those lines back and forth between their cores on
-	// nearly every state.
-	//
-	// A lookup reads the index without the lock: a slot is written once, its
-	// hash before its record, and a larger index replaces the whole array (the
-	// old one stays valid, and misses only states stored since). Only a state
-	// not found takes the lock, looks again and stores it. Most visits find
-	// their state, so the lock's cache line seldom moves between cores.
+	// The shard's state index. A lookup reads it without the lock: a slot is
+	// written once, and a larger index replaces the whole array (the old one
+	// stays valid, and misses only states stored since). Only a state not
+	// found takes the lock, looks again and stores it. Most visits find their
+	// state, so the lock's cache line, which the other core wrote a moment ago
+	// half of the time, seldom moves between cores.
 	index atomic.Pointer[[]visitSlot]
 	_     [56]byte // the readers' line, apart from the writers'
 	mu    sync.Mutex
 	used  int
 	_     [48]byte // keeps neighbouring shards' locks off one cache line
-}
-
-// visitSlot is a slot of a shard's index: a stored state's hash and record
-// (a visitRef); ref 0 is an empty slot.
-type visitSlot struct {
-	hash, ref atomic.Uint64
 }
 
 // visitRef names a record of a sharedVisited: its owner and its number there,
@@ -213,14 +265,11 @@ type sharedVisit struct {
 	active atomic.Uint64
 }
 
-// firstShardSlots is the size of a shard's index at first.
-const firstShardSlots = 64
-
 // newSharedVisited returns a store for owners owners, numbered from 0.
 func newSharedVisited(owners int) *sharedVisited {
 	v := &sharedVisited{owners: make([]visitOwner, owners)}
 	for i := range v.shards {
-		slots := make([]visitSlot, firstShardSlots)
+		slots := newStateIndex()
 		v.shards[i].index.Store(&slots)
 	}
 	return v
@@ -249,11 +298,11 @@ func (v *sharedVisited) visit(s ir.State, owner int) (e *sharedVisit, fresh bool
 	e = o.records.add(o.n)
 	e.state = o.blocks.copy(s)
 	e.done.Store(packVisit(-1, 0))
-	slots[i].hash.Store(h)
-	slots[i].ref.Store(uint64(makeVisitRef(owner, o.n))) // publishes the record
+	slots[i].set(h, uint64(makeVisitRef(owner, o.n)))
 	o.n++
 	if sh.used++; 4*sh.used > 3*len(slots) {
-		sh.grow(slots)
+		grown := grownIndex(slots)
+		sh.index.Store(&grown)
 	}
 	sh.mu.Unlock()
 	return e, true
@@ -270,46 +319,11 @@ func (v *sharedVisited) lookup(s ir.State) *sharedVisit {
 // find returns the record of s, whose hash is h, in slots; or nil and the
 // empty slot where s would go.
 func (v *sharedVisited) find(slots []visitSlot, h uint64, s ir.State) (*sharedVisit, uint64) {
-	mask := uint64(len(slots) - 1)
-	i := h & mask
-	for {
-		r := slots[i].ref.Load()
-		if r == 0 {
-			return nil, i
-		}
-		if slots[i].hash.Load() == h {
-			if e := v.record(visitRef(r)); e.state.Equal(s) {
-				return e, i
-			}
-		}
-		i = (i + 1) & mask
+	ref, i := probe(slots, h, func(ref uint64) bool { return v.record(visitRef(ref)).state.Equal(s) })
+	if ref == 0 {
+		return nil, i
 	}
-}
-
-// grow replaces the shard's index, old, by one twice as large; under the lock.
-func (sh *visitedShard) grow(old []visitSlot) {
-	slots := make([]visitSlot, 2*len(old))
-	// Write every slot now. A large allocation comes as untouched pages,
-	// which a lookup reading them maps to the kernel's shared zero page; the
-	// first insertion into each would then replace it and flush the
-	// translation caches of every core running the process, an interrupt to
-	// the other workers.
-	clear(slots)
-	mask := uint64(len(slots) - 1)
-	for j := range old {
-		r := old[j].ref.Load()
-		if r == 0 {
-			continue
-		}
-		h := old[j].hash.Load()
-		i := h & mask
-		for slots[i].ref.Load() != 0 {
-			i = (i + 1) & mask
-		}
-		slots[i].hash.Store(h)
-		slots[i].ref.Store(r)
-	}
-	sh.index.Store(&slots)
+	return v.record(visitRef(ref)), i
 }
 
 // growingChunks holds records in chunks that never move and whose directory
