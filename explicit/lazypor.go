@@ -129,8 +129,8 @@ type lazySearch struct {
 	cur       *lazyNode
 	iter, sub int
 	deal      lazyDeal
-	levels    []int          // levels[l]: the nodes started at level l; none below len(levels)-1
-	paths     map[uint64]int // the paths of the nodes at the last level, numbered in order
+	levels    []int          // a first pass: the iterations it met at its last level, len(levels)-1
+	paths     map[uint64]int // a first pass: those iterations' paths, numbered in order
 	observe   func(moves []ir.Move)
 
 	noVisited bool

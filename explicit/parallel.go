@@ -62,7 +62,7 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 // store, dpor, bpor-preempt, bpor-fair, and lazypor, which shares out its own
 // loop), one where it does not yet. The subtrees of persistent and process-local
 // keep their own visited states, so workers redo what converging subtrees share:
-// measured 5 to 15 times slower on two workers (docs/scale.md).
+// measured 7 to 17 times slower on two workers (docs/scale.md).
 func DefaultWorkers(algo string, cpus int) int {
 	switch algo {
 	case "dfs", "dpor", "bpor-preempt", "bpor-fair", "lazypor":
@@ -95,13 +95,12 @@ func (ps parallelSearch) Check(ctx context.Context, p *ir.Program) (*verify.Resu
 		return ps.checkLazy(ctx, p, x, workers, target)
 	}
 	f := newFrontier(x, ps.algo, opts)
-	// The store the subtrees' searches share: dfs --stateful's visited states
-	// (the frontier stores its states there too).
+	// dfs --stateful's searches share their visited states, and the frontier
+	// stores its states there too: an owner of records per worker, and one for
+	// the frontier. (--local-deadlock never gets here: New runs it on one
+	// worker.)
 	var shared *sharedVisited
-	switch {
-	case ps.algo == "dfs" && opts.Stateful:
-		// --local-deadlock never gets here (New runs it on one worker).
-		// An owner of records per worker, and one for the frontier.
+	if ps.algo == "dfs" && opts.Stateful {
 		shared = newSharedVisited(workers + 1)
 		f.store, f.owner = shared, workers
 	}

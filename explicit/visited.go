@@ -1,7 +1,6 @@
 package explicit
 
 import (
-	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -17,8 +16,7 @@ import (
 // that storing a state is one copy without an allocation of its own, and a record
 // stays where it is while the store grows.
 type visitedStore[E any] struct {
-	index   []visitSlot // see stateIndex; a slot's ref is its record's number plus one
-	used    int
+	index   []visitSlot // a slot's ref is its record's number plus one
 	records recordChunks[visit[E]]
 	blocks  stateBlocks
 	n       int
@@ -50,26 +48,35 @@ func (v *visitedStore[E]) at(i int32) *visit[E] { return v.records.at(i) }
 
 // recordChunks holds the records of a store in chunks that never move, so that
 // a record's address stays valid while the store grows. The first chunk is
-// small (firstVisitChunk), the others visitChunk records.
+// small (firstVisitChunk), the others visitChunk records. Adding a chunk
+// publishes a new directory (append writes only past what readers of the old
+// one see), read atomically: in sharedVisited, other workers read an owner's
+// records while it adds more.
 type recordChunks[T any] struct {
-	chunks [][]T
+	dir atomic.Pointer[[][]T]
 }
 
 func (r *recordChunks[T]) at(i int32) *T {
+	d := *r.dir.Load()
 	if i < firstVisitChunk {
-		return &r.chunks[0][i]
+		return &d[0][i]
 	}
 	i -= firstVisitChunk
-	return &r.chunks[1+i/visitChunk][i%visitChunk]
+	return &d[1+i/visitChunk][i%visitChunk]
 }
 
 // add makes room for record i, the next one, and returns it.
 func (r *recordChunks[T]) add(i int32) *T {
-	switch {
-	case i == 0:
-		r.chunks = append(r.chunks, make([]T, firstVisitChunk))
-	case i >= firstVisitChunk && (i-firstVisitChunk)%visitChunk == 0:
-		r.chunks = append(r.chunks, make([]T, visitChunk))
+	if i == 0 || i >= firstVisitChunk && (i-firstVisitChunk)%visitChunk == 0 {
+		var d [][]T
+		size := firstVisitChunk
+		if i > 0 {
+			d, size = *r.dir.Load(), visitChunk
+		}
+		c := make([]T, size)
+		clear(c) // written before the garbage collector reads it: see grownIndex
+		d = append(d, c)
+		r.dir.Store(&d)
 	}
 	return r.at(i)
 }
@@ -93,7 +100,7 @@ func (v *visitedStore[E]) visit(s ir.State) (e *visit[E], fresh bool) {
 	*e = visit[E]{state: v.blocks.copy(s), budget: -1}
 	v.n++
 	v.index[slot].set(h, uint64(v.n))
-	if v.used++; 4*v.used > 3*len(v.index) {
+	if 4*v.n > 3*len(v.index) {
 		v.index = grownIndex(v.index)
 	}
 	return e, true
@@ -156,11 +163,11 @@ func probe(slots []visitSlot, h uint64, same func(ref uint64) bool) (ref, slot u
 // grownIndex returns a copy of the index old twice as large.
 func grownIndex(old []visitSlot) []visitSlot {
 	slots := make([]visitSlot, 2*len(old))
-	// Write every slot now. A large allocation comes as untouched pages,
-	// which a lookup reading them maps to the kernel's shared zero page; the
-	// first insertion into each would then replace it and flush the
-	// translation caches of every core running the process, an interrupt to
-	// the other workers.
+	// Write every slot now. A new allocation may come as untouched pages,
+	// which a reader (a lookup, the garbage collector scanning records) maps
+	// to the kernel's shared zero page; the first write into each would then
+	// replace it and flush the translation caches of every core running the
+	// process, an interrupt to the other workers.
 	clear(slots)
 	mask := uint64(len(slots) - 1)
 	for j := range old {
@@ -244,15 +251,15 @@ type visitedShard struct {
 // plus one, so that the zero value names none.
 type visitRef uint64
 
-func makeVisitRef(owner, i int) visitRef { return visitRef(owner)<<32 | visitRef(uint32(i+1)) }
+func makeVisitRef(owner int, i int32) visitRef { return visitRef(owner)<<32 | visitRef(uint32(i+1)) }
 
 // visitOwner is what one owner stored: only that owner writes here, and others
 // read a record only after finding it in a shard's index, where it is
 // published (an atomic store) once complete.
 type visitOwner struct {
-	records growingChunks[sharedVisit]
+	records recordChunks[sharedVisit]
 	blocks  stateBlocks
-	n       int
+	n       int32
 	_       [64]byte // keeps owners' counters apart
 }
 
@@ -276,7 +283,7 @@ func newSharedVisited(owners int) *sharedVisited {
 }
 
 func (v *sharedVisited) record(r visitRef) *sharedVisit {
-	return v.owners[r>>32].records.at(int(uint32(r)) - 1)
+	return v.owners[r>>32].records.at(int32(uint32(r)) - 1)
 }
 
 // visit returns the record of s, storing s first, as owner's, if it is new
@@ -326,41 +333,6 @@ func (v *sharedVisited) find(slots []visitSlot, h uint64, s ir.State) (*sharedVi
 	return v.record(visitRef(ref)), i
 }
 
-// growingChunks holds records in chunks that never move and whose directory
-// never moves either: chunk k holds firstGrowingChunk<<k records. Its owner
-// adds records while others read earlier ones, which a slice of chunks that
-// append reallocates would not allow.
-type growingChunks[T any] struct {
-	chunks [40][]T
-}
-
-const firstGrowingChunk = 64
-
-// chunkOf returns the chunk of record i and its place there.
-func chunkOf(i int) (k, j int) {
-	q := i/firstGrowingChunk + 1
-	k = bits.Len(uint(q)) - 1
-	return k, i - firstGrowingChunk*(1<<k-1)
-}
-
-func (g *growingChunks[T]) at(i int) *T {
-	k, j := chunkOf(i)
-	return &g.chunks[k][j]
-}
-
-// add makes room for record i, the next one, and returns it.
-func (g *growingChunks[T]) add(i int) *T {
-	k, j := chunkOf(i)
-	if j == 0 {
-		g.chunks[k] = make([]T, firstGrowingChunk<<k)
-		// Written now, for the reason visitedShard.grow gives: the garbage
-		// collector reads the chunk's untouched pages before its owner
-		// writes them.
-		clear(g.chunks[k])
-	}
-	return &g.chunks[k][j]
-}
-
 // each calls f with every state stored; only while no search runs.
 func (v *sharedVisited) each(f func(ir.State)) {
 	for i := range v.owners {
@@ -399,7 +371,7 @@ func (e *sharedVisit) publish(budget, height int) {
 func (v *sharedVisited) len() int {
 	n := 0
 	for i := range v.owners {
-		n += v.owners[i].n
+		n += int(v.owners[i].n)
 	}
 	return n
 }

@@ -13,10 +13,11 @@ import (
 // TestSharedVisitedConcurrent hammers one sharedVisited from several goroutines
 // (run it with -race): each visits every state, in an order of its own, marks
 // itself active on it, and publishes an exploration of it; lookups run without
-// the shards' locks while other goroutines store states and grow the indexes. Every state must be
-// stored once (exactly one goroutine sees it fresh), every goroutine must get the
-// same record for it, the record must keep the exploration with the largest
-// budget together with its own height, and the active bits must come and go.
+// the shards' locks while other goroutines store states, add record chunks and
+// grow the indexes. Every state must be stored once (exactly one goroutine sees
+// it fresh), every goroutine must get the same record for it, the record must
+// keep the exploration with the largest budget together with its own height,
+// and the active bits must come and go.
 func TestSharedVisitedConcurrent(t *testing.T) {
 	for _, tc := range []struct {
 		goroutines, states, size int
