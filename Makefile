@@ -45,10 +45,12 @@ vet:
 unit:
 	$(GO) test -count=1 ./...
 
-# The parallel searches share one outcome between workers: run them under the race
-# detector (a few hundred generated programs).
+# The parallel searches share one outcome between workers, and their tables: run
+# them under the race detector (a few hundred generated programs), and the tests
+# that hammer the shared tables.
 race:
 	$(GO) test -race -count=1 ./explicit/ -run 'TestDifferential/.*/workers=2' -diff.seeds=300
+	$(GO) test -race -count=1 ./explicit/ -run 'TestSharedVisited|TestPersistentSharedTables'
 
 # Everything must also build without cgo (gini only; asking for Z3 says why not),
 # and the solver tests must pass there too (the z3 ones report themselves skipped),

@@ -100,6 +100,29 @@ func (b bitSet) next(t int) int {
 	return -1
 }
 
+// prev returns the largest member <= t, or -1.
+func (b bitSet) prev(t int) int {
+	for i := min(t>>6, len(b)-1); i >= 0; i-- {
+		w := b[i]
+		if i == t>>6 {
+			w &= ^uint64(0) >> (63 - t&63)
+		}
+		if w != 0 {
+			return i<<6 + 63 - bits.LeadingZeros64(w)
+		}
+	}
+	return -1
+}
+
+// step returns the member after t: the next larger one, or with down the next
+// smaller one; -1 if none.
+func (b bitSet) step(t int, down bool) int {
+	if down {
+		return b.prev(t - 1)
+	}
+	return b.next(t + 1)
+}
+
 // firstOf returns the smallest thread in in and alsoIn (nil: no restriction) and
 // in neither notIn nor notIn2 (nil: empty), or -1.
 func firstOf(in, alsoIn, notIn, notIn2 bitSet) int {

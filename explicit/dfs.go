@@ -25,10 +25,7 @@ func (d DFS) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
 	s.states[0] = x.initial()
 	switch {
 	case d.Stateful && d.visited != nil:
-		s.shared, s.owner = d.visited, d.worker
-		if d.worker < 64 {
-			s.bit = 1 << d.worker
-		}
+		s.shared, s.owner, s.path = d.visited, d.worker, newSharedPath[struct{}](d.worker)
 	case d.Stateful:
 		s.visited = newVisitedStore[int32]()
 	}
@@ -63,13 +60,10 @@ type dfsSearch struct {
 	ids     []int32              // graph: ids[d] is the number of states[d]
 
 	// A parallel run's shared store (see sharedVisited) instead of visited: the
-	// search counts the states it stores. bit is this worker's bit in a record's
-	// active set; workers past the 64th have none and look for a record on the
-	// search's path (stack) instead.
-	shared *sharedVisited
+	// search counts the states it stores.
+	shared *sharedVisited[struct{}]
 	owner  int // this search's records in shared
-	bit    uint64
-	stack  []*sharedVisit
+	path   sharedPath[struct{}]
 	// reverse makes successors take the threads in reverse order: for a state
 	// another worker is exploring, which goes through them in order, so that the
 	// two meet in the middle instead of doing the same work side by side.
@@ -178,42 +172,21 @@ func (s *dfsSearch) exploreShared(depth int) int {
 		x.stats.States++
 	} else {
 		b, h := e.completed()
-		if h, ok := s.revisit(depth, s.onStack(e, depth), b, h); ok {
+		if h, ok := s.revisit(depth, s.path.onStack(e, depth), b, h); ok {
 			return h
 		}
 		// Never explored, explored with less budget, or under way on another
 		// worker only: explored here (again).
 	}
-	if len(s.stack) <= depth {
-		s.stack = append(s.stack, nil)
-	}
-	s.stack[depth] = e
-	if s.bit != 0 {
-		e.active.Or(s.bit)
-	}
-	s.reverse = !fresh && e.active.Load()&^s.bit != 0
+	s.reverse = !fresh && s.path.elsewhere(e)
+	s.path.enter(e, depth)
 	height := s.successors(depth)
-	if s.bit != 0 {
-		e.active.And(^s.bit)
-	}
+	s.path.leave(e)
 	// A search stopped part way has not covered the subtree; the run is over then.
 	if !x.halted() {
 		e.publish(budget, height)
 	}
 	return height
-}
-
-// onStack reports whether e is on the search's own path above depth.
-func (s *dfsSearch) onStack(e *sharedVisit, depth int) bool {
-	if s.bit != 0 {
-		return e.active.Load()&s.bit != 0
-	}
-	for _, o := range s.stack[:depth] {
-		if o == e {
-			return true
-		}
-	}
-	return false
 }
 
 // successors explores every successor of the state at depth (explore) and

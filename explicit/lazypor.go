@@ -120,7 +120,7 @@ type lazySearch struct {
 	// shared, in a parallel run, is the store of completed nodes that the
 	// searches of all subtrees share, instead of visited; owner is this
 	// search's records there.
-	shared *sharedVisited
+	shared *sharedVisited[struct{}]
 	owner  int
 
 	// Where the search is in its tree of nodes, for deal and levels: the node

@@ -33,8 +33,11 @@ type Options struct {
 	// For dfs --stateful and lazypor on several workers: the store the run's
 	// searches share (visited states; completed nodes), and the worker (of
 	// workers) this search runs on.
-	visited *sharedVisited
+	visited *sharedVisited[struct{}]
 	worker  int
+	// For persistent and process-local on several workers: the tables the run's
+	// searches share.
+	tables *persistentTables
 
 	// Terminal, if set, is called with every terminal state the search reaches (no
 	// thread enabled; deadlock says whether it is a deadlock). Differential tests use

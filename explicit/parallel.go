@@ -57,15 +57,14 @@ type Shard struct{ Index, Count int }
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
 // DefaultWorkers is how many workers a run of algo uses when none are asked for,
-// on a machine where kbmc may use cpus CPUs: all of them where the parallel search
-// does about the work of the sequential one (dfs, whose stateful workers share one
-// store, dpor, bpor-preempt, bpor-fair, and lazypor, which shares out its own
-// loop), one where it does not yet. The subtrees of persistent and process-local
-// keep their own visited states, so workers redo what converging subtrees share:
-// measured 7 to 17 times slower on two workers (docs/scale.md).
+// on a machine where kbmc may use cpus CPUs: all of them, for every algorithm
+// that has a parallel search (each does about the work of the sequential one:
+// dfs, whose stateful workers share one store, dpor, bpor-preempt, bpor-fair,
+// lazypor, which shares out its own loop, and persistent and process-local,
+// whose workers share each phase's table).
 func DefaultWorkers(algo string, cpus int) int {
 	switch algo {
-	case "dfs", "dpor", "bpor-preempt", "bpor-fair", "lazypor":
+	case "dfs", "dpor", "bpor-preempt", "bpor-fair", "lazypor", "persistent", "process-local":
 		return max(cpus, 1)
 	}
 	return 1
@@ -94,17 +93,55 @@ func (ps parallelSearch) Check(ctx context.Context, p *ir.Program) (*verify.Resu
 	if ps.algo == "lazypor" {
 		return ps.checkLazy(ctx, p, x, workers, target)
 	}
+	if ps.algo == "persistent" || ps.algo == "process-local" {
+		return ps.checkPhases(ctx, p, x, workers, target)
+	}
 	f := newFrontier(x, ps.algo, opts)
 	// dfs --stateful's searches share their visited states, and the frontier
 	// stores its states there too: an owner of records per worker, and one for
 	// the frontier. (--local-deadlock never gets here: New runs it on one
 	// worker.)
-	var shared *sharedVisited
+	var shared *sharedVisited[struct{}]
 	if ps.algo == "dfs" && opts.Stateful {
-		shared = newSharedVisited(workers + 1)
+		shared = newSharedVisited[struct{}](workers + 1)
 		f.store, f.owner = shared, workers
 	}
+	t, n := ps.subtrees(ctx, p, x, f, target, workers, verify.Stats{}, func(o *Options) { o.visited = shared })
+	return ps.result(x, t, f.bound, workers, n)
+}
+
+// checkPhases runs persistent or process-local in parallel phase by phase, as the
+// sequential search runs (see Persistent): the exhaustive phase over the subtrees
+// of a frontier reduced with its persistent sets, and, if some search of it met
+// an execution longer than the bound, the bounded phase over those of a
+// frontier reduced with the bounded phase's. The searches of each phase share
+// its table (persistentTables). A frontier of the bounded phase's sets for both
+// would put into the exhaustive phase states that its own sets never reach
+// (they expand every state where a thread may fail): half as many states again
+// on token-ring.
+func (ps parallelSearch) checkPhases(ctx context.Context, p *ir.Program, x *executor, workers, target int) (*verify.Result, error) {
+	exhaustive := newPersistentTables(workers, false)
+	f := newFrontier(x, ps.algo, ps.opts)
+	f.safety = false
+	t, n := ps.subtrees(ctx, p, x, f, target, workers, verify.Stats{}, func(o *Options) { o.tables = exhaustive })
+	if t.err != nil || x.halted() || !exhaustive.long.Load() {
+		return ps.result(x, t, f.bound, workers, n)
+	}
+	bounded := newPersistentTables(workers, true)
+	x.stats = verify.Stats{} // the second frontier's
+	f = newFrontier(x, ps.algo, ps.opts)
+	t, n2 := ps.subtrees(ctx, p, x, f, target, workers, t.total, func(o *Options) { o.tables = bounded })
+	return ps.result(x, t, f.bound, workers, n+n2)
+}
+
+// subtrees explores the subtrees of frontier f (this part's, when sharded) on
+// workers goroutines, each search with the options set sets, and returns their
+// tally, started at carry plus the frontier's own statistics (part 0's), and
+// how many subtrees the frontier has.
+func (ps parallelSearch) subtrees(ctx context.Context, p *ir.Program, x *executor, f *frontier, target, workers int, carry verify.Stats, set func(*Options)) (*tally, int) {
+	opts := ps.opts
 	subtrees := f.expand(target)
+	n := len(subtrees)
 	if opts.Shard.Count > 1 {
 		var mine []*prefix
 		for i, pre := range subtrees {
@@ -115,9 +152,9 @@ func (ps parallelSearch) Check(ctx context.Context, p *ir.Program) (*verify.Resu
 		subtrees = mine
 	}
 	// The frontier's own executions are owned by part 0.
-	total := verify.Stats{}
+	total := carry
 	if opts.Shard.Count <= 1 || opts.Shard.Index == 0 {
-		total = x.stats
+		addStats(&total, &x.stats)
 	}
 	tally := newTally(x, opts, total)
 	queue := make(chan *prefix)
@@ -127,8 +164,8 @@ func (ps parallelSearch) Check(ctx context.Context, p *ir.Program) (*verify.Resu
 			for pre := range queue {
 				o := opts
 				o.Workers, o.Shard = 0, Shard{}
-				o.shared, o.from = x.out, pre
-				o.visited, o.worker = shared, w
+				o.shared, o.from, o.worker = x.out, pre, w
+				set(&o)
 				eng, err := New(ps.algo, o)
 				var r *verify.Result
 				if err == nil {
@@ -146,7 +183,7 @@ func (ps parallelSearch) Check(ctx context.Context, p *ir.Program) (*verify.Resu
 	}
 	close(queue)
 	wg.Wait()
-	return ps.result(x, tally, f.bound, workers, len(subtrees))
+	return tally, n
 }
 
 // tally gathers what the searches of one parallel run return: their statistics,
@@ -250,7 +287,7 @@ func (ps parallelSearch) checkLazy(ctx context.Context, p *ir.Program, x *execut
 		}
 	}
 	tally := newTally(x, opts, total)
-	store := newSharedVisited(workers)
+	store := newSharedVisited[struct{}](workers)
 	if workers > 1 && len(deal.index) > 0 {
 		// About subtreesPer chunks per worker in this part's range.
 		size := max(len(deal.index)/deal.parts/(subtreesPer*workers), 1)
@@ -330,11 +367,12 @@ type frontier struct {
 	// state explores: the same persistent sets their searches use (the bounded
 	// phase's, which are valid in both phases), so that the frontier is reduced
 	// as the search is.
-	sel *persistentSearch
+	sel    *persistentSearch
+	safety bool // sel chooses the bounded phase's sets
 	// store, for dfs --stateful, is the visited store the subtrees share; the
 	// frontier stores its states there too, so that the run counts every state
 	// once.
-	store  *sharedVisited
+	store  *sharedVisited[struct{}]
 	owner  int // the frontier's records in store
 	bound  verify.Bound
 	ev     ir.Event
@@ -345,7 +383,7 @@ type frontier struct {
 func newFrontier(x *executor, algo string, opts Options) *frontier {
 	n := len(x.p.Threads)
 	f := &frontier{x: x, algo: algo, dedup: algo != "dfs" || opts.Stateful, bound: depthOnly(),
-		enable: newBitSet(n), acc: make([][]ir.Access, n)}
+		enable: newBitSet(n), acc: make([][]ir.Access, n), safety: true}
 	f.sleepy = f.dedup && !strings.HasPrefix(algo, "bpor") && algo != "dfs"
 	switch algo {
 	case "persistent":
@@ -441,7 +479,7 @@ func (f *frontier) children(pre *prefix, next []*prefix, seen map[string]*prefix
 			x.failed(v, path)
 			return next
 		}
-		f.sel.choose(0, true)
+		f.sel.choose(0, f.safety)
 		allowed = f.sel.frames[0].pset
 	}
 	var it successors

@@ -187,13 +187,13 @@ func TestSharedVisitedUnderWayElsewhere(t *testing.T) {
 			continue
 		}
 		// Every state the search reaches: those a first search stores.
-		first := newSharedVisited(1)
+		first := newSharedVisited[struct{}](1)
 		o1 := o
 		o1.visited = first
 		if _, err := (DFS{Options: o1}).Check(context.Background(), p); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		elsewhere := newSharedVisited(1)
+		elsewhere := newSharedVisited[struct{}](1)
 		first.each(func(s ir.State) {
 			e, _ := elsewhere.visit(s, 0)
 			e.active.Or(1 << 63) // worker 63, under way

@@ -2,6 +2,8 @@ package explicit
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 
 	"kbmc/ir"
 	"kbmc/verify"
@@ -54,22 +56,29 @@ func (a Persistent) Check(ctx context.Context, p *ir.Program) (*verify.Result, e
 		return nil, err
 	}
 	s := newPersistentSearch(x, a.NoSleep, a.noCache)
+	s.share(a.Options)
 	s.search(a.boundedOnly)
 	return x.result("persistent", depthOnly(), "states", "sleep_blocked")
 }
 
-// search runs the two phases (see Persistent).
+// search runs the two phases (see Persistent); on shared tables, the one they
+// are for.
 func (s *persistentSearch) search(boundedOnly bool) {
 	x := s.x
-	if boundedOnly {
+	if boundedOnly || s.tables != nil && s.tables.sleeps != nil {
 		s.tooLong()
 	} else {
 		s.phase1 = true
 		s.exhaust(0)
 		s.phase1 = false
+		if s.tables != nil {
+			return
+		}
 	}
 	if s.long && !x.halted() {
-		s.table = s.newTable()
+		if s.tables == nil {
+			s.table = s.newTable() // stored states, counted again, as Figure 1 stores them
+		}
 		if x.from != nil && x.from.sleep != nil {
 			s.frames[0].sleepIn.copyFrom(x.from.sleep)
 		}
@@ -87,6 +96,12 @@ type persistentSearch struct {
 	noCache bool
 	info    *staticInfo
 	table   *visitedStore[persistentRecord] // H of Figure 1
+	// On several workers, the tables the run's searches share instead of table
+	// (see persistentTables), this search's records there, and its path through
+	// the exhaustive phase's.
+	tables *persistentTables
+	owner  int
+	path   sharedPath[struct{}]
 	// choose computes the set of threads to explore in the state at depth d
 	// into frames[d].pset: selectPersistent, or process-local's Branch(s, p).
 	choose func(d int, safety bool)
@@ -105,6 +120,7 @@ type persistentFrame struct {
 	pset    bitSet // the persistent set (enabled threads)
 	sleepIn bitSet // the sleep set the state is reached with
 	sleep   bitSet // the working sleep set (Figure 1's s.Sleep)
+	old     bitSet // H(s).Sleep before a visit of a state already in H
 	todo    bitSet
 	adj     []bitSet // stubborn-set graph: thread -> threads it requires
 	seen    bitSet   // closure scratch
@@ -155,7 +171,7 @@ func (s *persistentSearch) frame(d int) *persistentFrame {
 	s.states = append(s.states, make(ir.State, s.p.StateSize))
 	s.moves = append(s.moves, ir.Move{})
 	f := &persistentFrame{probes: make([]threadProbe, n), enabled: newBitSet(n),
-		pset: newBitSet(n), sleepIn: newBitSet(n), sleep: newBitSet(n),
+		pset: newBitSet(n), sleepIn: newBitSet(n), sleep: newBitSet(n), old: newBitSet(n),
 		todo: newBitSet(n), adj: make([]bitSet, n), seen: newBitSet(n),
 		best: newBitSet(n), scratch: make(ir.State, s.p.StateSize)}
 	for t := range f.probes {
@@ -192,9 +208,14 @@ func (s *persistentSearch) exhaust(d int) int {
 	if x.done() {
 		return 0
 	}
-	f := s.frame(d)
-	cur := s.states[d]
-	e, fresh := s.store(cur)
+	if s.tables != nil {
+		if s.tables.long.Load() {
+			s.long = true // another search met one: the bounded phase follows
+			return 0
+		}
+		return s.exhaustShared(d)
+	}
+	e, fresh := s.store(s.states[d])
 	if !fresh {
 		if e.active > 0 || d+int(e.height) > s.k {
 			// A cycle, or a state explored before closer to the root whose
@@ -203,10 +224,58 @@ func (s *persistentSearch) exhaust(d int) int {
 		}
 		return int(e.height)
 	}
+	e.active++
+	h := s.exhaustFrom(d, false)
+	e.active--
+	e.height = int32(h)
+	return h
+}
+
+// exhaustShared is exhaust with the heights the workers of a parallel run share.
+// A record is trusted once an exploration of its state has completed without
+// meeting an execution longer than the bound: its height is then the exact
+// length of the longest execution from the state (which persistent sets
+// preserve, whoever chose them), whatever depth it was reached at. A state on
+// the search's own path closes a cycle, as in the sequential search; one that
+// only other workers are exploring is explored here again. The graph that the
+// phase explores has the same executions whichever worker explores a state, so
+// the phase finds what the sequential one does.
+func (s *persistentSearch) exhaustShared(d int) int {
+	x := s.x
+	e, fresh := s.tables.heights.visit(s.states[d], s.owner)
+	if fresh {
+		x.stats.States++
+	} else if b, h := e.completed(); b >= 0 {
+		if d+h > s.k {
+			s.tooLong()
+		}
+		return h
+	} else if s.path.onStack(e, d) {
+		s.tooLong()
+		return 0
+	}
+	// A state another worker is exploring is taken in the other order, so that
+	// the two meet in the middle instead of doing the same work side by side.
+	reverse := !fresh && s.path.elsewhere(e)
+	s.path.enter(e, d)
+	h := s.exhaustFrom(d, reverse)
+	s.path.leave(e)
+	if !s.long && !x.halted() {
+		e.publish(s.k-d, h)
+	}
+	return h
+}
+
+// exhaustFrom explores the state at depth d, just stored, for exhaust, taking the
+// threads of its persistent set in order or in reverse.
+func (s *persistentSearch) exhaustFrom(d int, reverse bool) int {
+	x := s.x
+	f := s.frame(d)
+	cur := s.states[d]
 	if d == s.k {
 		// At the bound: probing would execute steps beyond it.
 		if _, cut := x.leaf(cur, s.anyEnabled(cur), s.moves[:d]); cut {
-			s.long = true
+			s.markLong()
 		}
 		return 0
 	}
@@ -217,15 +286,16 @@ func (s *persistentSearch) exhaust(d int) int {
 		return 0
 	}
 	s.choose(d, false)
-	e.active++
 	h := 0
-	for t := f.pset.next(0); t >= 0 && !s.long && !x.done(); t = f.pset.next(t + 1) {
+	t := f.pset.next(0)
+	if reverse {
+		t = f.pset.prev(s.n - 1)
+	}
+	for ; t >= 0 && !s.long && !x.done(); t = f.pset.step(t, reverse) {
 		s.run(d, t, func() {
 			h = max(h, 1+s.exhaust(d+1))
 		})
 	}
-	e.active--
-	e.height = int32(h)
 	return h
 }
 
@@ -245,11 +315,50 @@ func (s *persistentSearch) newTable() *visitedStore[persistentRecord] {
 func (s *persistentSearch) store(cur ir.State) (e *visit[persistentRecord], fresh bool) {
 	if e, fresh = s.table.visit(cur); fresh {
 		s.x.stats.States++
-		words := (s.n + 63) / 64
-		sets := make(bitSet, 2*words)
-		e.own = persistentRecord{sleep: sets[:words:words], pset: sets[words:]}
+		e.own = newPersistentRecord(s.n)
 	}
 	return e, fresh
+}
+
+func newPersistentRecord(threads int) persistentRecord {
+	words := (threads + 63) / 64
+	sets := make(bitSet, 2*words)
+	return persistentRecord{sleep: sets[:words:words], pset: sets[words:]}
+}
+
+// persistentTables is the table that the searches of one phase of a parallel run
+// share (see checkPhases): the exhaustive phase's heights (exhaustShared), or
+// the bounded phase's H (enterShared). The searches then run that phase alone.
+type persistentTables struct {
+	heights *sharedVisited[struct{}]
+	sleeps  *sharedVisited[sharedH]
+	// long says that some search of the exhaustive phase met an execution
+	// longer than the bound: the others stop, and the bounded phase follows.
+	long atomic.Bool
+}
+
+// sharedH is H(s) of the bounded phase in a shared table: guarded by mu,
+// budget -1 and rec's sets nil until the first visit.
+type sharedH struct {
+	mu     sync.Mutex
+	budget int32
+	rec    persistentRecord
+}
+
+// newPersistentTables returns the table of the bounded phase, or of the
+// exhaustive one, for owners searches.
+func newPersistentTables(owners int, bounded bool) *persistentTables {
+	if bounded {
+		return &persistentTables{sleeps: newSharedVisited[sharedH](owners)}
+	}
+	return &persistentTables{heights: newSharedVisited[struct{}](owners)}
+}
+
+// share makes the search use the tables of a parallel run, if o names them.
+func (s *persistentSearch) share(o Options) {
+	if o.tables != nil {
+		s.tables, s.owner, s.path = o.tables, o.worker, newSharedPath[struct{}](o.worker)
+	}
 }
 
 func (s *persistentSearch) anyEnabled(cur ir.State) bool {
@@ -264,75 +373,57 @@ func (s *persistentSearch) anyEnabled(cur ir.State) bool {
 // tooLong records that some execution is longer than the bound.
 func (s *persistentSearch) tooLong() {
 	if !s.long {
-		s.long = true
+		s.markLong()
 		s.x.bounded("depth bound reached")
+	}
+}
+
+// markLong records that some execution is longer than the bound, once the
+// execution has been counted as cut.
+func (s *persistentSearch) markLong() {
+	s.long = true
+	if s.tables != nil && s.tables.heights != nil {
+		s.tables.long.Store(true)
 	}
 }
 
 // visit is the bounded phase at depth d: Figure 1's loop body for the state reached
 // with the sleep set frames[d].sleepIn. H remembers, besides the sleep set, the
-// remaining depth k-d the state was explored with: a state reached again with more
-// remaining depth is explored again from scratch; one reached with at most as
-// much is handled as in Figure 1 (nothing to do if its stored sleep set is a
-// subset of the current one, else the threads asleep then and awake now are
-// explored, and the stored sleep set becomes the intersection). Because a later
-// visit only ever lowers the stored depth, every visit that the stored entry
-// summarizes had at least that much, which is what the paper's proof of Theorem
-// A.3 needs for each of its cases.
+// remaining depth k-d the state was explored with (see enter).
 func (s *persistentSearch) visit(d int) {
 	x := s.x
 	if x.done() {
 		return
 	}
 	f := s.frame(d)
-	cur := s.states[d]
 	budget := s.k - d
 	if s.noSleep {
 		f.sleepIn.clear()
 	}
-	e, fresh := s.store(cur)
-	partial := false
-	if !fresh && int(e.budget) >= budget {
-		if e.own.sleep.subsetOf(f.sleepIn) {
-			return
-		}
-		partial = true
+	var h hVisit
+	if s.tables != nil {
+		h = s.enterShared(d, budget)
+	} else {
+		e, _ := s.store(s.states[d])
+		h = f.enter(&e.budget, &e.own, budget)
 	}
-	if budget == 0 {
-		if partial {
-			return
-		}
-		e.budget = 0
-		e.own.sleep.copyFrom(f.sleepIn)
-		x.leaf(cur, s.anyEnabled(cur), s.moves[:d])
+	switch h.kind {
+	case hSkip:
 		return
-	}
-	if s.probeFailed(d) {
-		return
-	}
-	if partial {
+	case hAgain:
 		// Figure 1, s already in H: T = H(s).Sleep \ s.Sleep. Only threads of the
-		// persistent set need exploring, and it is a function of the state.
-		f.todo.copyFrom(e.own.pset)
-		f.todo.and(e.own.sleep)
+		// persistent set need exploring: the one the first visit chose, which
+		// enter copied into f.pset.
+		if budget == 0 || s.probeFailed(d) {
+			return
+		}
+		f.todo.copyFrom(f.pset)
+		f.todo.and(f.old)
 		f.todo.andNot(f.sleepIn)
 		f.sleep.copyFrom(f.sleepIn)
-		f.sleep.and(e.own.sleep)
-		e.own.sleep.copyFrom(f.sleep)
-		e.budget = int32(budget)
-	} else {
-		e.budget = int32(budget)
-		e.own.sleep.copyFrom(f.sleepIn)
-		if leaf, _ := x.leaf(cur, !f.enabled.empty(), s.moves[:d]); leaf {
-			return
-		}
-		s.choose(d, true)
-		e.own.pset.copyFrom(f.pset)
-		f.sleep.copyFrom(f.sleepIn)
-		f.todo.copyFrom(f.pset)
-		f.todo.andNot(f.sleep)
-		if f.todo.empty() {
-			x.stats.SleepBlocked++
+		f.sleep.and(f.old)
+	case hFirst:
+		if !s.first(d, budget, h) {
 			return
 		}
 	}
@@ -345,6 +436,118 @@ func (s *persistentSearch) visit(d int) {
 		})
 		f.sleep.add(t)
 	}
+}
+
+// hVisit is what a visit of the bounded phase does, having looked at H(s): stop
+// (the state was explored with at least this depth and a sleep set it may
+// skip), explore the threads H(s).Sleep holds that the visit's sleep set does
+// not, or explore the state as new. For a first visit it holds the record,
+// whose persistent set the visit stores once chosen, and in a shared table the
+// record's lock, held until then.
+type hVisit struct {
+	kind int
+	rec  *persistentRecord
+	mu   *sync.Mutex
+}
+
+const (
+	hSkip = iota
+	hAgain
+	hFirst
+)
+
+// enter is Figure 1's look at H(s), whose remaining depth is *budget (-1: never
+// visited) and sleep and persistent sets rec, for a visit of the state of frame
+// f with budget steps left; it updates H(s) as the figure does. A state reached
+// again with more depth is explored again as new. One reached with at most as
+// much is skipped if its stored sleep set is a subset of the current one; else
+// the threads asleep then and awake now are explored, and the stored sleep set
+// becomes the intersection (not at the bound, where nothing is explored). A
+// later visit thus only ever lowers the stored depth: every visit the entry
+// summarizes had at least that much, which is what the paper's proof of
+// Theorem A.3 needs for each of its cases.
+func (f *persistentFrame) enter(budget *int32, rec *persistentRecord, b int) hVisit {
+	if int(*budget) >= b {
+		if rec.sleep.subsetOf(f.sleepIn) {
+			return hVisit{kind: hSkip}
+		}
+		if b > 0 {
+			f.old.copyFrom(rec.sleep)
+			f.pset.copyFrom(rec.pset)
+			rec.sleep.and(f.sleepIn)
+			*budget = int32(b)
+		}
+		return hVisit{kind: hAgain}
+	}
+	*budget = int32(b)
+	rec.sleep.copyFrom(f.sleepIn)
+	return hVisit{kind: hFirst, rec: rec}
+}
+
+// enterShared is enter on the table the workers of a parallel run share. Each
+// look at H(s) and its update is one step under the record's lock, and a first
+// visit keeps the lock until it has stored its persistent set, which is quick
+// (it probes the state; it explores nothing), so that whoever visits the state
+// next finds the set the first visit explores.
+//
+// Why sharing H(s) keeps the search sound: the proof of Theorem A.3 is an
+// induction over the visits of each state, each summarized by H(s) when it
+// begins and each exploring, in its own order, the threads it chose then; it
+// never asks whether an earlier visit has finished (in the sequential search it
+// may still be on the stack). A visit under way on another worker is such a
+// visit: it chose its threads when it updated H(s), under the lock, and
+// explores them all unless the run ends. The visits of one state are ordered by
+// their turns at the lock, so H(s) evolves as in some sequential order of them.
+func (s *persistentSearch) enterShared(d, budget int) hVisit {
+	e, fresh := s.tables.sleeps.visit(s.states[d], s.owner)
+	if fresh {
+		s.x.stats.States++
+	}
+	r := &e.own
+	r.mu.Lock()
+	if r.rec.sleep == nil {
+		r.rec = newPersistentRecord(s.n)
+		r.budget = -1
+	}
+	h := s.frames[d].enter(&r.budget, &r.rec, budget)
+	if h.kind == hFirst {
+		h.mu = &r.mu
+	} else {
+		r.mu.Unlock()
+	}
+	return h
+}
+
+// first starts a first visit (hFirst) of the state at depth d, with budget steps
+// left: it handles a leaf, chooses the persistent set, stores it in H(s) and
+// reports whether threads are left to explore (in frames[d].todo).
+func (s *persistentSearch) first(d, budget int, h hVisit) bool {
+	if h.mu != nil {
+		defer h.mu.Unlock()
+	}
+	x := s.x
+	f := s.frames[d]
+	cur := s.states[d]
+	if budget == 0 {
+		x.leaf(cur, s.anyEnabled(cur), s.moves[:d])
+		return false
+	}
+	if s.probeFailed(d) {
+		return false
+	}
+	if leaf, _ := x.leaf(cur, !f.enabled.empty(), s.moves[:d]); leaf {
+		return false
+	}
+	s.choose(d, true)
+	h.rec.pset.copyFrom(f.pset)
+	f.sleep.copyFrom(f.sleepIn)
+	f.todo.copyFrom(f.pset)
+	f.todo.andNot(f.sleep)
+	if f.todo.empty() {
+		x.stats.SleepBlocked++
+		return false
+	}
+	return true
 }
 
 // sleepAfter sets into to the threads of frame d's working sleep set that are

@@ -2,9 +2,11 @@ package explicit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -418,4 +420,126 @@ thread t[6] { for (int i = 0; i < 20; i++) { c[(tid + i) % 6] += 1; } }
 	if r.Verdict != verify.Unknown {
 		t.Errorf("verdict %s, want unknown", r.Verdict)
 	}
+}
+
+// TestPersistentSharedTables runs several searches of persistent and of
+// process-local at once from the initial state, phase by phase as a parallel run
+// does (checkPhases), all searches of a phase sharing its table, so that they meet
+// each other's records under way on nearly every state, and requires of them
+// together what the sequential search guarantees: a violation exactly when dfs
+// finds one (replayed, of a kind some execution within the bound reaches), and
+// otherwise, together, every terminal state and deadlock dfs reaches. Each
+// search has an outcome of its own, so a search that finds a violation does not
+// stop the others, which may then skip states whose visits it abandoned: the
+// check of terminal states applies only when none finds one. Both phases run,
+// and the bounded phase on its own. Run it with -race.
+func TestPersistentSharedTables(t *testing.T) {
+	type prog struct {
+		name  string
+		p     *ir.Program
+		depth int
+	}
+	var progs []prog
+	for _, tc := range persistentPrograms {
+		progs = append(progs, prog{tc.name, porCompile(t, tc.name, tc.src, lang.Config{}), tc.depth})
+	}
+	seeds := uint64(120)
+	if testing.Short() {
+		seeds = 30
+	}
+	for seed := range seeds {
+		cfg := progen.DefaultConfig()
+		depth := verify.DefaultDepth
+		if seed%2 == 1 {
+			cfg.Features |= progen.SpinLoops
+			cfg.MaxThreads, cfg.MaxOps = 3, 3
+			depth = 10 + int(seed%7)
+		}
+		_, p := compileGenerated(t, seed, cfg)
+		progs = append(progs, prog{fmt.Sprintf("seed%d", seed), p, depth})
+	}
+	for _, pr := range progs {
+		for _, algo := range []string{"persistent", "process-local"} {
+			for _, boundedOnly := range []bool{false, true} {
+				for _, workers := range []int{2, 4} {
+					name := fmt.Sprintf("%s/%s/bounded=%v/workers=%d", pr.name, algo, boundedOnly, workers)
+					if err := sharedTablesAgree(pr.p, pr.depth, algo, boundedOnly, workers); err != "" {
+						t.Errorf("%s: %s", name, err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// sharedTablesAgree runs workers searches sharing tables (see
+// TestPersistentSharedTables) and says how they together differ from dfs.
+func sharedTablesAgree(p *ir.Program, depth int, algo string, boundedOnly bool, workers int) string {
+	var o Options
+	o.Depth, o.NoDeadlock = depth, true
+	od, want := withTerminals(o)
+	ref, err := DFS{Options: od}.Check(context.Background(), p)
+	if err != nil {
+		return err.Error()
+	}
+	op, got := withTerminals(o)
+	var results []*verify.Result
+	phase := func(tables *persistentTables) error {
+		rs := make([]*verify.Result, workers)
+		errs := make([]error, workers)
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				ow := op
+				ow.tables, ow.worker = tables, w
+				var e verify.Engine = Persistent{Options: ow}
+				if algo == "process-local" {
+					e = ProcessLocal{Options: ow}
+				}
+				rs[w], errs[w] = e.Check(context.Background(), p)
+			})
+		}
+		wg.Wait()
+		results = append(results, rs...)
+		return errors.Join(errs...)
+	}
+	long := true
+	if !boundedOnly {
+		exhaustive := newPersistentTables(workers, false)
+		if err := phase(exhaustive); err != nil {
+			return err.Error()
+		}
+		long = exhaustive.long.Load()
+	}
+	if long {
+		if err := phase(newPersistentTables(workers, true)); err != nil {
+			return err.Error()
+		}
+	}
+	var unsafe *verify.Result
+	for w, r := range results {
+		switch r.Verdict {
+		case verify.Unknown:
+			return "unknown: " + r.Note
+		case verify.Unsafe:
+			unsafe = r
+			if _, _, err := p.Confirm(r.Trace, r.Violation.Kind); err != nil {
+				return fmt.Sprintf("search %d: counterexample does not replay: %v", w, err)
+			}
+			if kinds, _ := reachableKinds(p, depth, true); !kinds[r.Violation.Kind] {
+				return fmt.Sprintf("search %d reports %s, which no execution within the bound reaches", w, r.Violation.Kind)
+			}
+		}
+	}
+	switch {
+	case unsafe == nil && ref.Verdict == verify.Unsafe:
+		return "no search found a violation; dfs: " + verdictString(ref)
+	case unsafe != nil && ref.Verdict != verify.Unsafe:
+		return verdictString(unsafe) + "; dfs: " + verdictString(ref)
+	case unsafe == nil && !long && ref.Verdict != verify.Safe:
+		return "no execution is longer than the bound; dfs: " + verdictString(ref)
+	case unsafe == nil:
+		return want.diff(p, got, "dfs", algo)
+	}
+	return ""
 }

@@ -57,6 +57,7 @@ func (a ProcessLocal) Check(ctx context.Context, p *ir.Program) (*verify.Result,
 		return nil, err
 	}
 	s := newPersistentSearch(x, a.NoSleep, false)
+	s.share(a.Options)
 	pl := newProcessLocal(s)
 	s.choose = pl.choose
 	s.search(false)

@@ -226,9 +226,9 @@ func (v *visitedStore[E]) len() int { return v.n }
 // cache, and no two workers write to the same cache lines when they store
 // states. A record never moves, so its atomics are read and written without a
 // lock; once the blocks have grown nothing is allocated.
-type sharedVisited struct {
+type sharedVisited[E any] struct {
 	shards [visitedShards]visitedShard
-	owners []visitOwner
+	owners []visitOwner[E]
 }
 
 const visitedShards = 128
@@ -256,14 +256,17 @@ func makeVisitRef(owner int, i int32) visitRef { return visitRef(owner)<<32 | vi
 // visitOwner is what one owner stored: only that owner writes here, and others
 // read a record only after finding it in a shard's index, where it is
 // published (an atomic store) once complete.
-type visitOwner struct {
-	records recordChunks[sharedVisit]
+type visitOwner[E any] struct {
+	records recordChunks[sharedVisit[E]]
 	blocks  stateBlocks
 	n       int32
 	_       [64]byte // keeps owners' counters apart
 }
 
-type sharedVisit struct {
+type sharedVisit[E any] struct {
+	// own is what the algorithm keeps besides (first: a zero-size last field
+	// would be padded).
+	own   E
 	state ir.State
 	// done is the completed exploration with the largest budget: budget<<32 |
 	// height (see visit); budget -1 until one completes.
@@ -273,8 +276,8 @@ type sharedVisit struct {
 }
 
 // newSharedVisited returns a store for owners owners, numbered from 0.
-func newSharedVisited(owners int) *sharedVisited {
-	v := &sharedVisited{owners: make([]visitOwner, owners)}
+func newSharedVisited[E any](owners int) *sharedVisited[E] {
+	v := &sharedVisited[E]{owners: make([]visitOwner[E], owners)}
 	for i := range v.shards {
 		slots := newStateIndex()
 		v.shards[i].index.Store(&slots)
@@ -282,13 +285,13 @@ func newSharedVisited(owners int) *sharedVisited {
 	return v
 }
 
-func (v *sharedVisited) record(r visitRef) *sharedVisit {
+func (v *sharedVisited[E]) record(r visitRef) *sharedVisit[E] {
 	return v.owners[r>>32].records.at(int32(uint32(r)) - 1)
 }
 
 // visit returns the record of s, storing s first, as owner's, if it is new
 // (fresh).
-func (v *sharedVisited) visit(s ir.State, owner int) (e *sharedVisit, fresh bool) {
+func (v *sharedVisited[E]) visit(s ir.State, owner int) (e *sharedVisit[E], fresh bool) {
 	h := s.Hash()
 	sh := &v.shards[h>>57] // ir.State.Hash mixes its high bits well
 	if e, _ = v.find(*sh.index.Load(), h, s); e != nil {
@@ -317,7 +320,7 @@ func (v *sharedVisited) visit(s ir.State, owner int) (e *sharedVisit, fresh bool
 
 // lookup returns the record of s, or nil; without a lock, so a state another
 // worker is storing at that moment may be missed.
-func (v *sharedVisited) lookup(s ir.State) *sharedVisit {
+func (v *sharedVisited[E]) lookup(s ir.State) *sharedVisit[E] {
 	h := s.Hash()
 	e, _ := v.find(*v.shards[h>>57].index.Load(), h, s)
 	return e
@@ -325,7 +328,7 @@ func (v *sharedVisited) lookup(s ir.State) *sharedVisit {
 
 // find returns the record of s, whose hash is h, in slots; or nil and the
 // empty slot where s would go.
-func (v *sharedVisited) find(slots []visitSlot, h uint64, s ir.State) (*sharedVisit, uint64) {
+func (v *sharedVisited[E]) find(slots []visitSlot, h uint64, s ir.State) (*sharedVisit[E], uint64) {
 	ref, i := probe(slots, h, func(ref uint64) bool { return v.record(visitRef(ref)).state.Equal(s) })
 	if ref == 0 {
 		return nil, i
@@ -334,7 +337,7 @@ func (v *sharedVisited) find(slots []visitSlot, h uint64, s ir.State) (*sharedVi
 }
 
 // each calls f with every state stored; only while no search runs.
-func (v *sharedVisited) each(f func(ir.State)) {
+func (v *sharedVisited[E]) each(f func(ir.State)) {
 	for i := range v.owners {
 		o := &v.owners[i]
 		for j := range o.n {
@@ -349,7 +352,7 @@ func packVisit(budget, height int) uint64 {
 
 // completed returns the budget and height of the completed exploration of the
 // state with the largest budget; budget -1 if none has completed.
-func (e *sharedVisit) completed() (budget, height int) {
+func (e *sharedVisit[E]) completed() (budget, height int) {
 	d := e.done.Load()
 	return int(int32(d >> 32)), int(int32(d))
 }
@@ -358,7 +361,7 @@ func (e *sharedVisit) completed() (budget, height int) {
 // unless one with at least that budget has been published already. Heights are
 // min(longest execution, budget+1) whichever worker computes them, so the record
 // with the larger budget says everything the smaller one does.
-func (e *sharedVisit) publish(budget, height int) {
+func (e *sharedVisit[E]) publish(budget, height int) {
 	for {
 		d := e.done.Load()
 		if int(int32(d>>32)) >= budget || e.done.CompareAndSwap(d, packVisit(budget, height)) {
@@ -368,10 +371,63 @@ func (e *sharedVisit) publish(budget, height int) {
 }
 
 // len is the number of states stored; only while no search runs.
-func (v *sharedVisited) len() int {
+func (v *sharedVisited[E]) len() int {
 	n := 0
 	for i := range v.owners {
 		n += int(v.owners[i].n)
 	}
 	return n
+}
+
+// sharedPath is the path of one search through a sharedVisited: which records
+// its stack holds, so that reaching one again closes a cycle, while reaching
+// one that only other workers are exploring does not. Worker w < 64 marks a
+// record with bit 1<<w of its active set, which the others see too; workers
+// past the 64th have no bit and look for the record on their stack instead.
+type sharedPath[E any] struct {
+	bit   uint64
+	stack []*sharedVisit[E]
+}
+
+func newSharedPath[E any](worker int) sharedPath[E] {
+	if worker < 64 {
+		return sharedPath[E]{bit: 1 << worker}
+	}
+	return sharedPath[E]{}
+}
+
+// enter puts e on the path at depth.
+func (p *sharedPath[E]) enter(e *sharedVisit[E], depth int) {
+	if len(p.stack) <= depth {
+		p.stack = append(p.stack, make([]*sharedVisit[E], depth+1-len(p.stack))...)
+	}
+	p.stack[depth] = e
+	if p.bit != 0 {
+		e.active.Or(p.bit)
+	}
+}
+
+// leave takes e, entered last, off the path.
+func (p *sharedPath[E]) leave(e *sharedVisit[E]) {
+	if p.bit != 0 {
+		e.active.And(^p.bit)
+	}
+}
+
+// onStack reports whether e is on the path above depth.
+func (p *sharedPath[E]) onStack(e *sharedVisit[E], depth int) bool {
+	if p.bit != 0 {
+		return e.active.Load()&p.bit != 0
+	}
+	for _, o := range p.stack[:min(depth, len(p.stack))] {
+		if o == e {
+			return true
+		}
+	}
+	return false
+}
+
+// elsewhere reports whether another worker with a bit is exploring e now.
+func (p *sharedPath[E]) elsewhere(e *sharedVisit[E]) bool {
+	return e.active.Load()&^p.bit != 0
 }

@@ -29,7 +29,7 @@ func TestSharedVisitedConcurrent(t *testing.T) {
 		{4, 60000, 3},  // indexes that grow while others look states up
 	} {
 		t.Run(fmt.Sprintf("g=%d/n=%d/size=%d", tc.goroutines, tc.states, tc.size), func(t *testing.T) {
-			v := newSharedVisited(tc.goroutines)
+			v := newSharedVisited[struct{}](tc.goroutines)
 			state := func(i int) ir.State {
 				s := make(ir.State, tc.size)
 				for j := range s {
@@ -38,10 +38,10 @@ func TestSharedVisitedConcurrent(t *testing.T) {
 				return s
 			}
 			fresh := make([]atomic.Int32, tc.states)
-			recs := make([][]*sharedVisit, tc.goroutines)
+			recs := make([][]*sharedVisit[struct{}], tc.goroutines)
 			var wg sync.WaitGroup
 			for g := range tc.goroutines {
-				recs[g] = make([]*sharedVisit, tc.states)
+				recs[g] = make([]*sharedVisit[struct{}], tc.states)
 				wg.Go(func() {
 					bit := uint64(1) << g
 					for _, i := range rand.New(rand.NewPCG(uint64(g), 1)).Perm(tc.states) {
@@ -94,7 +94,7 @@ func TestSharedVisitedConcurrent(t *testing.T) {
 // state complete: nothing before the first, then the one with the largest
 // budget, never a smaller one.
 func TestSharedVisitedPublish(t *testing.T) {
-	v := newSharedVisited(1)
+	v := newSharedVisited[struct{}](1)
 	e, _ := v.visit(ir.State{1, 2, 3}, 0)
 	type step struct{ budget, height, wantBudget, wantHeight int }
 	steps := []step{
@@ -120,7 +120,7 @@ func TestSharedVisitedPublish(t *testing.T) {
 // search's hot path, allocates nothing, and neither does storing new ones once
 // the blocks have grown (a chunk or a block now and then).
 func TestSharedVisitedAllocs(t *testing.T) {
-	v := newSharedVisited(1)
+	v := newSharedVisited[struct{}](1)
 	states := make([]ir.State, 4096)
 	for i := range states {
 		states[i] = ir.State{int64(i), int64(i) * 3, 7}
