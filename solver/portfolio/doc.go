@@ -16,8 +16,8 @@
 // the portfolio out of lockstep: every later call fails.
 //
 // Models and unsat cores are the winner's: BoolValue, BVValue and
-// FailedAssumptions ask the member that answered the last Check. Stats gives the
-// first member's problem size (Vars, Clauses, Conflicts), the portfolio's own
+// FailedAssumptions ask the member that answered the last Check. Stats gives that
+// member's problem size (Vars, Clauses, Conflicts), the portfolio's own
 // call counts and wall time, every member's counters under "NAME: counter", and
 // how many checks each member answered first under AnsweredCounter(NAME).
 //

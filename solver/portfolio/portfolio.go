@@ -200,9 +200,12 @@ func (p *backend) FailedAssumptions() ([]*solver.Term, error) {
 	return be.FailedAssumptions()
 }
 
-// Stats implements solver.Backend. Vars, Clauses and Conflicts are the first
-// member's: the members decide the same formulas, and their figures measure
-// different encodings of them, which a sum or a mix would not describe.
+// Stats implements solver.Backend. Vars, Clauses and Conflicts are one member's:
+// the members decide the same formulas, and their figures measure different
+// encodings of them, which a sum or a mix would not describe. The member is the
+// one that answered the last Check (the first before any answer): one that
+// lost the race may have been stopped before it had even encoded the formula,
+// and its figures would say "0 clauses".
 func (p *backend) Stats() solver.Stats {
 	if p.closed {
 		return p.final
@@ -210,9 +213,10 @@ func (p *backend) Stats() solver.Stats {
 	st := p.stats
 	st.Conflicts = -1
 	st.Counters = make(map[string]float64)
+	sizes := max(p.winner, 0)
 	for i, m := range p.members {
 		ms := m.Backend.Stats()
-		if i == 0 {
+		if i == sizes {
 			st.Vars, st.Clauses, st.Conflicts = ms.Vars, ms.Clauses, ms.Conflicts
 		}
 		for k, v := range ms.Counters {
