@@ -113,6 +113,13 @@ func withTerminals(opts Options) (Options, *terminalSet) {
 	return opts, ts
 }
 
+// namedProgram is a compiled program to check, with its name and depth bound.
+type namedProgram struct {
+	name  string
+	p     *ir.Program
+	depth int
+}
+
 // testdataFile is an annotated program of ../testdata that is not an expected
 // input error, with the //@ args that matter to the explicit engine.
 type testdataFile struct {

@@ -34,10 +34,12 @@ import (
 // Why this is sound for the reducing algorithms: each subtree is explored by the
 // algorithm from a state, which covers every execution from that state within the
 // remaining depth (up to its equivalence), and the frontier covers every prefix.
-// No sleep set, backtrack set or visited state crosses subtrees, which is what
-// Simsa, Bryant and Gibson ("Scalable Dynamic Partial Order Reduction", RV 2012)
-// have to repair when they hand out subtrees of a DPOR search already under way;
-// the price is that the frontier itself is not reduced by the algorithm. For those
+// No sleep set or backtrack set crosses subtrees, which is what Simsa, Bryant and
+// Gibson ("Scalable Dynamic Partial Order Reduction", RV 2012) have to repair when
+// they hand out subtrees of a DPOR search already under way; the price is that
+// the frontier itself is not reduced by the algorithm. Visited states cross
+// subtrees where the algorithm's own argument covers a record another worker
+// wrote: dfs --stateful's completed heights, persistent's (checkPhases). For those
 // algorithms prefixes that lead to the same state are explored once, and the
 // frontier keeps sleep sets (Godefroid): a thread whose step commutes with an
 // earlier sibling's is not started again below it, which keeps the frontier from
@@ -364,9 +366,9 @@ type frontier struct {
 	limit  int  // the preemption or fair bound (bpor)
 	sleepy bool // keep sleep sets
 	// sel, for persistent and process-local, chooses which threads a frontier
-	// state explores: the same persistent sets their searches use (the bounded
-	// phase's, which are valid in both phases), so that the frontier is reduced
-	// as the search is.
+	// state explores: the persistent sets their searches use in the phase the
+	// frontier is for (the bounded phase's with safety), so that the frontier is
+	// reduced as the search is.
 	sel    *persistentSearch
 	safety bool // sel chooses the bounded phase's sets
 	// store, for dfs --stateful, is the visited store the subtrees share; the

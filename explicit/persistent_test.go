@@ -434,14 +434,9 @@ thread t[6] { for (int i = 0; i < 20; i++) { c[(tid + i) % 6] += 1; } }
 // check of terminal states applies only when none finds one. Both phases run,
 // and the bounded phase on its own. Run it with -race.
 func TestPersistentSharedTables(t *testing.T) {
-	type prog struct {
-		name  string
-		p     *ir.Program
-		depth int
-	}
-	var progs []prog
+	var progs []namedProgram
 	for _, tc := range persistentPrograms {
-		progs = append(progs, prog{tc.name, porCompile(t, tc.name, tc.src, lang.Config{}), tc.depth})
+		progs = append(progs, namedProgram{tc.name, porCompile(t, tc.name, tc.src, lang.Config{}), tc.depth})
 	}
 	seeds := uint64(120)
 	if testing.Short() {
@@ -456,7 +451,7 @@ func TestPersistentSharedTables(t *testing.T) {
 			depth = 10 + int(seed%7)
 		}
 		_, p := compileGenerated(t, seed, cfg)
-		progs = append(progs, prog{fmt.Sprintf("seed%d", seed), p, depth})
+		progs = append(progs, namedProgram{fmt.Sprintf("seed%d", seed), p, depth})
 	}
 	for _, pr := range progs {
 		for _, algo := range []string{"persistent", "process-local"} {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"kbmc/ir"
 	"kbmc/solver/z3"
 )
 
@@ -279,20 +278,15 @@ func (l *lateSolver) Solve(_ context.Context, c *TCS) ([]int, bool, error) {
 // give exactly topo's statistics, on the LazyPOR test programs and on generated
 // ones.
 func TestLazyPORSolverIndependent(t *testing.T) {
-	type program struct {
-		name  string
-		p     *ir.Program
-		depth int
-	}
-	var progs []program
+	var progs []namedProgram
 	for _, tc := range lazyPrograms {
 		p, depth := tc.compile(t, false)
-		progs = append(progs, program{tc.name, p, depth})
+		progs = append(progs, namedProgram{tc.name, p, depth})
 	}
 	for seed := range uint64(200) {
 		cfg, depth := lazyGenConfig(seed)
 		_, p := compileGenerated(t, seed, cfg)
-		progs = append(progs, program{fmt.Sprintf("seed%d.kb", seed), p, depth})
+		progs = append(progs, namedProgram{fmt.Sprintf("seed%d.kb", seed), p, depth})
 	}
 	solvers := map[string]func(t *testing.T) TCSSolver{
 		"late": func(*testing.T) TCSSolver { return &lateSolver{} },
