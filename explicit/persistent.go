@@ -315,7 +315,9 @@ func (s *persistentSearch) newTable() *visitedStore[persistentRecord] {
 func (s *persistentSearch) store(cur ir.State) (e *visit[persistentRecord], fresh bool) {
 	if e, fresh = s.table.visit(cur); fresh {
 		s.x.stats.States++
-		e.own = newPersistentRecord(s.n)
+		if !s.phase1 { // the exhaustive phase keeps no sets
+			e.own = newPersistentRecord(s.n)
+		}
 	}
 	return e, fresh
 }
