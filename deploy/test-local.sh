@@ -20,8 +20,14 @@ done
 for i in $(seq 0 $((parts - 1))); do
   SLURM_ARRAY_TASK_ID=$i KBMC_PARTS=$parts KBMC_OUT="$tmp/slurm" "$here/kbmc-part.sh" "${flags[@]}" "$prog"
 done
+# GNU parallel: the script users run, which merges the parts itself.
+if ! command -v parallel >/dev/null; then
+  echo "deploy/test-local.sh: GNU parallel is not installed (scripts/deps installs it)" >&2
+  exit 1
+fi
+"$here/parallel.sh" $parts "$tmp/parallel" "${flags[@]}" "$prog" > "$tmp/parallel.txt"
 seq_exec=$("$kbmc" check --json --workers 1 "${flags[@]}" "$prog" | sed 's/.*"executions":\([0-9]*\).*/\1/')
-for d in k8s slurm; do
+for d in k8s slurm parallel; do
   merged=$("$kbmc" merge --json "$tmp/$d"/part-*.json)
   verdict=$(echo "$merged" | sed 's/.*"verdict":"\([a-z-]*\)".*/\1/')
   execs=$(echo "$merged" | sed 's/.*"executions":\([0-9]*\).*/\1/')
@@ -30,9 +36,10 @@ for d in k8s slurm; do
     exit 1
   fi
 done
-# GNU parallel, where it is installed.
-if command -v parallel >/dev/null; then
-  "$here/parallel.sh" $parts "$tmp/parallel" "${flags[@]}" "$prog" >/dev/null
+if ! grep -q ": safe" "$tmp/parallel.txt"; then
+  echo "deploy/test-local.sh: deploy/parallel.sh did not print the safe merge:" >&2
+  cat "$tmp/parallel.txt" >&2
+  exit 1
 fi
 # An unsafe program: the merge is unsafe with the part's trace.
 set +e
@@ -47,4 +54,4 @@ if [ $code != 10 ] || ! grep -q "lost update" "$tmp/unsafe.txt"; then
   cat "$tmp/unsafe.txt" >&2
   exit 1
 fi
-echo "deploy: 8 parts through kbmc-part.sh (Kubernetes and Slurm indices) merge to the sequential verdict and counts"
+echo "deploy: 8 parts through kbmc-part.sh (Kubernetes and Slurm indices, GNU parallel) merge to the sequential verdict and counts"
