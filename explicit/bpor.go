@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"kbmc/ir"
 	"kbmc/verify"
@@ -67,13 +68,19 @@ func checkBPOR(ctx context.Context, p *ir.Program, opts Options, fair bool) (*ve
 	if bound < 0 {
 		s.bound = math.MaxInt
 	}
-	copy(s.frame(0).state, x.initial())
-	cost := 0
-	if x.from != nil {
-		cost = x.from.cost
+	s.pool = opts.pool
+	s.capture = s.captureTask
+	if opts.task != nil && opts.task.depth >= 0 {
+		s.resume(opts.task)
+	} else {
+		copy(s.frame(0).state, x.initial())
+		cost := 0
+		if x.from != nil {
+			cost = x.from.cost
+		}
+		s.costs = append(s.costs[:0], cost)
+		s.explore(0)
 	}
-	s.costs = append(s.costs[:0], cost)
-	s.explore(0)
 	b := depthOnly()
 	if fair {
 		b.Fair = bound
@@ -99,7 +106,7 @@ func (s *bporSearch) stopped() bool { return s.x.done() }
 // explore is Algorithm 1's Explore(S) for the execution on the stack, |S| = d.
 func (s *bporSearch) explore(d int) {
 	x := s.x
-	f, more := s.enter(d, s.races)
+	_, more := s.enter(d, s.races)
 	if !more {
 		return
 	}
@@ -113,21 +120,69 @@ func (s *bporSearch) explore(d int) {
 		return
 	}
 	s.initialize(d)
-	// Lines 10-13; backtrack(s) grows while the loop runs.
+	s.loop(d)
+}
+
+// loop is lines 10-13 of Algorithm 1 for the state at depth d: backtrack(s) grows
+// while it runs.
+func (s *bporSearch) loop(d int) {
 	for !s.stopped() {
-		u := firstOf(f.backtrack, f.enabled, f.done, nil)
+		s.offer(d)
+		u := s.claim(d)
 		if u < 0 {
 			break
 		}
-		f.done.add(u)
-		c := s.costOf(d, u)
-		if c > s.bound {
-			s.pruned()
-			continue
-		}
-		s.costs = append(s.costs[:d+1], c)
-		s.run(d, u)
+		s.try(d, u)
 	}
+}
+
+// try runs thread u from depth d, unless that would exceed the bound.
+func (s *bporSearch) try(d, u int) {
+	c := s.costOf(d, u)
+	if c > s.bound {
+		s.pruned()
+		return
+	}
+	s.costs = append(s.costs[:d+1], c)
+	s.run(d, u)
+}
+
+// resume explores a task another worker gave away (steal.go): the given thread
+// from the given depth, then what is left to run at every state of the copied
+// path, up to the root.
+func (s *bporSearch) resume(t *porTask) {
+	s.install(t)
+	s.costs = append(s.costs[:0], t.costs...)
+	copy(s.yields, t.yields)
+	s.try(t.depth, t.thread)
+	for d := t.depth; d >= 0; d-- {
+		if d < t.depth {
+			s.trace.pop()
+			if s.fair && s.yielding(d) {
+				s.yields[s.moves[d].Thread]--
+			}
+		}
+		s.loop(d)
+	}
+}
+
+// captureTask adds to a task given away at depth j, from a path of depth d, the
+// bound's costs and the yields of the path down to j.
+func (s *bporSearch) captureTask(j, d int, t *porTask) {
+	t.costs = append([]int(nil), s.costs[:j+1]...)
+	if s.fair {
+		t.yields = slices.Clone(s.yields)
+		for m := j; m < d; m++ {
+			if s.yielding(m) {
+				t.yields[s.moves[m].Thread]--
+			}
+		}
+	}
+}
+
+// yielding reports whether the path's move at depth d is a yield.
+func (s *bporSearch) yielding(d int) bool {
+	return s.p.Transition(s.frames[d].state, s.moves[d].Thread).EntryNode().Op == ir.OpYield
 }
 
 // races is lines 3-7 of Algorithm 1: for every thread u and every other thread v,
@@ -176,11 +231,13 @@ func (s *bporSearch) backtrack(i, u int) {
 // fair bound, not a release), else every enabled thread.
 func (s *bporSearch) addPoint(i, u int, all bool) {
 	f := s.frames[i]
+	f.lock()
 	if !all && f.enabled.has(u) {
 		f.backtrack.add(u)
 	} else {
 		f.backtrack.or(f.enabled)
 	}
+	f.unlock()
 }
 
 // releases reports whether thread u's next transition in the state at depth i may

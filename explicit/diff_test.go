@@ -467,14 +467,31 @@ func variantsOf(algo string) []variant {
 		ssh.name, ssh.every, ssh.engine = "stateful/shards=3", 3, shardedMaker(algo, 3)
 		vs = append(vs, spar, ssh)
 	case "bpor-preempt", "bpor-fair":
-		// The bounded runs too: the frontier carries the bound.
+		// The bounded runs too: the workers and the frontier carry the bound.
 		b := vs[len(vs)-1]
 		bset := b.set
 		b.name, b.every = b.name+"/workers=2", 3
 		b.set = func(o *Options) { bset(o); o.Workers = 2 }
 		vs = append(vs, b)
 	}
-	return append(vs, par, sh)
+	vs = append(vs, par, sh)
+	switch algo {
+	case "dpor", "bpor-preempt", "bpor-fair":
+		// The workers share one search and steal work from each other
+		// (steal.go): more of them give away more, and deeper, work; in a
+		// sharded run they share each part's subtrees.
+		par4 := par
+		par4.name = "workers=4"
+		par4.set = func(o *Options) { set(o); o.Workers = 4 }
+		eager := par
+		eager.name, eager.every = "workers=3/eager", 6
+		eager.set = func(o *Options) { set(o); o.Workers, o.eagerSteal = 3, true }
+		shp := sh
+		shp.name = "shards=3/workers=2"
+		shp.set = func(o *Options) { set(o); o.Workers = 2 }
+		vs = append(vs, par4, eager, shp)
+	}
+	return vs
 }
 
 // shardedMaker makes an engine that runs every part of algo's search split into

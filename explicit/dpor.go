@@ -45,11 +45,16 @@ func (a DPOR) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) 
 	n := len(p.Threads)
 	s := &dporSearch{porStack: newPORStack(x, true), sleep: !a.NoSleep,
 		next: make(vclock, n), first: make([]int, n), initials: newBitSet(n)}
-	copy(s.frame(0).state, x.initial())
-	if s.sleep && x.from != nil && x.from.sleep != nil {
-		s.frame(0).sleep.copyFrom(x.from.sleep)
+	s.sleepy, s.pool = s.sleep, a.pool
+	if a.task != nil && a.task.depth >= 0 {
+		s.resume(a.task)
+	} else {
+		copy(s.frame(0).state, x.initial())
+		if s.sleep && x.from != nil && x.from.sleep != nil {
+			s.frame(0).sleep.copyFrom(x.from.sleep)
+		}
+		s.explore(0)
 	}
-	s.explore(0)
 	var keys []string
 	if s.sleep {
 		keys = append(keys, "sleep_blocked")
@@ -81,18 +86,40 @@ func (s *dporSearch) explore(d int) {
 		return
 	}
 	f.backtrack.add(first)
-	for !x.done() {
-		t := firstOf(f.backtrack, f.enabled, f.done, f.sleep)
+	s.loop(d)
+}
+
+// loop runs the threads to run from the state at depth d (its backtrack set,
+// which grows while the loop runs) until none is left.
+func (s *dporSearch) loop(d int) {
+	f := s.frames[d]
+	for !s.x.done() {
+		s.offer(d)
+		t := s.claim(d)
 		if t < 0 {
 			break
 		}
-		f.done.add(t)
 		s.run(d, t)
 		if s.sleep {
 			// Every execution that starts with t here has been covered; later
-			// siblings need not run t before a step dependent with it.
+			// siblings need not run t before a step dependent with it. (At a
+			// shared state, claim keeps the sleep set.)
 			f.sleep.add(t)
 		}
+	}
+}
+
+// resume explores a task another worker gave away (steal.go): the given thread
+// from the given depth, then what is left to run at every state of the copied
+// path, up to the root.
+func (s *dporSearch) resume(t *porTask) {
+	s.install(t)
+	s.run(t.depth, t.thread)
+	for d := t.depth; d >= 0; d-- {
+		if d < t.depth {
+			s.trace.pop()
+		}
+		s.loop(d)
 	}
 }
 
@@ -134,7 +161,9 @@ func (s *dporSearch) races(d int) {
 func (s *dporSearch) reverse(i, t int) {
 	f := s.frames[i]
 	if !f.enabled.has(t) {
+		f.lock()
 		f.backtrack.or(f.enabled)
+		f.unlock()
 		return
 	}
 	s.trace.notAfter(i, s.first)
@@ -145,6 +174,8 @@ func (s *dporSearch) reverse(i, t int) {
 	if tStarts {
 		starts.add(t)
 	}
+	f.lock()
+	defer f.unlock()
 	switch {
 	case firstOf(starts, f.backtrack, nil, nil) >= 0:
 	case tStarts:

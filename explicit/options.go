@@ -38,6 +38,14 @@ type Options struct {
 	// For persistent and process-local on several workers: the tables the run's
 	// searches share.
 	tables *persistentTables
+	// For dpor and BPOR on several workers (steal.go): where the search gives
+	// work away, and the work it was given (nil, or a task of depth -1: start at
+	// from).
+	pool *porPool
+	task *porTask
+	// eagerSteal (tests) makes the searches of such a run give work away
+	// whenever fewer than two tasks wait, whether or not a worker does.
+	eagerSteal bool
 
 	// Terminal, if set, is called with every terminal state the search reaches (no
 	// thread enabled; deadlock says whether it is a deadlock). Differential tests use

@@ -98,6 +98,9 @@ func (ps parallelSearch) Check(ctx context.Context, p *ir.Program) (*verify.Resu
 	if ps.algo == "persistent" || ps.algo == "process-local" {
 		return ps.checkPhases(ctx, p, x, workers, target)
 	}
+	if ps.algo == "dpor" || strings.HasPrefix(ps.algo, "bpor") {
+		return ps.checkStealing(ctx, p, x, workers, target)
+	}
 	f := newFrontier(x, ps.algo, opts)
 	// dfs --stateful's searches share their visited states, and the frontier
 	// stores its states there too: an owner of records per worker, and one for
@@ -142,22 +145,7 @@ func (ps parallelSearch) checkPhases(ctx context.Context, p *ir.Program, x *exec
 // how many subtrees the frontier has.
 func (ps parallelSearch) subtrees(ctx context.Context, p *ir.Program, x *executor, f *frontier, target, workers int, carry verify.Stats, set func(*Options)) (*tally, int) {
 	opts := ps.opts
-	subtrees := f.expand(target)
-	n := len(subtrees)
-	if opts.Shard.Count > 1 {
-		var mine []*prefix
-		for i, pre := range subtrees {
-			if i%opts.Shard.Count == opts.Shard.Index {
-				mine = append(mine, pre)
-			}
-		}
-		subtrees = mine
-	}
-	// The frontier's own executions are owned by part 0.
-	total := carry
-	if opts.Shard.Count <= 1 || opts.Shard.Index == 0 {
-		addStats(&total, &x.stats)
-	}
+	subtrees, n, total := ps.part(x, f, target, carry)
 	tally := newTally(x, opts, total)
 	queue := make(chan *prefix)
 	var wg sync.WaitGroup
@@ -186,6 +174,70 @@ func (ps parallelSearch) subtrees(ctx context.Context, p *ir.Program, x *executo
 	close(queue)
 	wg.Wait()
 	return tally, n
+}
+
+// part expands the frontier f to about target subtrees and returns this part's
+// (all of them, unless the run is sharded), how many the frontier has, and the
+// statistics the part starts with: carry, plus the frontier's own executions in
+// part 0, which owns them.
+func (ps parallelSearch) part(x *executor, f *frontier, target int, carry verify.Stats) ([]*prefix, int, verify.Stats) {
+	shard := ps.opts.Shard
+	subtrees := f.expand(target)
+	n := len(subtrees)
+	if shard.Count > 1 {
+		var mine []*prefix
+		for i, pre := range subtrees {
+			if i%shard.Count == shard.Index {
+				mine = append(mine, pre)
+			}
+		}
+		subtrees = mine
+	}
+	total := carry
+	if shard.Count <= 1 || shard.Index == 0 {
+		addStats(&total, &x.stats)
+	}
+	return subtrees, n, total
+}
+
+// checkStealing runs DPOR or BPOR on workers that share one search, stealing
+// work from each other (steal.go): from the initial state, or, in a part of a
+// sharded run, from each of the part's subtrees of a frontier. The result's
+// subtree count is the number of tasks the workers took.
+func (ps parallelSearch) checkStealing(ctx context.Context, p *ir.Program, x *executor, workers, target int) (*verify.Result, error) {
+	opts := ps.opts
+	f := newFrontier(x, ps.algo, opts)
+	roots := []*prefix{{state: p.Initial(), last: -1}}
+	if f.fair {
+		roots[0].yields = make([]int, len(p.Threads))
+	}
+	var total verify.Stats
+	if opts.Shard.Count > 1 {
+		roots, _, total = ps.part(x, f, target, total)
+	}
+	tally := newTally(x, opts, total)
+	pool := newPORPool(roots, x.halted, opts.eagerSteal)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for t := pool.take(); t != nil; t = pool.take() {
+				o := opts
+				o.Workers, o.Shard = 0, Shard{}
+				root := *t.root
+				root.id = w + 1 // progress is per worker
+				o.shared, o.from, o.worker, o.pool, o.task = x.out, &root, w, pool, t
+				eng, err := New(ps.algo, o)
+				var r *verify.Result
+				if err == nil {
+					r, err = eng.Check(ctx, p)
+				}
+				tally.add(w+1, r, err)
+				pool.finished()
+			}
+		})
+	}
+	wg.Wait()
+	return ps.result(x, tally, f.bound, workers, pool.handed)
 }
 
 // tally gathers what the searches of one parallel run return: their statistics,

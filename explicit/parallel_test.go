@@ -212,3 +212,91 @@ func TestSharedVisitedUnderWayElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// TestStealing runs DPOR and BPOR on workers that share one search (steal.go) on
+// every testdata program and on small bench programs, with the workers giving
+// work away at every chance (eagerSteal: thousands of tasks, shared states at
+// every depth), on one worker (the same code, deterministic: it takes back
+// what it gave) and on three. The reachable terminal states and deadlocks must
+// be the sequential search's: for DPOR dfs's when both are safe (nothing
+// missed, nothing invented), for BPOR the sequential BPOR's, whose bound the
+// shared search keeps exactly; and the verdicts the sequential ones.
+func TestStealing(t *testing.T) {
+	type program struct {
+		name string
+		p    *ir.Program
+		opts Options
+	}
+	var progs []program
+	for _, td := range readTestdata(t) {
+		p, err := lang.Compile(td.path, td.src, td.cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", td.path, err)
+		}
+		progs = append(progs, program{filepath.Base(td.path), p, td.opts})
+	}
+	for _, b := range []struct {
+		file string
+		n    int64
+	}{{"branching", 4}, {"readers-writers", 3}, {"two-phase-commit", 2}, {"philosophers", 3}} {
+		p := loadFamily(t, b.file, b.n, false)
+		o := Options{}
+		o.Depth = 200
+		progs = append(progs, program{fmt.Sprintf("%s N=%d", b.file, b.n), p, o})
+	}
+	run := func(algo string, o Options, p *ir.Program) (*verify.Result, *terminalSet) {
+		terms := newTerminalSet()
+		o.Terminal = terms.add
+		var eng verify.Engine = parallelSearch{algo: algo, opts: o}
+		if o.Workers == 0 {
+			var err error
+			if eng, err = New(algo, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		r, err := eng.Check(ctx, p)
+		if err != nil {
+			if _, unsupported := err.(*verify.UnsupportedError); unsupported {
+				return nil, nil
+			}
+			t.Fatalf("%s: %v", algo, err)
+		}
+		return r, terms
+	}
+	tasks := 0
+	for _, pr := range progs {
+		ref, refTerms := run("dfs", pr.opts, pr.p)
+		for _, algo := range []string{"dpor", "bpor-preempt", "bpor-fair"} {
+			seq, seqTerms := run(algo, pr.opts, pr.p)
+			if seq == nil || seq.Verdict == verify.Unknown {
+				continue
+			}
+			for _, workers := range []int{1, 3} {
+				o := pr.opts
+				o.Workers, o.eagerSteal = workers, true // one worker: the parallel search all the same
+				name := fmt.Sprintf("%s/%s/workers=%d", pr.name, algo, workers)
+				got, gotTerms := run(algo, o, pr.p)
+				tasks += got.Subtrees
+				switch {
+				case got.Verdict != seq.Verdict:
+					t.Errorf("%s: %s; sequential: %s", name, verdictString(got), verdictString(seq))
+				case got.Verdict == verify.Unsafe:
+				case algo == "dpor" && ref != nil && ref.Verdict == verify.Safe:
+					if d := refTerms.diff(pr.p, gotTerms, "dfs", name); d != "" {
+						t.Errorf("%s: %s", name, d)
+					}
+				case algo != "dpor":
+					if d := seqTerms.diff(pr.p, gotTerms, "sequential "+algo, name); d != "" {
+						t.Errorf("%s: %s", name, d)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d programs, %d tasks handed out", len(progs), tasks)
+	if tasks < 10*len(progs) {
+		t.Errorf("only %d tasks on %d programs: the workers hardly gave work away", tasks, len(progs))
+	}
+}

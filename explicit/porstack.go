@@ -1,6 +1,10 @@
 package explicit
 
-import "kbmc/ir"
+import (
+	"sync"
+
+	"kbmc/ir"
+)
 
 // porStack is the stack of a stateless partial-order reduced search (DPOR and
 // BPOR): per depth the state, each thread's status and next-transition accesses,
@@ -12,6 +16,15 @@ type porStack struct {
 	moves  []ir.Move   // the current path
 	trace  *hbTrace
 	ev     ir.Event
+
+	// sleepy: the algorithm keeps sleep sets in the frames (DPOR), so that a
+	// thread claimed at a state sleeps in the siblings claimed after it.
+	sleepy bool
+	// pool, in a run on several workers, is where this search gives work to
+	// idle workers (steal.go); capture adds what the algorithm needs besides
+	// the stack to such work.
+	pool    *porPool
+	capture func(j, d int, t *porTask)
 }
 
 // porFrame is one depth of a porStack.
@@ -31,7 +44,35 @@ type porFrame struct {
 	sleep     bitSet
 	wide      bool // backtrack holds every enabled thread because of a depth cut below
 
+	// node is set once the frame has given work to another worker (steal.go):
+	// from then on backtrack and done are shared with the copies of the frame
+	// that other workers hold, and are read and written under node's lock.
+	node *porNode
+
 	succ successors // the alternatives of the step being explored from here
+}
+
+// porNode is what the copies of one shared frame have in common besides its
+// backtrack and done sets: the lock, the threads asleep there (the initial sleep
+// set and every thread claimed there so far, by any worker), and whether a depth
+// cut below widened it.
+type porNode struct {
+	mu    sync.Mutex
+	sleep bitSet
+	wide  bool
+}
+
+// lock and unlock guard f's backtrack and done sets, once they are shared.
+func (f *porFrame) lock() {
+	if f.node != nil {
+		f.node.mu.Lock()
+	}
+}
+
+func (f *porFrame) unlock() {
+	if f.node != nil {
+		f.node.mu.Unlock()
+	}
 }
 
 func newPORStack(x *executor, clocks bool) *porStack {
@@ -47,6 +88,12 @@ func newPORStack(x *executor, clocks bool) *porStack {
 func (s *porStack) enter(d int, races func(d int)) (*porFrame, bool) {
 	x := s.x
 	f := s.frame(d)
+	if f.node != nil {
+		// A new state at this depth: the shared sets stay with the node, which
+		// other workers still use.
+		n := len(s.p.Threads)
+		f.node, f.backtrack, f.done = nil, newBitSet(n), newBitSet(n)
+	}
 	f.backtrack.clear()
 	f.done.clear()
 	f.wide = false
@@ -123,11 +170,64 @@ func (s *porStack) observe(d int) {
 
 // widen handles an execution cut by the depth bound at depth d: every state on its
 // path backtracks on every enabled thread (see DPOR). States already widened have
-// widened ancestors too, so the walk stops at the first one.
+// widened ancestors too, so the walk stops at the first one. (A shared frame's
+// ancestors are shared too, and whoever widened it widened them.)
 func (s *porStack) widen(d int) {
-	for j := d - 1; j >= 0 && !s.frames[j].wide; j-- {
+	for j := d - 1; j >= 0; j-- {
 		f := s.frames[j]
-		f.wide = true
+		wide := &f.wide
+		if f.node != nil {
+			wide = &f.node.wide
+		}
+		f.lock()
+		was := *wide
+		*wide = true
 		f.backtrack.or(f.enabled)
+		f.unlock()
+		if was {
+			return
+		}
 	}
+}
+
+// claim takes the next thread to run from the state at depth d: the first that is
+// in its backtrack set, enabled, not done and, with sleep sets, not asleep; it
+// marks it done, or returns -1. At a shared frame the frame's sleep set becomes a
+// copy of the node's (the threads claimed there before this one, by any worker,
+// sleep in its subtree), and the thread joins the node's.
+func (s *porStack) claim(d int) int {
+	f := s.frames[d]
+	n := f.node
+	if n == nil {
+		var sleep bitSet
+		if s.sleepy {
+			sleep = f.sleep
+		}
+		t := firstOf(f.backtrack, f.enabled, f.done, sleep)
+		if t >= 0 {
+			f.done.add(t)
+		}
+		return t
+	}
+	n.mu.Lock()
+	t := s.claimShared(f)
+	n.mu.Unlock()
+	return t
+}
+
+// claimShared is claim at a shared frame, under its node's lock.
+func (s *porStack) claimShared(f *porFrame) int {
+	var sleep bitSet
+	if s.sleepy {
+		sleep = f.node.sleep
+	}
+	t := firstOf(f.backtrack, f.enabled, f.done, sleep)
+	if t >= 0 {
+		f.done.add(t)
+		if s.sleepy {
+			f.sleep.copyFrom(f.node.sleep)
+			f.node.sleep.add(t)
+		}
+	}
+	return t
 }

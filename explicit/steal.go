@@ -1,0 +1,255 @@
+package explicit
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"kbmc/ir"
+)
+
+// Work stealing for the stateless partial-order reductions (DPOR, BPOR) on
+// several workers.
+//
+// A frontier of prefixes (parallel.go) serves these searches badly: its subtrees
+// are reduced only by sleep sets, so it explores interleavings DPOR never would
+// (on indexer with 17 threads, a third more transitions, and nearly all the work
+// under one prefix). Instead the run is one DPOR (or BPOR) search that workers
+// share as it grows. A worker with nothing to do waits in the pool; a busy worker
+// sees it waiting the next time it picks a thread to run, and gives away the first
+// thread still to run at the shallowest state of its path that has one: it copies
+// its stack down to that state (porTask) and marks the thread done there.
+//
+// What must not be lost is DPOR's backtracking points. The thief's exploration
+// may find a race that needs a point at a state above the one it was given, which
+// in the sequential search the same search would add and explore on its way back.
+// Here the states from the root down to the one given away are shared (Simsa,
+// Bryant, Gibson and Hickey, "Scalable Dynamic Partial Order Reduction", RV 2012,
+// keep one exploration tree for the same reason): their backtrack and done sets
+// become one copy under a lock (porNode), which the victim and every thief holding
+// a copy of the state read and write. Each worker, returning up its own copy of the
+// path, claims whatever is still to run at each state, whoever added it; the one
+// who added a point returns through that state after adding it, so every point is
+// claimed, and claimed once. Sleep sets are kept per state as the threads claimed
+// there before (by any worker): a thread sleeps below a later sibling while
+// another worker may still be exploring it, which is sound because that
+// exploration covers the executions the sleep set prunes, whenever it ends
+// (Godefroid's argument does not depend on the order the siblings are explored in).
+
+// porTask is work for one worker: a subtree to start (a root of the run: the
+// initial state, or a prefix of a sharded run's part), or a search's stack copied
+// down to depth, where thread is to run next.
+type porTask struct {
+	root   *prefix // where the search starts
+	depth  int     // -1: start at root
+	thread int
+
+	frames []*porFrame // copies of the frames 0..depth (their sets are shared)
+	steps  []traceStep // the execution down to depth
+	last   []int       // per thread, its latest step in steps, or -1
+	moves  []ir.Move
+	costs  []int // BPOR: the bound's cost of the path at each depth
+	yields []int // bpor-fair: the yields of each thread on the path
+}
+
+// porPool hands out the tasks of one run and keeps idle workers waiting while a
+// busy worker may still give work away.
+type porPool struct {
+	mu      sync.Mutex
+	wake    sync.Cond
+	queue   []*porTask
+	waiting int  // workers waiting for a task
+	busy    int  // workers with a task
+	over    bool // the run has ended: every worker returns
+	halted  func() bool
+	handed  int  // tasks handed out, roots included
+	eager   bool // keep two tasks queued, whether or not a worker waits (tests)
+
+	// hungry: a worker waits and no task is queued for it. Busy workers read it
+	// at every thread they pick, so it is an atomic, not the lock.
+	hungry atomic.Bool
+}
+
+func newPORPool(roots []*prefix, halted func() bool, eager bool) *porPool {
+	pl := &porPool{halted: halted, eager: eager}
+	pl.wake.L = &pl.mu
+	pl.update()
+	for i := len(roots) - 1; i >= 0; i-- { // the queue is a stack: the first root first
+		pl.queue = append(pl.queue, &porTask{root: roots[i], depth: -1})
+	}
+	return pl
+}
+
+// take returns the next task for a worker, waiting for one while some worker is
+// busy; nil when the run is over (no task is left and nobody can give one, or
+// the run was stopped).
+func (pl *porPool) take() *porTask {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	for {
+		switch {
+		case pl.over || pl.halted():
+			pl.over = true
+			pl.wake.Broadcast()
+			return nil
+		case len(pl.queue) > 0:
+			t := pl.queue[len(pl.queue)-1]
+			pl.queue = pl.queue[:len(pl.queue)-1]
+			pl.busy++
+			pl.handed++
+			pl.update()
+			return t
+		case pl.busy == 0:
+			pl.over = true
+			pl.wake.Broadcast()
+			return nil
+		}
+		pl.waiting++
+		pl.update()
+		pl.wake.Wait()
+		pl.waiting--
+		pl.update()
+	}
+}
+
+// finished records that a worker has ended its task.
+func (pl *porPool) finished() {
+	pl.mu.Lock()
+	pl.busy--
+	if pl.busy == 0 || pl.halted() {
+		pl.wake.Broadcast() // perhaps the run is over: let the waiting see
+	}
+	pl.mu.Unlock()
+}
+
+// give queues a task for a waiting worker.
+func (pl *porPool) give(t *porTask) {
+	pl.mu.Lock()
+	pl.queue = append(pl.queue, t)
+	pl.update()
+	pl.wake.Signal()
+	pl.mu.Unlock()
+}
+
+func (pl *porPool) update() {
+	pl.hungry.Store(pl.waiting > len(pl.queue) || pl.eager && len(pl.queue) < 2)
+}
+
+// offer gives work to a waiting worker, if there is one, from a search whose
+// path has depth d and which is about to pick a thread at depth d: the first
+// thread still to run at the shallowest state of the path that has one, whose
+// subtree is likely the largest. The frames from the root down to that state
+// become shared.
+func (s *porStack) offer(d int) {
+	if s.pool == nil || !s.pool.hungry.Load() {
+		return
+	}
+	for j := 0; j <= d; j++ {
+		f := s.frames[j]
+		if f.node == nil && !s.candidate(f, j, d) {
+			continue
+		}
+		s.share(j, d)
+		f.node.mu.Lock()
+		sleep := f.sleep
+		if s.sleepy {
+			// The sleep set the thread's subtree starts with: the node's
+			// before the thread joins it.
+			sleep = slices.Clone(f.node.sleep)
+		}
+		t := s.claimShared(f)
+		f.node.mu.Unlock()
+		if t < 0 {
+			continue // a shared state with nothing left to run
+		}
+		task := &porTask{root: s.x.from, depth: j, thread: t}
+		task.frames = make([]*porFrame, j+1)
+		for k := range j + 1 {
+			task.frames[k] = s.frames[k].copy()
+		}
+		task.frames[j].sleep = sleep
+		task.steps, task.last = s.trace.prefix(j)
+		task.moves = ir.CloneMoves(s.moves[:j])
+		if s.capture != nil {
+			s.capture(j, d, task)
+		}
+		s.pool.give(task)
+		return
+	}
+}
+
+// candidate reports whether the unshared frame f at depth j of a path of depth d
+// has a thread still to run.
+func (s *porStack) candidate(f *porFrame, j, d int) bool {
+	var sleep bitSet
+	if s.sleepy {
+		sleep = f.sleep
+	}
+	return firstOf(f.backtrack, f.enabled, f.done, sleep) >= 0
+}
+
+// share makes the frames 0..j of a path of depth d shared, those that are not
+// yet. A frame above d is running the thread of the path's next move, which
+// sleeps in the siblings claimed after it, as the threads done before it do.
+func (s *porStack) share(j, d int) {
+	for k := range j + 1 {
+		f := s.frames[k]
+		if f.node != nil {
+			continue
+		}
+		f.node = &porNode{wide: f.wide}
+		if s.sleepy {
+			f.node.sleep = slices.Clone(f.sleep)
+			if k < d {
+				f.node.sleep.add(s.moves[k].Thread)
+			}
+		}
+	}
+}
+
+// copy is a copy of a shared frame for another worker: its own state, statuses
+// and accesses, the node's sets.
+func (f *porFrame) copy() *porFrame {
+	c := &porFrame{
+		state:     f.state.Clone(),
+		status:    slices.Clone(f.status),
+		fp:        make([][]ir.Access, len(f.fp)),
+		own:       make([][]ir.Access, len(f.fp)),
+		enabled:   slices.Clone(f.enabled),
+		fresh:     newBitSet(len(f.fp)),
+		backtrack: f.backtrack,
+		done:      f.done,
+		sleep:     slices.Clone(f.sleep),
+		node:      f.node,
+	}
+	for t, acc := range f.fp {
+		c.own[t] = slices.Clone(acc)
+		c.fp[t] = c.own[t]
+	}
+	return c
+}
+
+// install makes the search's stack the task's copy of another's.
+func (s *porStack) install(t *porTask) {
+	s.frames = t.frames
+	s.moves = t.moves
+	s.trace.steps, s.trace.last = t.steps, t.last
+}
+
+// prefix copies the first j steps of the execution, and each thread's latest
+// step among them.
+func (h *hbTrace) prefix(j int) ([]traceStep, []int) {
+	steps := make([]traceStep, j)
+	last := make([]int, len(h.last))
+	for t := range last {
+		last[t] = -1
+	}
+	for i := range j {
+		st := h.steps[i]
+		st.acc = slices.Clone(st.acc)
+		st.clock = slices.Clone(st.clock)
+		steps[i] = st
+		last[st.thread] = i
+	}
+	return steps, last
+}
