@@ -45,12 +45,14 @@ vet:
 unit:
 	$(GO) test -count=1 ./...
 
-# The parallel searches share one outcome between workers, and their tables: run
-# them under the race detector (a few hundred generated programs), and the tests
-# that hammer the shared tables.
+# The parallel searches share one outcome between workers, their tables, and
+# (dpor, bpor) the states above the work they steal: run them under the race
+# detector (a few hundred generated programs), and the tests that hammer the
+# shared tables and the stealing.
 race:
-	$(GO) test -race -count=1 ./explicit/ -run 'TestDifferential/.*/workers=2' -diff.seeds=300
+	$(GO) test -race -count=1 ./explicit/ -run 'TestDifferential/.*/(workers=2|workers=4|workers=3/eager|shards=3/workers=2)$$' -diff.seeds=300
 	$(GO) test -race -count=1 ./explicit/ -run 'TestSharedVisited|TestPersistentSharedTables'
+	$(GO) test -race -count=1 -short ./explicit/ -run 'TestStealing'
 
 # Everything must also build without cgo (gini only; asking for Z3 says why not),
 # and the solver tests must pass there too (the z3 ones report themselves skipped),

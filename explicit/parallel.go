@@ -34,24 +34,26 @@ import (
 // Why this is sound for the reducing algorithms: each subtree is explored by the
 // algorithm from a state, which covers every execution from that state within the
 // remaining depth (up to its equivalence), and the frontier covers every prefix.
-// No sleep set or backtrack set crosses subtrees, which is what Simsa, Bryant and
-// Gibson ("Scalable Dynamic Partial Order Reduction", RV 2012) have to repair when
-// they hand out subtrees of a DPOR search already under way; the price is that
-// the frontier itself is not reduced by the algorithm. Visited states cross
-// subtrees where the algorithm's own argument covers a record another worker
-// wrote: dfs --stateful's completed heights, persistent's (checkPhases). For those
-// algorithms prefixes that lead to the same state are explored once, and the
-// frontier keeps sleep sets (Godefroid): a thread whose step commutes with an
-// earlier sibling's is not started again below it, which keeps the frontier from
-// exploring one trace in several subtrees; each subtree starts with its prefix's
-// sleep set (dpor and persistent's bounded phase use it; the others may explore
-// more). For dfs neither is done, so that the parts' execution counts add up
-// exactly to the sequential count, nor for BPOR, whose bound may forbid the
-// representative a sleep set relies on.
-// BPOR's bounds carry over: a prefix knows its preemptions, its last thread and
-// the yields so far, and a prefix beyond the bound is cut like a step would be.
+// No sleep set or backtrack set crosses subtrees; the price is that the frontier
+// itself is not reduced by the algorithm. Visited states cross subtrees where the
+// algorithm's own argument covers a record another worker wrote: dfs --stateful's
+// completed heights, persistent's (checkPhases). For the reducing algorithms
+// prefixes that lead to the same state are explored once, and the frontier keeps
+// sleep sets (Godefroid): a thread whose step commutes with an earlier sibling's
+// is not started again below it, which keeps the frontier from exploring one
+// trace in several subtrees; each subtree starts with its prefix's sleep set
+// (dpor and persistent's bounded phase use it; the others may explore more). For
+// dfs neither is done, so that the parts' execution counts add up exactly to the
+// sequential count, nor for BPOR, whose bound may forbid the representative a
+// sleep set relies on. BPOR's bounds carry over: a prefix knows its preemptions,
+// its last thread and the yields so far, and a prefix beyond the bound is cut like
+// a step would be.
 //
-// lazypor is split differently, along its own tree of explore calls (checkLazy).
+// Two algorithms are split differently. lazypor along its own tree of explore
+// calls (checkLazy). dpor and BPOR on several workers share one search, from the
+// initial state or from each subtree of a part, and steal work from each other
+// (checkStealing, steal.go): a frontier reduced only by sleep sets explores many
+// interleavings that DPOR never would.
 
 // A Shard names one of Count parts of a run (Index from 0); Count 0 is no sharding.
 type Shard struct{ Index, Count int }

@@ -220,7 +220,8 @@ func TestSharedVisitedUnderWayElsewhere(t *testing.T) {
 // what it gave) and on three. The reachable terminal states and deadlocks must
 // be the sequential search's: for DPOR dfs's when both are safe (nothing
 // missed, nothing invented), for BPOR the sequential BPOR's, whose bound the
-// shared search keeps exactly; and the verdicts the sequential ones.
+// shared search keeps exactly; and the verdicts the sequential ones. -short
+// leaves out the bench programs.
 func TestStealing(t *testing.T) {
 	type program struct {
 		name string
@@ -235,10 +236,14 @@ func TestStealing(t *testing.T) {
 		}
 		progs = append(progs, program{filepath.Base(td.path), p, td.opts})
 	}
-	for _, b := range []struct {
+	benches := []struct {
 		file string
 		n    int64
-	}{{"branching", 4}, {"readers-writers", 3}, {"two-phase-commit", 2}, {"philosophers", 3}} {
+	}{{"branching", 4}, {"readers-writers", 3}, {"two-phase-commit", 2}, {"philosophers", 3}}
+	if testing.Short() {
+		benches = nil // testdata only (make race)
+	}
+	for _, b := range benches {
 		p := loadFamily(t, b.file, b.n, false)
 		o := Options{}
 		o.Depth = 200
