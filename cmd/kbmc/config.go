@@ -54,7 +54,7 @@ func engineFlags() []cli.Flag {
 		timeoutFlag(0, "give up after this long (verdict unknown): 30s, 2m, 1h30m, or a number of seconds"),
 		memoryFlag(),
 		&cli.IntFlag{Name: "workers", DefaultText: fmt.Sprintf("%d (the CPUs kbmc may use)", runtime.GOMAXPROCS(0)),
-			Usage: "explicit: explore subtrees on this many goroutines (with more than one, which violation is reported first may vary from run to run; 1 is reproducible)"},
+			Usage: "explicit: explore on this many goroutines (with more than one, which violation is reported first may vary from run to run; 1 is reproducible)"},
 		&cli.StringFlag{Name: "shard", Usage: "explicit: explore part I of N of the search (I/N, 0 <= I < N); combine the parts' --json results with kbmc merge"},
 	}
 }
