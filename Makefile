@@ -50,7 +50,7 @@ unit:
 # detector (a few hundred generated programs), and the tests that hammer the
 # shared tables and the stealing.
 race:
-	$(GO) test -race -count=1 ./explicit/ -run 'TestDifferential/.*/(workers=2|workers=4|workers=3/eager|shards=3/workers=2)$$' -diff.seeds=300
+	$(GO) test -race -count=1 ./explicit/ -run 'TestDifferential/[a-z-]+/(workers|stateful|shards=3)' -diff.seeds=300
 	$(GO) test -race -count=1 ./explicit/ -run 'TestSharedVisited|TestPersistentSharedTables'
 	$(GO) test -race -count=1 -short ./explicit/ -run 'TestStealing'
 
