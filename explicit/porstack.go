@@ -25,6 +25,7 @@ type porStack struct {
 	// the stack to such work.
 	pool    *porPool
 	capture func(j, d int, t *porTask)
+	idle    int // offers to skip: the last found nothing to give
 }
 
 // porFrame is one depth of a porStack.

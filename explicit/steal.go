@@ -144,14 +144,18 @@ func (s *porStack) offer(d int) {
 	if s.pool == nil || !s.pool.hungry.Load() {
 		return
 	}
+	if s.idle > 0 {
+		s.idle--
+		return
+	}
 	for j := 0; j <= d; j++ {
 		f := s.frames[j]
-		if f.node == nil && !s.candidate(f, j, d) {
+		if f.node == nil && !s.candidate(f) {
 			continue
 		}
 		s.share(j, d)
 		f.node.mu.Lock()
-		sleep := f.sleep
+		var sleep bitSet
 		if s.sleepy {
 			// The sleep set the thread's subtree starts with: the node's
 			// before the thread joins it.
@@ -167,7 +171,9 @@ func (s *porStack) offer(d int) {
 		for k := range j + 1 {
 			task.frames[k] = s.frames[k].copy()
 		}
-		task.frames[j].sleep = sleep
+		if sleep != nil {
+			task.frames[j].sleep = sleep
+		}
 		task.steps, task.last = s.trace.prefix(j)
 		task.moves = ir.CloneMoves(s.moves[:j])
 		if s.capture != nil {
@@ -176,11 +182,17 @@ func (s *porStack) offer(d int) {
 		s.pool.give(task)
 		return
 	}
+	// Nothing to give: look again only after a while, rather than lock every
+	// shared state of the path at each thread picked while a worker waits.
+	s.idle = offerPause
 }
 
-// candidate reports whether the unshared frame f at depth j of a path of depth d
-// has a thread still to run.
-func (s *porStack) candidate(f *porFrame, j, d int) bool {
+// offerPause is how many threads a search picks, after it found nothing to give
+// a waiting worker, before it looks again.
+const offerPause = 16
+
+// candidate reports whether the unshared frame f has a thread still to run.
+func (s *porStack) candidate(f *porFrame) bool {
 	var sleep bitSet
 	if s.sleepy {
 		sleep = f.sleep
