@@ -489,7 +489,11 @@ func variantsOf(algo string) []variant {
 		shp := sh
 		shp.name = "shards=3/workers=2"
 		shp.set = func(o *Options) { set(o); o.Workers = 2 }
-		vs = append(vs, par4, eager, shp)
+		// The split of a sharded run (splitSearch), every 64 transitions.
+		she := sh
+		she.name = "shards=3/eager"
+		she.set = func(o *Options) { set(o); o.eagerSteal = true }
+		vs = append(vs, par4, eager, shp, she)
 	}
 	return vs
 }

@@ -45,7 +45,7 @@ func (a DPOR) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) 
 	n := len(p.Threads)
 	s := &dporSearch{porStack: newPORStack(x, true), sleep: !a.NoSleep,
 		next: make(vclock, n), first: make([]int, n), initials: newBitSet(n)}
-	s.sleepy, s.pool = s.sleep, a.pool
+	s.sleepy, s.pool, s.split = s.sleep, a.pool, a.split
 	if a.task != nil && a.task.depth >= 0 {
 		s.resume(a.task)
 	} else {
@@ -99,7 +99,7 @@ func (s *dporSearch) loop(d int) {
 		if t < 0 {
 			break
 		}
-		s.run(d, t)
+		s.run(d, t, nil)
 		if s.sleep {
 			// Every execution that starts with t here has been covered; later
 			// siblings need not run t before a step dependent with it. (At a
@@ -114,7 +114,7 @@ func (s *dporSearch) loop(d int) {
 // path, up to the root.
 func (s *dporSearch) resume(t *porTask) {
 	s.install(t)
-	s.run(t.depth, t.thread)
+	s.run(t.depth, t.thread, t.after)
 	for d := t.depth; d >= 0; d-- {
 		if d < t.depth {
 			s.trace.pop()
@@ -188,12 +188,15 @@ func (s *dporSearch) reverse(i, t int) {
 }
 
 // run explores thread t's step from depth d, once per combination of its
-// nondeterministic values.
-func (s *dporSearch) run(d, t int) {
+// nondeterministic values (those after the draws after, if set).
+func (s *dporSearch) run(d, t int, after []ir.Choice) {
 	x := s.x
 	f := s.frames[d]
 	c := s.frame(d + 1)
 	f.succ.start(f.state, c.state, t, &s.ev, &s.moves, d+1)
+	if after != nil {
+		f.succ.resume(after)
+	}
 	for x.next(&f.succ) {
 		c.sleep.clear()
 		if s.sleep {
@@ -206,7 +209,7 @@ func (s *dporSearch) run(d, t int) {
 		s.trace.push(t, s.ev.Accesses)
 		s.explore(d + 1)
 		s.trace.pop()
-		if x.done() {
+		if x.done() || s.quit {
 			break
 		}
 	}

@@ -41,10 +41,12 @@ type Options struct {
 	// For dpor and BPOR on several workers (steal.go): where the search gives
 	// work away, and the work it was given (nil, or a task of depth -1: start at
 	// from).
-	pool *porPool
-	task *porTask
+	pool  *porPool
+	task  *porTask
+	split *porSplit // give all the work away at a budget (a sharded run's split)
 	// eagerSteal (tests) makes the searches of such a run give work away
-	// whenever fewer than two tasks wait, whether or not a worker does.
+	// whenever fewer than two tasks wait, whether or not a worker does, and a
+	// sharded run split its search every 64 transitions.
 	eagerSteal bool
 
 	// Terminal, if set, is called with every terminal state the search reaches (no

@@ -3,6 +3,7 @@ package explicit
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -204,30 +205,32 @@ func (ps parallelSearch) part(x *executor, f *frontier, target int, carry verify
 
 // checkStealing runs DPOR or BPOR on workers that share one search, stealing
 // work from each other (steal.go): from the initial state, or, in a part of a
-// sharded run, from each of the part's subtrees of a frontier. The result's
-// subtree count is the number of tasks the workers took.
+// sharded run, from each of the part's tasks of a split search (splitSearch).
+// The result's subtree count is the number of tasks the workers took.
 func (ps parallelSearch) checkStealing(ctx context.Context, p *ir.Program, x *executor, workers, target int) (*verify.Result, error) {
 	opts := ps.opts
-	f := newFrontier(x, ps.algo, opts)
-	roots := []*prefix{{state: p.Initial(), last: -1}}
-	if f.fair {
-		roots[0].yields = make([]int, len(p.Threads))
-	}
+	bound := newFrontier(x, ps.algo, opts).bound
+	tasks := []*porTask{{root: ps.root(p), depth: -1}}
 	var total verify.Stats
 	if opts.Shard.Count > 1 {
-		roots, _, total = ps.part(x, f, target, total)
+		var err error
+		if tasks, total, err = ps.splitSearch(ctx, p, x, target); err != nil {
+			return nil, err
+		}
+		if opts.Shard.Index != 0 {
+			total = verify.Stats{} // the split's own executions are part 0's
+		}
 	}
 	tally := newTally(x, opts, total)
-	pool := newPORPool(roots, x.halted, opts.eagerSteal)
+	pool := newPORPool(tasks, x.halted, opts.eagerSteal)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for t := pool.take(); t != nil; t = pool.take() {
-				o := opts
-				o.Workers, o.Shard = 0, Shard{}
+				o := ps.taskOptions(x, t)
 				root := *t.root
 				root.id = w + 1 // progress is per worker
-				o.shared, o.from, o.worker, o.pool, o.task = x.out, &root, w, pool, t
+				o.from, o.worker, o.pool = &root, w, pool
 				eng, err := New(ps.algo, o)
 				var r *verify.Result
 				if err == nil {
@@ -239,7 +242,88 @@ func (ps parallelSearch) checkStealing(ctx context.Context, p *ir.Program, x *ex
 		})
 	}
 	wg.Wait()
-	return ps.result(x, tally, f.bound, workers, pool.handed)
+	return ps.result(x, tally, bound, workers, pool.handed)
+}
+
+// root is where a DPOR or BPOR run on several workers starts: the initial state.
+func (ps parallelSearch) root(p *ir.Program) *prefix {
+	root := &prefix{state: p.Initial(), last: -1}
+	if ps.algo == "bpor-fair" {
+		root.yields = make([]int, len(p.Threads))
+	}
+	return root
+}
+
+// taskOptions are the options of the search that explores task t of the run
+// whose executor is x.
+func (ps parallelSearch) taskOptions(x *executor, t *porTask) Options {
+	o := ps.opts
+	o.Workers, o.Shard = 0, Shard{}
+	o.shared, o.from, o.task = x.out, t.root, t
+	return o
+}
+
+// splitBudget is how many transitions a search of splitSearch runs before it
+// gives its work away, and maxSplits how many such searches one split runs at
+// most, per task it aims at.
+const (
+	splitBudget = 1 << 14
+	maxSplits   = 4
+)
+
+// splitSearch splits the DPOR or BPOR search of a sharded run into about target
+// tasks and returns this part's, and the statistics of the searches that split
+// it. It runs the search for a while and gives all its work away (porSplit: the
+// threads still to run at every state of its path become tasks), then does the
+// same with the shallowest task (likely the largest) until there are target
+// tasks; a task that ends within the budget is done. This is a deterministic
+// function of the program and the flags, so every part splits alike; the tasks,
+// in order of depth, are dealt out round robin, part I taking tasks I, I+N,
+// I+2N, … The tasks of the other parts are claimed in this part's copy of the
+// states above them, so that its workers, walking back up from their own tasks,
+// do not run them; a backtracking point that a part's exploration adds above its
+// task, that part runs (two parts that find the same one both do: some work twice,
+// none missed). Unlike a frontier of prefixes, the split follows the algorithm's
+// own tree: no task holds executions the sequential search would not explore.
+func (ps parallelSearch) splitSearch(ctx context.Context, p *ir.Program, x *executor, target int) ([]*porTask, verify.Stats, error) {
+	var stats verify.Stats
+	tasks := []*porTask{{root: ps.root(p), depth: -1}}
+	for range maxSplits * target {
+		if len(tasks) == 0 || len(tasks) >= target || x.halted() {
+			break
+		}
+		i := 0
+		for j, t := range tasks {
+			if t.depth < tasks[i].depth {
+				i = j
+			}
+		}
+		t := tasks[i]
+		tasks = slices.Delete(tasks, i, i+1)
+		o := ps.taskOptions(x, t)
+		o.split = &porSplit{budget: splitBudget}
+		if ps.opts.eagerSteal {
+			o.split.budget = 64 // tests: split small programs too, and deep
+		}
+		eng, err := New(ps.algo, o)
+		if err != nil {
+			return nil, stats, err
+		}
+		r, err := eng.Check(ctx, p)
+		if err != nil {
+			return nil, stats, err
+		}
+		addStats(&stats, &r.Stats)
+		tasks = append(tasks, o.split.tasks...)
+	}
+	slices.SortStableFunc(tasks, func(a, b *porTask) int { return a.depth - b.depth })
+	var mine []*porTask
+	for i, t := range tasks {
+		if i%ps.opts.Shard.Count == ps.opts.Shard.Index {
+			mine = append(mine, t)
+		}
+	}
+	return mine, stats, nil
 }
 
 // tally gathers what the searches of one parallel run return: their statistics,

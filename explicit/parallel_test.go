@@ -213,11 +213,28 @@ func TestSharedVisitedUnderWayElsewhere(t *testing.T) {
 	}
 }
 
+// runSharded runs every part of algo's search split into parts shards and
+// combines them as kbmc merge does (shardedMaker), collecting the terminal states.
+func runSharded(t *testing.T, algo string, o Options, p *ir.Program, parts int) (*verify.Result, *terminalSet) {
+	t.Helper()
+	terms := newTerminalSet()
+	o.Terminal = terms.add
+	eng, _ := shardedMaker(algo, parts)(o)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := eng.Check(ctx, p)
+	if err != nil {
+		t.Fatalf("%s: %v", algo, err)
+	}
+	return r, terms
+}
+
 // TestStealing runs DPOR and BPOR on workers that share one search (steal.go) on
 // every testdata program and on small bench programs, with the workers giving
 // work away at every chance (eagerSteal: thousands of tasks, shared states at
 // every depth), on one worker (the same code, deterministic: it takes back
-// what it gave) and on three. The reachable terminal states and deadlocks must
+// what it gave) and on three; and as three parts of a sharded run whose
+// search is split every 64 transitions (splitSearch), each part on two workers. The reachable terminal states and deadlocks must
 // be the sequential search's: for DPOR dfs's when both are safe (nothing
 // missed, nothing invented), for BPOR the sequential BPOR's, whose bound the
 // shared search keeps exactly; and the verdicts the sequential ones. -short
@@ -242,6 +259,11 @@ func TestStealing(t *testing.T) {
 	}{{"branching", 4}, {"readers-writers", 3}, {"two-phase-commit", 2}, {"philosophers", 3}}
 	if testing.Short() {
 		benches = nil // testdata only (make race)
+	}
+	for i, src := range traceRevealing {
+		o := Options{}
+		o.Depth = 200
+		progs = append(progs, program{fmt.Sprintf("trace-revealing-%d", i), porCompile(t, "trace-revealing", src, lang.Config{}), o})
 	}
 	for _, b := range benches {
 		p := loadFamily(t, b.file, b.n, false)
@@ -278,11 +300,21 @@ func TestStealing(t *testing.T) {
 			if seq == nil || seq.Verdict == verify.Unknown {
 				continue
 			}
-			for _, workers := range []int{1, 3} {
+			for _, workers := range []int{1, 3, -3} {
 				o := pr.opts
 				o.Workers, o.eagerSteal = workers, true // one worker: the parallel search all the same
 				name := fmt.Sprintf("%s/%s/workers=%d", pr.name, algo, workers)
-				got, gotTerms := run(algo, o, pr.p)
+				var got *verify.Result
+				var gotTerms *terminalSet
+				if workers < 0 {
+					// Three parts of a sharded run, split every 64 transitions,
+					// each on two workers.
+					o.Workers = 2
+					name = fmt.Sprintf("%s/%s/shards=3", pr.name, algo)
+					got, gotTerms = runSharded(t, algo, o, pr.p, 3)
+				} else {
+					got, gotTerms = run(algo, o, pr.p)
+				}
 				tasks += got.Subtrees
 				switch {
 				case got.Verdict != seq.Verdict:
@@ -296,6 +328,15 @@ func TestStealing(t *testing.T) {
 					if d := seqTerms.diff(pr.p, gotTerms, "sequential "+algo, name); d != "" {
 						t.Errorf("%s: %s", name, d)
 					}
+					// BPOR has no sleep sets: which thread runs where does not
+					// depend on the order the workers explore in, so one search
+					// shared by workers runs exactly the sequential executions,
+					// and the parts of a sharded run at least those (two parts may
+					// both run a point that both find).
+					if workers > 0 && got.Stats.Executions != seq.Stats.Executions ||
+						got.Stats.Executions < seq.Stats.Executions {
+						t.Errorf("%s: %d executions; sequential: %d", name, got.Stats.Executions, seq.Stats.Executions)
+					}
 				}
 			}
 		}
@@ -305,3 +346,47 @@ func TestStealing(t *testing.T) {
 		t.Errorf("only %d tasks on %d programs: the workers hardly gave work away", tasks, len(progs))
 	}
 }
+
+// traceRevealing are programs whose threads write values no other write writes
+// and keep every value they read, so that nearly every two executions that are
+// not equivalent (that order some dependent steps differently) end in different
+// states: a search that loses an execution loses a terminal state, which
+// programs whose executions mostly end alike (testdata) do not show. (The
+// second caught a search that gave work away from a state where it was running
+// a thread with a nondet draw and put that thread to sleep below its own other
+// values.)
+var traceRevealing = []string{`
+shared int x = 0;
+shared int y = 0;
+thread t[3] {
+    int a = x;
+    x = tid * 10 + 1;
+    int b = y;
+    y = tid * 10 + 2;
+    int c = x + y;
+}
+`, `
+shared int a[2];
+thread t[3] {
+    int r0 = a[tid % 2];
+    a[tid % 2] = tid + 10;
+    int r1 = a[(tid + 1) % 2];
+    int r2 = nondet(0, 1);
+    a[r2] = tid + 20;
+}
+`, `
+shared int x = 0;
+shared int seen = 0;
+mutex m;
+thread t[3] {
+    lock(m);
+    int a = x;
+    x = tid + 1;
+    unlock(m);
+    int b = x;
+    if (cas(seen, 0, tid + 1)) {
+        b = b + 100;
+    }
+    int c = seen;
+}
+`}

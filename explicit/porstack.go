@@ -26,6 +26,10 @@ type porStack struct {
 	pool    *porPool
 	capture func(j, d int, t *porTask)
 	idle    int // offers to skip: the last found nothing to give
+	// split, if set, makes the search give all its work away at a budget
+	// (steal.go); quit is set once it has, and ends the search.
+	split *porSplit
+	quit  bool
 }
 
 // porFrame is one depth of a porStack.
@@ -211,22 +215,26 @@ func (s *porStack) claim(d int) int {
 		return t
 	}
 	n.mu.Lock()
-	t := s.claimShared(f)
+	t := s.claimShared(f, f.sleep)
 	n.mu.Unlock()
 	return t
 }
 
-// claimShared is claim at a shared frame, under its node's lock.
-func (s *porStack) claimShared(f *porFrame) int {
-	var sleep bitSet
+// claimShared is claim at a shared frame, under its node's lock, for this search
+// (sleep is the frame's sleep set) or for another (sleep receives the sleep set
+// the thread's subtree starts with). It leaves sleep alone when no thread is
+// left to claim: the search may still be running a thread from the frame, whose
+// successors' sleep sets come from it.
+func (s *porStack) claimShared(f *porFrame, sleep bitSet) int {
+	var asleep bitSet
 	if s.sleepy {
-		sleep = f.node.sleep
+		asleep = f.node.sleep
 	}
-	t := firstOf(f.backtrack, f.enabled, f.done, sleep)
+	t := firstOf(f.backtrack, f.enabled, f.done, asleep)
 	if t >= 0 {
 		f.done.add(t)
 		if s.sleepy {
-			f.sleep.copyFrom(f.node.sleep)
+			sleep.copyFrom(f.node.sleep)
 			f.node.sleep.add(t)
 		}
 	}

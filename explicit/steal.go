@@ -44,6 +44,8 @@ type porTask struct {
 	depth  int     // -1: start at root
 	thread int
 
+	after  []ir.Choice // if set, thread runs only its successors after these draws
+
 	frames []*porFrame // copies of the frames 0..depth (their sets are shared)
 	steps  []traceStep // the execution down to depth
 	last   []int       // per thread, its latest step in steps, or -1
@@ -70,13 +72,13 @@ type porPool struct {
 	hungry atomic.Bool
 }
 
-func newPORPool(roots []*prefix, halted func() bool, eager bool) *porPool {
+func newPORPool(tasks []*porTask, halted func() bool, eager bool) *porPool {
 	pl := &porPool{halted: halted, eager: eager}
 	pl.wake.L = &pl.mu
-	pl.update()
-	for i := len(roots) - 1; i >= 0; i-- { // the queue is a stack: the first root first
-		pl.queue = append(pl.queue, &porTask{root: roots[i], depth: -1})
+	for i := len(tasks) - 1; i >= 0; i-- { // the queue is a stack: the first task first
+		pl.queue = append(pl.queue, tasks[i])
 	}
+	pl.update()
 	return pl
 }
 
@@ -141,6 +143,12 @@ func (pl *porPool) update() {
 // subtree is likely the largest. The frames from the root down to that state
 // become shared.
 func (s *porStack) offer(d int) {
+	if s.split != nil {
+		if !s.quit && s.x.stats.Transitions >= s.split.budget {
+			s.giveAll(d)
+		}
+		return
+	}
 	if s.pool == nil || !s.pool.hungry.Load() {
 		return
 	}
@@ -154,32 +162,20 @@ func (s *porStack) offer(d int) {
 			continue
 		}
 		s.share(j, d)
-		f.node.mu.Lock()
+		// The sleep set the thread's subtree starts with: the node's before
+		// the thread joins it. (Not the frame's: this search may be running
+		// a thread from it, whose successors start with the frame's.)
 		var sleep bitSet
 		if s.sleepy {
-			// The sleep set the thread's subtree starts with: the node's
-			// before the thread joins it.
-			sleep = slices.Clone(f.node.sleep)
+			sleep = newBitSet(len(s.p.Threads))
 		}
-		t := s.claimShared(f)
+		f.node.mu.Lock()
+		t := s.claimShared(f, sleep)
 		f.node.mu.Unlock()
 		if t < 0 {
 			continue // a shared state with nothing left to run
 		}
-		task := &porTask{root: s.x.from, depth: j, thread: t}
-		task.frames = make([]*porFrame, j+1)
-		for k := range j + 1 {
-			task.frames[k] = s.frames[k].copy()
-		}
-		if sleep != nil {
-			task.frames[j].sleep = sleep
-		}
-		task.steps, task.last = s.trace.prefix(j)
-		task.moves = ir.CloneMoves(s.moves[:j])
-		if s.capture != nil {
-			s.capture(j, d, task)
-		}
-		s.pool.give(task)
+		s.pool.give(s.task(j, d, t, sleep, nil))
 		return
 	}
 	// Nothing to give: look again only after a while, rather than lock every
@@ -190,6 +186,67 @@ func (s *porStack) offer(d int) {
 // offerPause is how many threads a search picks, after it found nothing to give
 // a waiting worker, before it looks again.
 const offerPause = 16
+
+// task is the work of running thread t at depth j of a path of depth d (only
+// its successors after the draws after, if set), with a copy of the path and,
+// if set, the sleep set the thread's subtree starts with.
+func (s *porStack) task(j, d, t int, sleep bitSet, after []ir.Choice) *porTask {
+	task := &porTask{root: s.x.from, depth: j, thread: t, after: after}
+	task.frames = make([]*porFrame, j+1)
+	for k := range j + 1 {
+		task.frames[k] = s.frames[k].copy()
+	}
+	if sleep != nil {
+		task.frames[j].sleep = sleep
+	}
+	task.steps, task.last = s.trace.prefix(j)
+	task.moves = ir.CloneMoves(s.moves[:j])
+	if s.capture != nil {
+		s.capture(j, d, task)
+	}
+	return task
+}
+
+// A porSplit makes a search give all its work away once it has executed budget
+// transitions: at that point every thread still to run at every state of its
+// path, and the successors still to run of the thread it is running there,
+// become tasks, and the search ends. A sharded run splits its search so
+// (splitSearch), the same way in every part, and deals the tasks out.
+type porSplit struct {
+	budget int64
+	tasks  []*porTask
+}
+
+// giveAll gives the work of a search whose path has depth d away (porSplit).
+func (s *porStack) giveAll(d int) {
+	s.quit = true
+	s.share(d, d)
+	for j := 0; j <= d; j++ {
+		f := s.frames[j]
+		if j < d && len(f.succ.ch.Made) > 0 {
+			// The thread running here has more successors to run (its
+			// draws' other values), with the sleep set it started with.
+			var sleep bitSet
+			if s.sleepy {
+				sleep = slices.Clone(f.sleep)
+			}
+			s.split.tasks = append(s.split.tasks, s.task(j, d, s.moves[j].Thread, sleep, slices.Clone(f.succ.ch.Made)))
+		}
+		for {
+			var sleep bitSet
+			if s.sleepy {
+				sleep = newBitSet(len(s.p.Threads))
+			}
+			f.node.mu.Lock()
+			t := s.claimShared(f, sleep)
+			f.node.mu.Unlock()
+			if t < 0 {
+				break
+			}
+			s.split.tasks = append(s.split.tasks, s.task(j, d, t, sleep, nil))
+		}
+	}
+}
 
 // candidate reports whether the unshared frame f has a thread still to run.
 func (s *porStack) candidate(f *porFrame) bool {
