@@ -44,7 +44,7 @@ type porTask struct {
 	depth  int     // -1: start at root
 	thread int
 
-	after  []ir.Choice // if set, thread runs only its successors after these draws
+	after []ir.Choice // if set, thread runs only its successors after these draws
 
 	frames []*porFrame // copies of the frames 0..depth (their sets are shared)
 	steps  []traceStep // the execution down to depth
