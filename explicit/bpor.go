@@ -153,8 +153,15 @@ func (s *bporSearch) try(d, u int, after []ir.Choice) {
 // path, up to the root.
 func (s *bporSearch) resume(t *porTask) {
 	s.install(t)
-	s.costs = append(s.costs[:0], t.costs...)
-	copy(s.yields, t.yields)
+	s.costs = append(s.costs[:0], t.path.costs[:t.depth+1]...)
+	if s.fair {
+		copy(s.yields, t.path.yields)
+		for m := t.depth; m < len(t.path.yielding); m++ {
+			if t.path.yielding[m] {
+				s.yields[t.path.moves[m].Thread]--
+			}
+		}
+	}
 	s.try(t.depth, t.thread, t.after)
 	for d := t.depth; d >= 0; d-- {
 		if d < t.depth {
@@ -167,16 +174,21 @@ func (s *bporSearch) resume(t *porTask) {
 	}
 }
 
-// captureTask adds to a task given away at depth j, from a path of depth d, the
-// bound's costs and the yields of the path down to j.
-func (s *bporSearch) captureTask(j, d int, t *porTask) {
-	t.costs = append([]int(nil), s.costs[:j+1]...)
+// captureTask adds to a copy of the search's path down to depth j, taken when the
+// path has depth d, the bound's costs and, for the fair bound, the yields at
+// depth j and which moves were yields.
+func (s *bporSearch) captureTask(path *porPath, j, d int) {
+	path.costs = append([]int(nil), s.costs[:j+1]...)
 	if s.fair {
-		t.yields = slices.Clone(s.yields)
+		path.yields = slices.Clone(s.yields)
 		for m := j; m < d; m++ {
 			if s.yielding(m) {
-				t.yields[s.moves[m].Thread]--
+				path.yields[s.moves[m].Thread]--
 			}
+		}
+		path.yielding = make([]bool, j)
+		for m := range j {
+			path.yielding[m] = s.yielding(m)
 		}
 	}
 }

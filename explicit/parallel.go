@@ -267,7 +267,7 @@ func (ps parallelSearch) taskOptions(x *executor, t *porTask) Options {
 // gives its work away, and maxSplits how many such searches one split runs at
 // most, per task it aims at.
 const (
-	splitBudget = 1 << 14
+	splitBudget = 1 << 10
 	maxSplits   = 4
 )
 

@@ -24,7 +24,7 @@ type porStack struct {
 	// idle workers (steal.go); capture adds what the algorithm needs besides
 	// the stack to such work.
 	pool    *porPool
-	capture func(j, d int, t *porTask)
+	capture func(path *porPath, j, d int)
 	idle    int // offers to skip: the last found nothing to give
 	// split, if set, makes the search give all its work away at a budget
 	// (steal.go); quit is set once it has, and ends the search.

@@ -37,21 +37,31 @@ import (
 // (Godefroid's argument does not depend on the order the siblings are explored in).
 
 // porTask is work for one worker: a subtree to start (a root of the run: the
-// initial state, or a prefix of a sharded run's part), or a search's stack copied
-// down to depth, where thread is to run next.
+// initial state, or where a task of a split search starts), or thread to run at
+// depth of a path that another search gave away.
 type porTask struct {
 	root   *prefix // where the search starts
 	depth  int     // -1: start at root
 	thread int
+	path   *porPath    // the path, down to depth or deeper
+	only   bool        // the task is the path's only one: install takes it as it is
+	sleep  bitSet      // the sleep set thread's subtree starts with (DPOR)
+	after  []ir.Choice // if set, thread runs only its successors after these draws
+}
 
-	after []ir.Choice // if set, thread runs only its successors after these draws
-
-	frames []*porFrame // copies of the frames 0..depth (their sets are shared)
-	steps  []traceStep // the execution down to depth
-	last   []int       // per thread, its latest step in steps, or -1
+// porPath is a copy of a search's path from the root down to some depth, which
+// the tasks given away along it share: each worker that takes one copies what it
+// needs of it (install), so that the tasks a sharded part deals to the others
+// cost nothing but their claim.
+type porPath struct {
+	frames []*porFrame // copies of the frames (their sets are shared through nodes)
+	steps  []traceStep // the execution
 	moves  []ir.Move
-	costs  []int // BPOR: the bound's cost of the path at each depth
-	yields []int // bpor-fair: the yields of each thread on the path
+	// BPOR: the bound's cost of the path at each depth; bpor-fair: each
+	// thread's yields at the path's end, and which moves were yields.
+	costs    []int
+	yields   []int
+	yielding []bool
 }
 
 // porPool hands out the tasks of one run and keeps idle workers waiting while a
@@ -175,7 +185,7 @@ func (s *porStack) offer(d int) {
 		if t < 0 {
 			continue // a shared state with nothing left to run
 		}
-		s.pool.give(s.task(j, d, t, sleep, nil))
+		s.pool.give(&porTask{root: s.x.from, depth: j, thread: t, path: s.snapshot(j, d), only: true, sleep: sleep})
 		return
 	}
 	// Nothing to give: look again only after a while, rather than lock every
@@ -187,24 +197,17 @@ func (s *porStack) offer(d int) {
 // a waiting worker, before it looks again.
 const offerPause = 16
 
-// task is the work of running thread t at depth j of a path of depth d (only
-// its successors after the draws after, if set), with a copy of the path and,
-// if set, the sleep set the thread's subtree starts with.
-func (s *porStack) task(j, d, t int, sleep bitSet, after []ir.Choice) *porTask {
-	task := &porTask{root: s.x.from, depth: j, thread: t, after: after}
-	task.frames = make([]*porFrame, j+1)
+// snapshot copies the search's path, whose depth is d, down to depth j.
+func (s *porStack) snapshot(j, d int) *porPath {
+	path := &porPath{frames: make([]*porFrame, j+1), moves: ir.CloneMoves(s.moves[:j])}
 	for k := range j + 1 {
-		task.frames[k] = s.frames[k].copy()
+		path.frames[k] = s.frames[k].copy()
 	}
-	if sleep != nil {
-		task.frames[j].sleep = sleep
-	}
-	task.steps, task.last = s.trace.prefix(j)
-	task.moves = ir.CloneMoves(s.moves[:j])
+	path.steps = s.trace.prefix(j)
 	if s.capture != nil {
-		s.capture(j, d, task)
+		s.capture(path, j, d)
 	}
-	return task
+	return path
 }
 
 // A porSplit makes a search give all its work away once it has executed budget
@@ -221,6 +224,7 @@ type porSplit struct {
 func (s *porStack) giveAll(d int) {
 	s.quit = true
 	s.share(d, d)
+	path := s.snapshot(d, d)
 	for j := 0; j <= d; j++ {
 		f := s.frames[j]
 		if j < d && len(f.succ.ch.Made) > 0 {
@@ -230,7 +234,8 @@ func (s *porStack) giveAll(d int) {
 			if s.sleepy {
 				sleep = slices.Clone(f.sleep)
 			}
-			s.split.tasks = append(s.split.tasks, s.task(j, d, s.moves[j].Thread, sleep, slices.Clone(f.succ.ch.Made)))
+			s.split.tasks = append(s.split.tasks, &porTask{root: s.x.from, depth: j, thread: s.moves[j].Thread,
+				path: path, sleep: sleep, after: slices.Clone(f.succ.ch.Made)})
 		}
 		for {
 			var sleep bitSet
@@ -243,7 +248,7 @@ func (s *porStack) giveAll(d int) {
 			if t < 0 {
 				break
 			}
-			s.split.tasks = append(s.split.tasks, s.task(j, d, t, sleep, nil))
+			s.split.tasks = append(s.split.tasks, &porTask{root: s.x.from, depth: j, thread: t, path: path, sleep: sleep})
 		}
 	}
 }
@@ -298,27 +303,41 @@ func (f *porFrame) copy() *porFrame {
 	return c
 }
 
-// install makes the search's stack the task's copy of another's.
+// install makes the search's stack a copy of the task's path down to its depth
+// (the frames' sets shared), the frame there starting with the task's sleep set.
 func (s *porStack) install(t *porTask) {
-	s.frames = t.frames
-	s.moves = t.moves
-	s.trace.steps, s.trace.last = t.steps, t.last
+	j := t.depth
+	if t.only {
+		s.frames, s.moves, s.trace.steps = t.path.frames, t.path.moves, t.path.steps
+	} else {
+		s.frames = make([]*porFrame, j+1)
+		for k := range j + 1 {
+			s.frames[k] = t.path.frames[k].copy()
+		}
+		s.moves = ir.CloneMoves(t.path.moves[:j])
+		s.trace.steps = hbPrefix(t.path.steps[:j])
+	}
+	if s.sleepy {
+		s.frames[j].sleep.copyFrom(t.sleep)
+	}
+	for u := range s.trace.last {
+		s.trace.last[u] = -1
+	}
+	for i, st := range s.trace.steps {
+		s.trace.last[st.thread] = i
+	}
 }
 
-// prefix copies the first j steps of the execution, and each thread's latest
-// step among them.
-func (h *hbTrace) prefix(j int) ([]traceStep, []int) {
-	steps := make([]traceStep, j)
-	last := make([]int, len(h.last))
-	for t := range last {
-		last[t] = -1
-	}
-	for i := range j {
-		st := h.steps[i]
+// prefix copies the first j steps of the execution.
+func (h *hbTrace) prefix(j int) []traceStep { return hbPrefix(h.steps[:j]) }
+
+// hbPrefix is a copy of steps that shares no memory with them.
+func hbPrefix(steps []traceStep) []traceStep {
+	out := make([]traceStep, len(steps))
+	for i, st := range steps {
 		st.acc = slices.Clone(st.acc)
 		st.clock = slices.Clone(st.clock)
-		steps[i] = st
-		last[st.thread] = i
+		out[i] = st
 	}
-	return steps, last
+	return out
 }
