@@ -22,7 +22,9 @@ func TestDistributedFamilies(t *testing.T) {
 	heavy := map[string]bool{"dpor/no-sleep": true, "bpor-fair/unbounded": true,
 		"bpor-fair/c=0": true, "bpor-fair/c=1": true, "bpor-fair/c=2": true,
 		"bpor-fair/workers=2": true, "bpor-fair/c=2/workers=2": true, "dfs/workers=2": true,
-		"dfs/shards=3": true, "bpor-fair/shards=3": true}
+		"dfs/shards=3": true, "bpor-fair/shards=3": true, "bpor-fair/workers=4": true,
+		"bpor-fair/workers=3/eager": true, "bpor-fair/shards=3/workers=2": true,
+		"bpor-fair/shards=3/eager": true}
 	for _, tc := range []struct {
 		family  string
 		defines map[string]int64
