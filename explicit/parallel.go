@@ -51,10 +51,10 @@ import (
 // a step would be.
 //
 // Two algorithms are split differently. lazypor along its own tree of explore
-// calls (checkLazy). dpor and BPOR on several workers share one search, from the
-// initial state or from each subtree of a part, and steal work from each other
-// (checkStealing, steal.go): a frontier reduced only by sleep sets explores many
-// interleavings that DPOR never would.
+// calls (checkLazy). dpor and BPOR on several workers share one search and steal
+// work from each other (checkStealing, steal.go), and a sharded run splits their
+// own search into pieces (splitSearch): a frontier reduced only by sleep sets
+// explores many interleavings that DPOR never would.
 
 // A Shard names one of Count parts of a run (Index from 0); Count 0 is no sharding.
 type Shard struct{ Index, Count int }
@@ -75,7 +75,8 @@ func DefaultWorkers(algo string, cpus int) int {
 	return 1
 }
 
-// parallelSearch runs the algorithm algo over the subtrees of a frontier.
+// parallelSearch runs the algorithm algo on several workers, or as one part of a
+// sharded run.
 type parallelSearch struct {
 	algo string
 	opts Options

@@ -371,9 +371,11 @@ var verdictFlags = []string{"engine", "algo", "solver", "encoding", "por", "no-i
 	"no-fold", "no-deadlock", "local-deadlock", "stateful", "no-sleep", "preemptions", "fair", "max-steps",
 	"tcs-solver", "max-nondet", "property"}
 
-// verdictSettings lists the values of the verdict flags the command has.
+// verdictSettings lists the values of the verdict flags the command has, after
+// kbmc's own version: how a sharded run is split into parts may change from one
+// kbmc to the next, so the parts must come from one.
 func verdictSettings(c *cli.Context) []string {
-	var out []string
+	out := []string{"kbmc=" + versionString()}
 	for _, name := range verdictFlags {
 		for _, f := range c.Command.Flags {
 			if !slices.Contains(f.Names(), name) {
