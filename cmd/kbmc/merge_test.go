@@ -51,6 +51,7 @@ func TestMerge(t *testing.T) {
 		{"other program", append(safeParts[:3:3], part(other, 3, 4)), 2, "another program"},
 		{"other flags", append(safeParts[:3:3], part(safe, 3, 4, "--depth=50")), 2, "other settings"},
 		{"other count", append(safeParts[:3:3], part(safe, 3, 5)), 2, "part of 4"},
+		{"other kbmc", append(safeParts[:3:3], otherVersion(t, safeParts[3])), 2, `"kbmc=`},
 		{"not sharded", []string{writeJSONFile(t, dir)}, 2, "not the result of a sharded run"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,6 +64,25 @@ func TestMerge(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// otherVersion writes a copy of a part's result as another kbmc build would have
+// written it.
+func otherVersion(t *testing.T, file string) string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(data), `"kbmc=`, `"kbmc=0.0.1 (elsewhere) `, 1)
+	if s == string(data) {
+		t.Fatalf("%s records no kbmc version in its settings", file)
+	}
+	f := file + ".other.json"
+	if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
 
 // writeJSONFile writes the --json result of an unsharded run.
 func writeJSONFile(t *testing.T, dir string) string {
