@@ -68,7 +68,7 @@ func checkBPOR(ctx context.Context, p *ir.Program, opts Options, fair bool) (*ve
 	if bound < 0 {
 		s.bound = math.MaxInt
 	}
-	s.pool, s.split = opts.pool, opts.split
+	s.pool = opts.pool
 	s.capture = s.captureTask
 	if opts.task != nil && opts.task.depth >= 0 {
 		s.resume(opts.task)
@@ -101,7 +101,7 @@ type bporSearch struct {
 	costs    []int // costs[d]: Pb or Fb of the path's steps up to depth d
 }
 
-func (s *bporSearch) stopped() bool { return s.x.done() || s.quit }
+func (s *bporSearch) stopped() bool { return s.x.done() }
 
 // explore is Algorithm 1's Explore(S) for the execution on the stack, |S| = d.
 func (s *bporSearch) explore(d int) {
@@ -132,20 +132,19 @@ func (s *bporSearch) loop(d int) {
 		if u < 0 {
 			break
 		}
-		s.try(d, u, nil)
+		s.try(d, u)
 	}
 }
 
-// try runs thread u from depth d (its successors after the draws after, if set),
-// unless that would exceed the bound.
-func (s *bporSearch) try(d, u int, after []ir.Choice) {
+// try runs thread u from depth d, unless that would exceed the bound.
+func (s *bporSearch) try(d, u int) {
 	c := s.costOf(d, u)
 	if c > s.bound {
 		s.pruned()
 		return
 	}
 	s.costs = append(s.costs[:d+1], c)
-	s.run(d, u, after)
+	s.run(d, u)
 }
 
 // resume explores a task another worker gave away (steal.go): the given thread
@@ -162,7 +161,7 @@ func (s *bporSearch) resume(t *porTask) {
 			}
 		}
 	}
-	s.try(t.depth, t.thread, t.after)
+	s.try(t.depth, t.thread)
 	for d := t.depth; d >= 0; d-- {
 		if d < t.depth {
 			s.trace.pop()
@@ -323,8 +322,8 @@ func (s *bporSearch) pruned() {
 }
 
 // run explores thread u's step from depth d, once per combination of its
-// nondeterministic values (those after the draws after, if set).
-func (s *bporSearch) run(d, u int, after []ir.Choice) {
+// nondeterministic values.
+func (s *bporSearch) run(d, u int) {
 	x := s.x
 	f := s.frames[d]
 	c := s.frame(d + 1)
@@ -333,9 +332,6 @@ func (s *bporSearch) run(d, u int, after []ir.Choice) {
 		s.yields[u]++
 	}
 	f.succ.start(f.state, c.state, u, &s.ev, &s.moves, d+1)
-	if after != nil {
-		f.succ.resume(after)
-	}
 	for x.next(&f.succ) {
 		s.trace.push(u, s.ev.Accesses)
 		s.explore(d + 1)

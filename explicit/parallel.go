@@ -52,9 +52,9 @@ import (
 //
 // Two algorithms are split differently. lazypor along its own tree of explore
 // calls (checkLazy). dpor and BPOR on several workers share one search and steal
-// work from each other (checkStealing, steal.go), and a sharded run splits their
-// own search into pieces (splitSearch): a frontier reduced only by sleep sets
-// explores many interleavings that DPOR never would.
+// work from each other (checkStealing, steal.go), and a sharded dpor run splits
+// the search itself into pieces (splitSearch): a frontier reduced only by sleep
+// sets explores many interleavings that DPOR never would.
 
 // A Shard names one of Count parts of a run (Index from 0); Count 0 is no sharding.
 type Shard struct{ Index, Count int }
@@ -206,20 +206,32 @@ func (ps parallelSearch) part(x *executor, f *frontier, target int, carry verify
 
 // checkStealing runs DPOR or BPOR on workers that share one search, stealing
 // work from each other (steal.go): from the initial state, or, in a part of a
-// sharded run, from each of the part's tasks of a split search (splitSearch).
+// sharded run, from each of the part's pieces of a split search (dpor,
+// splitSearch) or subtrees of a frontier (BPOR).
 // The result's subtree count is the number of tasks the workers took.
 func (ps parallelSearch) checkStealing(ctx context.Context, p *ir.Program, x *executor, workers, target int) (*verify.Result, error) {
 	opts := ps.opts
 	bound := newFrontier(x, ps.algo, opts).bound
 	tasks := []*porTask{{root: ps.root(p), depth: -1}}
 	var total verify.Stats
-	if opts.Shard.Count > 1 {
+	switch {
+	case opts.Shard.Count > 1 && ps.algo == "dpor":
 		var err error
 		if tasks, total, err = ps.splitSearch(ctx, p, x, target); err != nil {
 			return nil, err
 		}
 		if opts.Shard.Index != 0 {
 			total = verify.Stats{} // the split's own executions are part 0's
+		}
+	case opts.Shard.Count > 1:
+		// BPOR: a frontier carrying the bound. Split as dpor is, BPOR's parts
+		// would add the same backtracking points above their pieces often
+		// enough to do twice to three times the sequential work (docs/decisions.md).
+		var roots []*prefix
+		roots, _, total = ps.part(x, newFrontier(x, ps.algo, opts), target, total)
+		tasks = tasks[:0]
+		for _, r := range roots {
+			tasks = append(tasks, &porTask{root: r, depth: -1})
 		}
 	}
 	tally := newTally(x, opts, total)
@@ -272,7 +284,7 @@ const (
 	maxSplits   = 4
 )
 
-// splitSearch splits the DPOR or BPOR search of a sharded run into about target
+// splitSearch splits the DPOR search of a sharded run into about target
 // tasks and returns this part's, and the statistics of the searches that split
 // it. It runs the search for a while and gives all its work away (porSplit: the
 // threads still to run at every state of its path become tasks), then does the

@@ -316,8 +316,13 @@ func TestStealing(t *testing.T) {
 					got, gotTerms = run(algo, o, pr.p)
 				}
 				tasks += got.Subtrees
+				weaker := workers < 0 && algo != "dpor" && got.Verdict == verify.BoundedSafe && seq.Verdict == verify.Safe
 				switch {
-				case got.Verdict != seq.Verdict:
+				case got.Verdict != seq.Verdict && !weaker:
+					// (A sharded BPOR run's frontier cuts every prefix past the
+					// bound, where the sequential search can tell that one it
+					// cut was redundant: bounded-safe for safe, weaker, never
+					// wrong.)
 					t.Errorf("%s: %s; sequential: %s", name, verdictString(got), verdictString(seq))
 				case got.Verdict == verify.Unsafe:
 				case algo == "dpor" && ref != nil && ref.Verdict == verify.Safe:
@@ -330,11 +335,10 @@ func TestStealing(t *testing.T) {
 					}
 					// BPOR has no sleep sets: which thread runs where does not
 					// depend on the order the workers explore in, so one search
-					// shared by workers runs exactly the sequential executions,
-					// and the parts of a sharded run at least those (two parts may
-					// both run a point that both find).
-					if workers > 0 && got.Stats.Executions != seq.Stats.Executions ||
-						got.Stats.Executions < seq.Stats.Executions {
+					// shared by workers runs exactly the sequential executions.
+					// (A sharded run's frontier explores a state reached by two
+					// prefixes once, so its parts may run fewer.)
+					if workers > 0 && got.Stats.Executions != seq.Stats.Executions {
 						t.Errorf("%s: %d executions; sequential: %d", name, got.Stats.Executions, seq.Stats.Executions)
 					}
 				}
