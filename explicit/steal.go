@@ -35,6 +35,14 @@ import (
 // another worker may still be exploring it, which is sound because that
 // exploration covers the executions the sleep set prunes, whenever it ends
 // (Godefroid's argument does not depend on the order the siblings are explored in).
+// But a search that gives a thread away from a state where it is itself running a
+// thread with nondeterministic draws keeps its own sleep set there: the draws'
+// other values are explored before the stolen sibling, sequentially, and must not
+// start with it, or their own thread, asleep.
+//
+// A sharded dpor run cannot share states between its parts, which are processes.
+// Instead every part splits the search alike (porSplit, giveAll: a search gives
+// all its work away at once, and the pieces are dealt out); see splitSearch.
 
 // porTask is work for one worker: a subtree to start (a root of the run: the
 // initial state, or where a task of a split search starts), or thread to run at
@@ -172,16 +180,7 @@ func (s *porStack) offer(d int) {
 			continue
 		}
 		s.share(j, d)
-		// The sleep set the thread's subtree starts with: the node's before
-		// the thread joins it. (Not the frame's: this search may be running
-		// a thread from it, whose successors start with the frame's.)
-		var sleep bitSet
-		if s.sleepy {
-			sleep = newBitSet(len(s.p.Threads))
-		}
-		f.node.mu.Lock()
-		t := s.claimShared(f, sleep)
-		f.node.mu.Unlock()
+		t, sleep := s.claimFor(f)
 		if t < 0 {
 			continue // a shared state with nothing left to run
 		}
@@ -238,19 +237,28 @@ func (s *porStack) giveAll(d int) {
 				path: path, sleep: sleep, after: slices.Clone(f.succ.ch.Made)})
 		}
 		for {
-			var sleep bitSet
-			if s.sleepy {
-				sleep = newBitSet(len(s.p.Threads))
-			}
-			f.node.mu.Lock()
-			t := s.claimShared(f, sleep)
-			f.node.mu.Unlock()
+			t, sleep := s.claimFor(f)
 			if t < 0 {
 				break
 			}
 			s.split.tasks = append(s.split.tasks, &porTask{root: s.x.from, depth: j, thread: t, path: path, sleep: sleep})
 		}
 	}
+}
+
+// claimFor claims the next thread to run at the shared frame f for another
+// search, and returns it (or -1) with the sleep set its subtree starts with: the
+// node's before the thread joins it. (Not the frame's: this search may be running
+// a thread from it, whose successors start with the frame's.)
+func (s *porStack) claimFor(f *porFrame) (int, bitSet) {
+	var sleep bitSet
+	if s.sleepy {
+		sleep = newBitSet(len(s.p.Threads))
+	}
+	f.node.mu.Lock()
+	t := s.claimShared(f, sleep)
+	f.node.mu.Unlock()
+	return t, sleep
 }
 
 // candidate reports whether the unshared frame f has a thread still to run.
