@@ -25,9 +25,9 @@ type stateGraph struct {
 }
 
 type graphNode struct {
-	state    ir.State // as stored in the visited set
-	parent   int32    // the state it was first reached from; -1 for the initial state
-	move     ir.Move  // the step from parent
+	state    packedState // as stored in the visited set
+	parent   int32       // the state it was first reached from; -1 for the initial state
+	move     ir.Move     // the step from parent
 	depth    int32
 	succ     []int32
 	expanded bool // its successors are recorded
@@ -36,7 +36,7 @@ type graphNode struct {
 
 // add records a newly stored state, reached from parent by move, and returns its
 // number.
-func (g *stateGraph) add(s ir.State, parent int32, move ir.Move, depth int) int32 {
+func (g *stateGraph) add(s packedState, parent int32, move ir.Move, depth int) int32 {
 	g.nodes = append(g.nodes, graphNode{state: s, parent: parent, depth: int32(depth),
 		move: ir.Move{Thread: move.Thread, Choices: append([]int64(nil), move.Choices...)}})
 	return int32(len(g.nodes) - 1)
@@ -72,11 +72,13 @@ func (g *stateGraph) localDeadlock(p *ir.Program) (*ir.Violation, []ir.Move) {
 	at := -1
 	canMove := newBitSet(n)
 	var work []int32
+	var st ir.State // the state of a node, unpacked
 	for q := range p.NumProcesses() {
 		canMove.clear()
 		work = work[:0]
 		for i, nd := range g.nodes {
-			if nd.cut || !nd.expanded && anyEnabled(p, nd.state) || processEnabled(p, nd.state, q) {
+			st = nd.state.unpack(st)
+			if nd.cut || !nd.expanded && anyEnabled(p, st) || processEnabled(p, st, q) {
 				canMove.add(i)
 				work = append(work, int32(i))
 			}
@@ -95,7 +97,8 @@ func (g *stateGraph) localDeadlock(p *ir.Program) (*ir.Violation, []ir.Move) {
 			if canMove.has(i) || at >= 0 && nd.depth >= g.nodes[at].depth {
 				continue
 			}
-			if v := p.Stuck(nd.state, q); v != nil {
+			st = nd.state.unpack(st)
+			if v := p.Stuck(st, q); v != nil {
 				found, at = v, i
 			}
 		}

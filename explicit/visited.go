@@ -1,6 +1,8 @@
 package explicit
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -12,9 +14,9 @@ import (
 // state — a hash collision never merges two states — with what the search remembers
 // of it: the common record of a bounded search (visit) and the algorithm's own (E).
 //
-// States are copied into large shared blocks and records into fixed-size chunks, so
-// that storing a state is one copy without an allocation of its own, and a record
-// stays where it is while the store grows.
+// States are packed (packedState) into large shared blocks and records into
+// fixed-size chunks, so that storing a state is one copy without an allocation of
+// its own, and a record stays where it is while the store grows.
 type visitedStore[E any] struct {
 	index   []visitSlot // a slot's ref is its record's number plus one
 	records recordChunks[visit[E]]
@@ -28,12 +30,12 @@ const (
 	// that stores a handful of states (a subtree, a small program run many
 	// times) should not pay for 256 records.
 	firstVisitChunk = 16
-	maxStateBlock   = 1 << 16 // cells per block of states, once the store has grown
+	maxStateBlock   = 1 << 19 // bytes per block of states, once the store has grown
 )
 
 // visit is what a bounded stateful search remembers of a state.
 type visit[E any] struct {
-	state  ir.State
+	state  packedState
 	budget int32 // the largest remaining depth it was explored with; -1: not yet
 	height int32 // the longest execution found from it then (budget+1: some went past the bound)
 	active int32 // explorations of it under way on the search stack: reaching it again closes a cycle
@@ -97,7 +99,7 @@ func (v *visitedStore[E]) visit(s ir.State) (e *visit[E], fresh bool) {
 	}
 	i := int32(v.n)
 	e = v.records.add(i)
-	*e = visit[E]{state: v.blocks.copy(s), budget: -1}
+	*e = visit[E]{state: v.blocks.pack(s), budget: -1}
 	v.n++
 	v.index[slot].set(h, uint64(v.n))
 	if 4*v.n > 3*len(v.index) {
@@ -109,7 +111,7 @@ func (v *visitedStore[E]) visit(s ir.State) (e *visit[E], fresh bool) {
 // find returns the record of s, whose hash is h, or nil and the empty slot of
 // the index where it would go.
 func (v *visitedStore[E]) find(s ir.State, h uint64) (*visit[E], uint64) {
-	ref, slot := probe(v.index, h, func(ref uint64) bool { return v.at(int32(ref - 1)).state.Equal(s) })
+	ref, slot := probe(v.index, h, func(ref uint64) bool { return v.at(int32(ref - 1)).state.equal(s) })
 	if ref == 0 {
 		return nil, slot
 	}
@@ -185,21 +187,129 @@ func grownIndex(old []visitSlot) []visitSlot {
 	return slots
 }
 
-// stateBlocks holds stored states, copied into large shared blocks, so that
+// stateBlocks holds stored states, packed into large shared blocks, so that
 // storing a state is one copy without an allocation of its own.
 type stateBlocks struct {
-	block []int64 // the block states are being copied into
+	block []byte // the block states are being packed into
 }
 
-// copy copies s into the current block and returns the copy.
-func (b *stateBlocks) copy(s ir.State) ir.State {
-	if len(s) > cap(b.block)-len(b.block) {
+// pack packs s into the current block and returns the packed copy.
+func (b *stateBlocks) pack(s ir.State) packedState {
+	w := cellWidth(s)
+	n := 1 + w*len(s)
+	if n > cap(b.block)-len(b.block) {
 		// Blocks double up to maxStateBlock, so that small searches stay small.
-		b.block = make([]int64, 0, max(min(2*cap(b.block), maxStateBlock), 4*len(s)))
+		b.block = make([]byte, 0, max(min(2*cap(b.block), maxStateBlock), 4*n))
 	}
-	n := len(b.block)
-	b.block = append(b.block, s...)
-	return ir.State(b.block[n : n+len(s) : n+len(s)])
+	at := len(b.block)
+	b.block = append(b.block, byte(w))
+	switch w {
+	case 1:
+		for _, v := range s {
+			b.block = append(b.block, byte(v))
+		}
+	case 2:
+		for _, v := range s {
+			b.block = binary.LittleEndian.AppendUint16(b.block, uint16(v))
+		}
+	case 4:
+		for _, v := range s {
+			b.block = binary.LittleEndian.AppendUint32(b.block, uint32(v))
+		}
+	default:
+		for _, v := range s {
+			b.block = binary.LittleEndian.AppendUint64(b.block, uint64(v))
+		}
+	}
+	return packedState(b.block[at : at+n : at+n])
+}
+
+// packedState is a state as the visited stores keep it: a byte giving a width,
+// 1, 2, 4 or 8, then every cell in that many bytes (little-endian, two's
+// complement), the least width that holds every cell of the state. Most cells
+// are small — program counters, flags, counters, array entries still zero — so
+// most states take an eighth of their size in memory. A stateful search is bound
+// by memory: on indexer N = 6 (1.8 million states of 152 cells) copying states
+// into the store, and the page faults that brings, was half the run's time, and
+// two workers shared the bandwidth, not the work.
+type packedState []byte
+
+// cellWidth returns the least width of packedState that holds every cell of s.
+func cellWidth(s ir.State) int {
+	var m uint64
+	for _, v := range s {
+		m |= uint64(v ^ v>>63) // the bits v needs besides its sign
+	}
+	switch n := bits.Len64(m); {
+	case n < 8:
+		return 1
+	case n < 16:
+		return 2
+	case n < 32:
+		return 4
+	}
+	return 8
+}
+
+// equal reports whether p is the packing of s.
+func (p packedState) equal(s ir.State) bool {
+	if len(p) == 0 || len(p) != 1+int(p[0])*len(s) {
+		return false
+	}
+	c := p[1:]
+	switch p[0] {
+	case 1:
+		c = c[:len(s)]
+		for i, v := range s {
+			if int64(int8(c[i])) != v {
+				return false
+			}
+		}
+	case 2:
+		for i, v := range s {
+			if int64(int16(binary.LittleEndian.Uint16(c[2*i:]))) != v {
+				return false
+			}
+		}
+	case 4:
+		for i, v := range s {
+			if int64(int32(binary.LittleEndian.Uint32(c[4*i:]))) != v {
+				return false
+			}
+		}
+	default:
+		for i, v := range s {
+			if int64(binary.LittleEndian.Uint64(c[8*i:])) != v {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// unpack returns the state p is the packing of, in dst if it has room.
+func (p packedState) unpack(dst ir.State) ir.State {
+	w := int(p[0])
+	c := p[1:]
+	s := dst[:0]
+	if n := len(c) / w; cap(s) >= n {
+		s = s[:n]
+	} else {
+		s = make(ir.State, n)
+	}
+	for i := range s {
+		switch w {
+		case 1:
+			s[i] = int64(int8(c[i]))
+		case 2:
+			s[i] = int64(int16(binary.LittleEndian.Uint16(c[2*i:])))
+		case 4:
+			s[i] = int64(int32(binary.LittleEndian.Uint32(c[4*i:])))
+		default:
+			s[i] = int64(binary.LittleEndian.Uint64(c[8*i:]))
+		}
+	}
+	return s
 }
 
 func (v *visitedStore[E]) len() int { return v.n }
@@ -267,7 +377,7 @@ type sharedVisit[E any] struct {
 	// own is what the algorithm keeps besides (first: a zero-size last field
 	// would be padded).
 	own   E
-	state ir.State
+	state packedState
 	// done is the completed exploration with the largest budget: budget<<32 |
 	// height (see visit); budget -1 until one completes.
 	done atomic.Uint64
@@ -306,7 +416,7 @@ func (v *sharedVisited[E]) visit(s ir.State, owner int) (e *sharedVisit[E], fres
 	}
 	o := &v.owners[owner]
 	e = o.records.add(o.n)
-	e.state = o.blocks.copy(s)
+	e.state = o.blocks.pack(s)
 	e.done.Store(packVisit(-1, 0))
 	slots[i].set(h, uint64(makeVisitRef(owner, o.n)))
 	o.n++
@@ -329,7 +439,7 @@ func (v *sharedVisited[E]) lookup(s ir.State) *sharedVisit[E] {
 // find returns the record of s, whose hash is h, in slots; or nil and the
 // empty slot where s would go.
 func (v *sharedVisited[E]) find(slots []visitSlot, h uint64, s ir.State) (*sharedVisit[E], uint64) {
-	ref, i := probe(slots, h, func(ref uint64) bool { return v.record(visitRef(ref)).state.Equal(s) })
+	ref, i := probe(slots, h, func(ref uint64) bool { return v.record(visitRef(ref)).state.equal(s) })
 	if ref == 0 {
 		return nil, i
 	}
@@ -341,7 +451,7 @@ func (v *sharedVisited[E]) each(f func(ir.State)) {
 	for i := range v.owners {
 		o := &v.owners[i]
 		for j := range o.n {
-			f(o.records.at(j).state)
+			f(o.records.at(j).state.unpack(nil))
 		}
 	}
 }

@@ -2,6 +2,7 @@ package explicit
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -50,7 +51,7 @@ func TestSharedVisitedConcurrent(t *testing.T) {
 						if isNew {
 							fresh[i].Add(1)
 						}
-						if !e.state.Equal(s) {
+						if !e.state.equal(s) {
 							t.Errorf("state %d: the record holds %v", i, e.state)
 							return
 						}
@@ -141,5 +142,53 @@ func TestSharedVisitedAllocs(t *testing.T) {
 		v.visit(s, 0)
 	}); n > 0.1 {
 		t.Errorf("storing a state: %v allocations on average", n)
+	}
+}
+
+// A packed state is equal to the state it packs and to no other, unpacks to it,
+// and takes the least width; the cases sit on each width's edges.
+func TestPackedState(t *testing.T) {
+	for _, tc := range []struct {
+		state ir.State
+		width int
+	}{
+		{ir.State{}, 1},
+		{ir.State{0, 1, 127, -128, -1}, 1},
+		{ir.State{0, 128}, 2},
+		{ir.State{-129, 5}, 2},
+		{ir.State{32767, -32768}, 2},
+		{ir.State{32768}, 4},
+		{ir.State{-32769, 0}, 4},
+		{ir.State{math.MaxInt32, math.MinInt32}, 4},
+		{ir.State{math.MaxInt32 + 1}, 8},
+		{ir.State{math.MinInt64, math.MaxInt64, 0}, 8},
+	} {
+		var b stateBlocks
+		p := b.pack(tc.state)
+		if got := int(p[0]); got != tc.width || len(p) != 1+tc.width*len(tc.state) {
+			t.Errorf("%v: width %d, %d bytes; want width %d", tc.state, got, len(p), tc.width)
+		}
+		if !p.equal(tc.state) {
+			t.Errorf("%v: not equal to its packing", tc.state)
+		}
+		if got := p.unpack(nil); !got.Equal(tc.state) {
+			t.Errorf("%v: unpacks to %v", tc.state, got)
+		}
+		// Every state one cell off, or one cell longer or shorter, differs.
+		for i := range tc.state {
+			for _, d := range []int64{1, -1, 1 << 8, 1 << 16, 1 << 32} {
+				o := tc.state.Clone()
+				o[i] += d
+				if p.equal(o) {
+					t.Errorf("%v: equal to %v", tc.state, o)
+				}
+			}
+		}
+		if p.equal(append(tc.state.Clone(), 0)) {
+			t.Errorf("%v: equal to itself with one more cell", tc.state)
+		}
+		if len(tc.state) > 0 && p.equal(tc.state[1:]) {
+			t.Errorf("%v: equal to itself without its first cell", tc.state)
+		}
 	}
 }
