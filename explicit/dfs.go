@@ -68,6 +68,60 @@ type dfsSearch struct {
 	// another worker is exploring, which goes through them in order, so that the
 	// two meet in the middle instead of doing the same work side by side.
 	reverse bool
+	// later holds, per depth, the successors put off because another worker
+	// was exploring them (see exploreShared); retry tells exploreShared that
+	// it is called for one of them, which is not put off again.
+	later []postponed
+	retry bool
+}
+
+// putOff is what exploreShared returns instead of a height for a state it put off.
+const putOff = -1
+
+// postponed is the successors of one state that a parallel search put off: their
+// states (StateSize cells each) and moves, explored after the state's others.
+type postponed struct {
+	cells   []int64
+	threads []int
+	choices []int64 // the moves' choices, one after another
+	ends    []int   // ends[i]: where move i's choices end in choices
+}
+
+// postpone puts off the successor at depth+1, reached by moves[depth].
+func (s *dfsSearch) postpone(depth int) {
+	l := &s.later[depth]
+	mv := s.moves[depth]
+	l.cells = append(l.cells, s.states[depth+1]...)
+	l.threads = append(l.threads, mv.Thread)
+	l.choices = append(l.choices, mv.Choices...)
+	l.ends = append(l.ends, len(l.choices))
+}
+
+// resume explores the successors of the state at depth that were put off and
+// returns the height found below them. By now the worker that was exploring
+// one has often finished it, and its record gives its height.
+func (s *dfsSearch) resume(depth int) int {
+	l := &s.later[depth]
+	n := len(s.states[depth+1])
+	height, from := 0, 0
+	mv := s.moves[depth] // its choices are the buffer the executor fills
+	for i, t := range l.threads {
+		if s.x.done() {
+			break
+		}
+		copy(s.states[depth+1], l.cells[i*n:(i+1)*n])
+		s.moves[depth] = ir.Move{Thread: t, Choices: l.choices[from:l.ends[i]:l.ends[i]]}
+		from = l.ends[i]
+		s.retry = true
+		height = max(height, 1+s.explore(depth+1))
+	}
+	s.moves[depth] = mv
+	l.clear()
+	return height
+}
+
+func (l *postponed) clear() {
+	l.cells, l.threads, l.choices, l.ends = l.cells[:0], l.threads[:0], l.choices[:0], l.ends[:0]
 }
 
 // grow makes room for the state and move of depth d+1: buffers grow with the depth
@@ -76,6 +130,9 @@ func (s *dfsSearch) grow(d int) {
 	if len(s.states) <= d+1 {
 		s.states = append(s.states, make(ir.State, s.x.p.StateSize))
 		s.succ = append(s.succ, successors{})
+		if s.shared != nil {
+			s.later = append(s.later, postponed{})
+		}
 	}
 	if len(s.moves) <= d {
 		s.moves = append(s.moves, ir.Move{})
@@ -167,6 +224,8 @@ func (s *dfsSearch) exploreShared(depth int) int {
 	x := s.x
 	cur := s.states[depth]
 	budget := x.opts.Depth - depth
+	retry := s.retry
+	s.retry = false
 	e, fresh := s.shared.visit(cur, s.owner)
 	if fresh {
 		x.stats.States++
@@ -176,7 +235,15 @@ func (s *dfsSearch) exploreShared(depth int) int {
 			return h
 		}
 		// Never explored, explored with less budget, or under way on another
-		// worker only: explored here (again).
+		// worker only: explored here (again). But under way elsewhere, it is
+		// put off until the state before it has explored its other
+		// successors: two workers that reach the same states would otherwise
+		// explore them side by side (on indexer, 60 % more transitions than
+		// one worker). The height of a state is the largest of its
+		// successors', in any order.
+		if !retry && depth > 0 && s.path.elsewhere(e) {
+			return putOff
+		}
 	}
 	s.reverse = !fresh && s.path.elsewhere(e)
 	s.path.enter(e, depth)
@@ -215,6 +282,9 @@ func (s *dfsSearch) successors(depth int) int {
 		return 1
 	}
 	s.grow(depth)
+	if s.later != nil {
+		s.later[depth].clear() // a search stopped part way may have left some
+	}
 	height := 0
 	it := &s.succ[depth]
 	for i := first; i < len(p.Threads); i++ {
@@ -230,11 +300,18 @@ func (s *dfsSearch) successors(depth int) int {
 		}
 		it.start(cur, s.states[depth+1], t, &s.ev, &s.moves, depth+1)
 		for x.next(it) {
-			height = max(height, 1+s.explore(depth+1))
+			if h := s.explore(depth + 1); h != putOff {
+				height = max(height, 1+h)
+			} else {
+				s.postpone(depth)
+			}
 			if x.done() {
 				return height
 			}
 		}
+	}
+	if s.later != nil && len(s.later[depth].threads) > 0 {
+		height = max(height, s.resume(depth))
 	}
 	if s.graph != nil {
 		s.graph.expanded(s.ids[depth])

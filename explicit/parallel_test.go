@@ -170,7 +170,9 @@ func TestSharedVisitedStress(t *testing.T) {
 // it will reach is being explored by another worker that has not finished
 // (stored, its active bit set, nothing published): the search must not skip
 // any of them, nor take them for a cycle, and must say what the sequential
-// search says.
+// search says. Every state past the first is put off once and explored when
+// its siblings have been (dfsSearch.resume), so this also checks that the
+// heights, verdicts and counterexamples (replayed by the engine) survive that.
 func TestSharedVisitedUnderWayElsewhere(t *testing.T) {
 	for _, td := range readTestdata(t) {
 		p, err := lang.Compile(td.path, td.src, td.cfg)
