@@ -75,53 +75,16 @@ type dfsSearch struct {
 	retry bool
 }
 
-// putOff is what exploreShared returns instead of a height for a state it put off.
-const putOff = -1
-
-// postponed is the successors of one state that a parallel search put off: their
-// states (StateSize cells each) and moves, explored after the state's others.
-type postponed struct {
-	cells   []int64
-	threads []int
-	choices []int64 // the moves' choices, one after another
-	ends    []int   // ends[i]: where move i's choices end in choices
-}
-
-// postpone puts off the successor at depth+1, reached by moves[depth].
-func (s *dfsSearch) postpone(depth int) {
-	l := &s.later[depth]
-	mv := s.moves[depth]
-	l.cells = append(l.cells, s.states[depth+1]...)
-	l.threads = append(l.threads, mv.Thread)
-	l.choices = append(l.choices, mv.Choices...)
-	l.ends = append(l.ends, len(l.choices))
-}
-
 // resume explores the successors of the state at depth that were put off and
-// returns the height found below them. By now the worker that was exploring
-// one has often finished it, and its record gives its height.
+// returns the height found below them.
 func (s *dfsSearch) resume(depth int) int {
-	l := &s.later[depth]
-	n := len(s.states[depth+1])
-	height, from := 0, 0
-	mv := s.moves[depth] // its choices are the buffer the executor fills
-	for i, t := range l.threads {
-		if s.x.done() {
-			break
-		}
-		copy(s.states[depth+1], l.cells[i*n:(i+1)*n])
-		s.moves[depth] = ir.Move{Thread: t, Choices: l.choices[from:l.ends[i]:l.ends[i]]}
-		from = l.ends[i]
+	height := 0
+	s.later[depth].drain(s.states[depth+1], &s.moves[depth], func() bool {
 		s.retry = true
 		height = max(height, 1+s.explore(depth+1))
-	}
-	s.moves[depth] = mv
-	l.clear()
+		return !s.x.done()
+	})
 	return height
-}
-
-func (l *postponed) clear() {
-	l.cells, l.threads, l.choices, l.ends = l.cells[:0], l.threads[:0], l.choices[:0], l.ends[:0]
 }
 
 // grow makes room for the state and move of depth d+1: buffers grow with the depth
@@ -235,12 +198,8 @@ func (s *dfsSearch) exploreShared(depth int) int {
 			return h
 		}
 		// Never explored, explored with less budget, or under way on another
-		// worker only: explored here (again). But under way elsewhere, it is
-		// put off until the state before it has explored its other
-		// successors: two workers that reach the same states would otherwise
-		// explore them side by side (on indexer, 60 % more transitions than
-		// one worker). The height of a state is the largest of its
-		// successors', in any order.
+		// worker only: explored here (again); under way elsewhere, after its
+		// siblings (see postponed).
 		if !retry && depth > 0 && s.path.elsewhere(e) {
 			return putOff
 		}
@@ -303,14 +262,14 @@ func (s *dfsSearch) successors(depth int) int {
 			if h := s.explore(depth + 1); h != putOff {
 				height = max(height, 1+h)
 			} else {
-				s.postpone(depth)
+				s.later[depth].add(s.states[depth+1], s.moves[depth])
 			}
 			if x.done() {
 				return height
 			}
 		}
 	}
-	if s.later != nil && len(s.later[depth].threads) > 0 {
+	if s.later != nil && s.later[depth].len() > 0 {
 		height = max(height, s.resume(depth))
 	}
 	if s.graph != nil {

@@ -108,6 +108,11 @@ type persistentSearch struct {
 	states []ir.State // states[d]: the state after d steps on the current path
 	moves  []ir.Move
 	frames []*persistentFrame
+	// later holds, per depth, the successors the exhaustive phase put off
+	// because another worker was exploring them (see postponed); retry tells
+	// exhaustShared that it is called for one of them.
+	later  []postponed
+	retry  bool
 	long   bool  // the exhaustive phase met an execution longer than the bound
 	phase1 bool  // the exhaustive phase is running
 	values []int // enablers' scratch: the cells and channels a guard reads
@@ -242,6 +247,8 @@ func (s *persistentSearch) exhaust(d int) int {
 // the phase finds what the sequential one does.
 func (s *persistentSearch) exhaustShared(d int) int {
 	x := s.x
+	retry := s.retry
+	s.retry = false
 	e, fresh := s.tables.heights.visit(s.states[d], s.owner)
 	if fresh {
 		x.stats.States++
@@ -253,6 +260,8 @@ func (s *persistentSearch) exhaustShared(d int) int {
 	} else if s.path.onStack(e, d) {
 		s.tooLong()
 		return 0
+	} else if !retry && d > 0 && s.path.elsewhere(e) {
+		return putOff // explored after its siblings (see postponed)
 	}
 	// A state another worker is exploring is taken in the other order, so that
 	// the two meet in the middle instead of doing the same work side by side.
@@ -291,9 +300,28 @@ func (s *persistentSearch) exhaustFrom(d int, reverse bool) int {
 	if reverse {
 		t = f.pset.prev(s.n - 1)
 	}
+	var later *postponed // only on several workers
+	if s.tables != nil {
+		for len(s.later) <= d {
+			s.later = append(s.later, postponed{})
+		}
+		later = &s.later[d]
+		later.clear() // a search stopped part way may have left some
+	}
 	for ; t >= 0 && !s.long && !x.done(); t = f.pset.step(t, reverse) {
 		s.run(d, t, func() {
+			if g := s.exhaust(d + 1); g != putOff {
+				h = max(h, 1+g)
+			} else {
+				later.add(s.states[d+1], s.moves[d])
+			}
+		})
+	}
+	if later != nil && later.len() > 0 && !s.long && !x.done() {
+		later.drain(s.states[d+1], &s.moves[d], func() bool {
+			s.retry = true
 			h = max(h, 1+s.exhaust(d+1))
+			return !s.long && !x.done()
 		})
 	}
 	return h
