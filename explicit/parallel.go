@@ -61,6 +61,21 @@ type Shard struct{ Index, Count int }
 
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
+// deal returns the shard's share of work dealt out round robin (part I takes
+// items I, I+N, I+2N, …): all of it when the run is not sharded.
+func deal[T any](s Shard, work []T) []T {
+	if s.Count <= 1 {
+		return work
+	}
+	var mine []T
+	for i, w := range work {
+		if i%s.Count == s.Index {
+			mine = append(mine, w)
+		}
+	}
+	return mine
+}
+
 // DefaultWorkers is how many workers a run of algo uses when none are asked for,
 // on a machine where kbmc may use cpus CPUs: all of them, for every algorithm
 // that has a parallel search (each does about the work of the sequential one:
@@ -188,15 +203,7 @@ func (ps parallelSearch) part(x *executor, f *frontier, target int, carry verify
 	shard := ps.opts.Shard
 	subtrees := f.expand(target)
 	n := len(subtrees)
-	if shard.Count > 1 {
-		var mine []*prefix
-		for i, pre := range subtrees {
-			if i%shard.Count == shard.Index {
-				mine = append(mine, pre)
-			}
-		}
-		subtrees = mine
-	}
+	subtrees = deal(shard, subtrees)
 	total := carry
 	if shard.Count <= 1 || shard.Index == 0 {
 		addStats(&total, &x.stats)
@@ -211,7 +218,7 @@ func (ps parallelSearch) part(x *executor, f *frontier, target int, carry verify
 // The result's subtree count is the number of tasks the workers took.
 func (ps parallelSearch) checkStealing(ctx context.Context, p *ir.Program, x *executor, workers, target int) (*verify.Result, error) {
 	opts := ps.opts
-	bound := newFrontier(x, ps.algo, opts).bound
+	f := newFrontier(x, ps.algo, opts)
 	tasks := []*porTask{{root: ps.root(p), depth: -1}}
 	var total verify.Stats
 	switch {
@@ -228,7 +235,7 @@ func (ps parallelSearch) checkStealing(ctx context.Context, p *ir.Program, x *ex
 		// would add the same backtracking points above their pieces often
 		// enough to do twice to three times the sequential work (docs/decisions.md).
 		var roots []*prefix
-		roots, _, total = ps.part(x, newFrontier(x, ps.algo, opts), target, total)
+		roots, _, total = ps.part(x, f, target, total)
 		tasks = tasks[:0]
 		for _, r := range roots {
 			tasks = append(tasks, &porTask{root: r, depth: -1})
@@ -255,7 +262,7 @@ func (ps parallelSearch) checkStealing(ctx context.Context, p *ir.Program, x *ex
 		})
 	}
 	wg.Wait()
-	return ps.result(x, tally, bound, workers, pool.handed)
+	return ps.result(x, tally, f.bound, workers, pool.handed)
 }
 
 // root is where a DPOR or BPOR run on several workers starts: the initial state.
@@ -330,13 +337,7 @@ func (ps parallelSearch) splitSearch(ctx context.Context, p *ir.Program, x *exec
 		tasks = append(tasks, o.split.tasks...)
 	}
 	slices.SortStableFunc(tasks, func(a, b *porTask) int { return a.depth - b.depth })
-	var mine []*porTask
-	for i, t := range tasks {
-		if i%ps.opts.Shard.Count == ps.opts.Shard.Index {
-			mine = append(mine, t)
-		}
-	}
-	return mine, stats, nil
+	return deal(ps.opts.Shard, tasks), stats, nil
 }
 
 // tally gathers what the searches of one parallel run return: their statistics,
