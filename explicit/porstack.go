@@ -204,11 +204,7 @@ func (s *porStack) claim(d int) int {
 	f := s.frames[d]
 	n := f.node
 	if n == nil {
-		var sleep bitSet
-		if s.sleepy {
-			sleep = f.sleep
-		}
-		t := firstOf(f.backtrack, f.enabled, f.done, sleep)
+		t := s.toRun(f)
 		if t >= 0 {
 			f.done.add(t)
 		}
@@ -218,6 +214,15 @@ func (s *porStack) claim(d int) int {
 	t := s.claimShared(f, f.sleep)
 	n.mu.Unlock()
 	return t
+}
+
+// toRun returns the thread claim would take at the unshared frame f, or -1.
+func (s *porStack) toRun(f *porFrame) int {
+	var sleep bitSet
+	if s.sleepy {
+		sleep = f.sleep
+	}
+	return firstOf(f.backtrack, f.enabled, f.done, sleep)
 }
 
 // claimShared is claim at a shared frame, under its node's lock, for this search

@@ -176,7 +176,7 @@ func (s *porStack) offer(d int) {
 	}
 	for j := 0; j <= d; j++ {
 		f := s.frames[j]
-		if f.node == nil && !s.candidate(f) {
+		if f.node == nil && s.toRun(f) < 0 {
 			continue
 		}
 		s.share(j, d)
@@ -259,15 +259,6 @@ func (s *porStack) claimFor(f *porFrame) (int, bitSet) {
 	t := s.claimShared(f, sleep)
 	f.node.mu.Unlock()
 	return t, sleep
-}
-
-// candidate reports whether the unshared frame f has a thread still to run.
-func (s *porStack) candidate(f *porFrame) bool {
-	var sleep bitSet
-	if s.sleepy {
-		sleep = f.sleep
-	}
-	return firstOf(f.backtrack, f.enabled, f.done, sleep) >= 0
 }
 
 // share makes the frames 0..j of a path of depth d shared, those that are not
