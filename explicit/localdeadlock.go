@@ -77,7 +77,9 @@ func (g *stateGraph) localDeadlock(p *ir.Program) (*ir.Violation, []ir.Move) {
 		canMove.clear()
 		work = work[:0]
 		for i, nd := range g.nodes {
-			st = nd.state.unpack(st)
+			if !nd.cut {
+				st = nd.state.unpack(st)
+			}
 			if nd.cut || !nd.expanded && anyEnabled(p, st) || processEnabled(p, st, q) {
 				canMove.add(i)
 				work = append(work, int32(i))

@@ -322,15 +322,21 @@ func (p packedState) unpack(dst ir.State) ir.State {
 	} else {
 		s = make(ir.State, n)
 	}
-	for i := range s {
-		switch w {
-		case 1:
+	switch w {
+	case 1:
+		for i := range s {
 			s[i] = int64(int8(c[i]))
-		case 2:
+		}
+	case 2:
+		for i := range s {
 			s[i] = int64(int16(binary.LittleEndian.Uint16(c[2*i:])))
-		case 4:
+		}
+	case 4:
+		for i := range s {
 			s[i] = int64(int32(binary.LittleEndian.Uint32(c[4*i:])))
-		default:
+		}
+	default:
+		for i := range s {
 			s[i] = int64(binary.LittleEndian.Uint64(c[8*i:]))
 		}
 	}
