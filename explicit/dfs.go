@@ -200,7 +200,7 @@ func (s *dfsSearch) exploreShared(depth int) int {
 		// Never explored, explored with less budget, or under way on another
 		// worker only: explored here (again); under way elsewhere, after its
 		// siblings (see postponed).
-		if !retry && depth > 0 && s.path.elsewhere(e) {
+		if s.path.putsOff(e, depth, retry) {
 			return putOff
 		}
 	}

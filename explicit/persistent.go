@@ -260,7 +260,7 @@ func (s *persistentSearch) exhaustShared(d int) int {
 	} else if s.path.onStack(e, d) {
 		s.tooLong()
 		return 0
-	} else if !retry && d > 0 && s.path.elsewhere(e) {
+	} else if s.path.putsOff(e, d, retry) {
 		return putOff // explored after its siblings (see postponed)
 	}
 	// A state another worker is exploring is taken in the other order, so that

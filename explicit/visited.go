@@ -574,6 +574,14 @@ func (p *sharedPath[E]) onStack(e *sharedVisit[E], depth int) bool {
 	return false
 }
 
+// putsOff reports whether a search puts off e (see postponed), a state it
+// reached at depth d that no completed exploration and not its own path
+// decides: when another worker is exploring it, unless d is the search's root
+// or the search is coming back to it (retry).
+func (p *sharedPath[E]) putsOff(e *sharedVisit[E], d int, retry bool) bool {
+	return !retry && d > 0 && p.elsewhere(e)
+}
+
 // elsewhere reports whether another worker with a bit is exploring e now.
 func (p *sharedPath[E]) elsewhere(e *sharedVisit[E]) bool {
 	return e.active.Load()&^p.bit != 0
