@@ -130,7 +130,8 @@ func (ps parallelSearch) Check(ctx context.Context, p *ir.Program) (*verify.Resu
 		shared = newSharedVisited[struct{}](workers + 1)
 		f.store, f.owner = shared, workers
 	}
-	t, n := ps.subtrees(ctx, p, x, f, target, workers, verify.Stats{}, func(o *Options) { o.visited = shared })
+	subtrees, n, total := ps.part(x, f, target, verify.Stats{})
+	t := ps.subtrees(ctx, p, x, subtrees, workers, total, func(o *Options) { o.visited = shared })
 	return ps.result(x, t, f.bound, workers, n)
 }
 
@@ -144,27 +145,54 @@ func (ps parallelSearch) Check(ctx context.Context, p *ir.Program) (*verify.Resu
 // (they expand every state where a thread may fail): half as many states again
 // on token-ring.
 func (ps parallelSearch) checkPhases(ctx context.Context, p *ir.Program, x *executor, workers, target int) (*verify.Result, error) {
+	if ps.opts.Shard.Count > 1 {
+		return ps.checkPhasesSharded(ctx, p, x, workers, target)
+	}
 	exhaustive := newPersistentTables(workers, false)
 	f := newFrontier(x, ps.algo, ps.opts)
 	f.safety = false
-	t, n := ps.subtrees(ctx, p, x, f, target, workers, verify.Stats{}, func(o *Options) { o.tables = exhaustive })
+	subtrees, n, total := ps.part(x, f, target, verify.Stats{})
+	t := ps.subtrees(ctx, p, x, subtrees, workers, total, func(o *Options) { o.tables = exhaustive })
 	if t.err != nil || x.halted() || !exhaustive.long.Load() {
 		return ps.result(x, t, f.bound, workers, n)
 	}
 	bounded := newPersistentTables(workers, true)
 	x.stats = verify.Stats{} // the second frontier's
 	f = newFrontier(x, ps.algo, ps.opts)
-	t, n2 := ps.subtrees(ctx, p, x, f, target, workers, t.total, func(o *Options) { o.tables = bounded })
+	subtrees, n2, total := ps.part(x, f, target, t.total)
+	t = ps.subtrees(ctx, p, x, subtrees, workers, total, func(o *Options) { o.tables = bounded })
 	return ps.result(x, t, f.bound, workers, n+n2)
 }
 
-// subtrees explores the subtrees of frontier f (this part's, when sharded) on
-// workers goroutines, each search with the options set sets, and returns their
-// tally, started at carry plus the frontier's own statistics (part 0's), and
-// how many subtrees the frontier has.
-func (ps parallelSearch) subtrees(ctx context.Context, p *ir.Program, x *executor, f *frontier, target, workers int, carry verify.Stats, set func(*Options)) (*tally, int) {
+// checkPhasesSharded runs one part of a sharded persistent or process-local run.
+// Whether the bounded phase runs is decided by what the exhaustive phase met,
+// and a part sees only its own subtrees: if each phase had a frontier of its own,
+// a part whose exhaustive subtrees were all short would end there, and its share
+// of the other parts' bounded-phase frontier would be explored by nobody (a
+// violation at the bound then went unseen). So both phases run over the same
+// subtrees, of one frontier reduced with the bounded phase's sets, and each part
+// decides for its own subtrees alone: those whose exhaustive search met nothing
+// longer than the bound are covered by it (see Persistent), the others by the
+// bounded phase. The bounded phase's frontier, which never postpones a step that
+// may fail, is the one both phases can start below; the exhaustive phase's could
+// push a violation past the bound before the bounded phase begins.
+func (ps parallelSearch) checkPhasesSharded(ctx context.Context, p *ir.Program, x *executor, workers, target int) (*verify.Result, error) {
+	f := newFrontier(x, ps.algo, ps.opts)
+	subtrees, n, total := ps.part(x, f, target, verify.Stats{})
+	exhaustive := newPersistentTables(workers, false)
+	t := ps.subtrees(ctx, p, x, subtrees, workers, total, func(o *Options) { o.tables = exhaustive })
+	if t.err != nil || x.halted() || !exhaustive.long.Load() {
+		return ps.result(x, t, f.bound, workers, n)
+	}
+	bounded := newPersistentTables(workers, true)
+	t = ps.subtrees(ctx, p, x, subtrees, workers, t.total, func(o *Options) { o.tables = bounded })
+	return ps.result(x, t, f.bound, workers, n)
+}
+
+// subtrees explores the given subtrees on workers goroutines, each search with
+// the options set sets, and returns their tally, started at total.
+func (ps parallelSearch) subtrees(ctx context.Context, p *ir.Program, x *executor, subtrees []*prefix, workers int, total verify.Stats, set func(*Options)) *tally {
 	opts := ps.opts
-	subtrees, n, total := ps.part(x, f, target, carry)
 	tally := newTally(x, opts, total)
 	queue := make(chan *prefix)
 	var wg sync.WaitGroup
@@ -192,7 +220,7 @@ func (ps parallelSearch) subtrees(ctx context.Context, p *ir.Program, x *executo
 	}
 	close(queue)
 	wg.Wait()
-	return tally, n
+	return tally
 }
 
 // part expands the frontier f to about target subtrees and returns this part's

@@ -396,3 +396,59 @@ thread t[3] {
     int c = seen;
 }
 `}
+
+// TestShardedPhasesAtTheBound runs persistent and process-local split into
+// parts on programs whose violation is reachable in exactly as many steps as
+// the bound allows, and at every depth beyond up to the program's longest
+// execution: every split must find it. A part decides whether its bounded
+// phase runs from its own exhaustive subtrees; when each phase had a frontier
+// of its own, a part whose exhaustive subtrees were all short ended there, and
+// its share of the bounded phase went unexplored (a wrong bounded-safe).
+func TestShardedPhasesAtTheBound(t *testing.T) {
+	programs := map[string]string{
+		// One message, taken by a receiver whose check it breaks.
+		"one-message": `chan (int) c capacity 1;
+process sender { thread t { for (int i = 0; i < 1; i++) { send(c, 3); } } }
+process receiver {
+    shared int seen;
+    thread t { int m; recv(c, m); assert(seen + m == 0, "a message arrived"); }
+}`,
+		// A blocking guard before the send, and an idle process beside.
+		"guarded-send": `chan (int, int) c capacity 2;
+process a {
+    shared int n;
+    thread t { atomic { await(n < 2); n++; } send(c, pid, n); }
+}
+process b {
+    shared int last;
+    thread t { int from; int v; recv(c, from, v); last = v; assert(last != 1, "first message"); }
+}
+process idle { shared bool f; thread t { f = true; yield; f = false; } }`,
+	}
+	for name, src := range programs {
+		p := porCompile(t, name, src, lang.Config{})
+		least := 0
+		for d := 1; d <= 30 && least == 0; d++ {
+			if porCheck(t, DFS{Options: Options{Options: verify.Options{Depth: d}}}, p).Verdict == verify.Unsafe {
+				least = d
+			}
+		}
+		if least == 0 {
+			t.Fatalf("%s: no violation within 30 steps", name)
+		}
+		for d := least; d <= least+4; d++ {
+			for _, algo := range []string{"persistent", "process-local"} {
+				for _, parts := range []int{2, 3, 4} {
+					for _, workers := range []int{1, 2} {
+						o := Options{Options: verify.Options{Depth: d}, Workers: workers}
+						r, _ := runSharded(t, algo, o, p, parts)
+						if r.Verdict != verify.Unsafe {
+							t.Errorf("%s at depth %d (least failing %d): %s in %d parts on %d workers says %s",
+								name, d, least, algo, parts, workers, r.Verdict)
+						}
+					}
+				}
+			}
+		}
+	}
+}
