@@ -37,6 +37,8 @@ var (
 	diffFamily    = flag.String("diff.family", "", "TestDifferential checks only this family of programs: classic or channels")
 	diffTimeout   = flag.Duration("diff.timeout", 30*time.Second, "time limit of one algorithm on one generated program")
 	diffEvery     = flag.Int("diff.every", 0, "TestDifferential runs the slow variants (lazypor with gini or z3) on every Nth program; 0: every 10th")
+	diffParts     = flag.Int("diff.parts", 3, "TestDifferential's sharded variants split each run into this many parts")
+	diffBoundary  = flag.Int("diff.boundary", 2, "TestDifferential checks every Nth unsafe program at its least failing depth (1: every one)")
 )
 
 // A family is a kind of generated program.
@@ -51,6 +53,7 @@ const (
 // programs use the family's configuration; every fourth is lowered with
 // --no-fold, every seventh uses 8-bit integers, and every tenth may spin, so that
 // the depth bound cuts executions (a small depth keeps those searches small).
+// Every other unsafe program is checked at its least failing depth (boundary).
 func diffConfig(fam family, seed uint64) (cfg progen.Config, depth int) {
 	cfg = progen.DefaultConfig()
 	if fam == channelFamily {
@@ -79,6 +82,9 @@ type diffCase struct {
 	depth int
 	src   string
 	p     *ir.Program
+	// atBound: depth is the least failing depth (boundary). Such cases are
+	// small, and every variant checks each of them, slow ones included.
+	atBound bool
 
 	ref   *verify.Result // DFS
 	refND *verify.Result // DFS with NoDeadlock
@@ -128,7 +134,53 @@ func newCase(fam family, seed uint64) (*diffCase, error) {
 	}
 	c.dur = time.Since(start)
 	c.ref, c.refND, c.terms = ref.res, refND.res, refND.terms
+	if boundary(seed) && ref.res.Verdict == verify.Unsafe && c.depth > 1 {
+		if err := c.atBoundary(); err != nil {
+			return c, err
+		}
+	}
 	return c, nil
+}
+
+// boundary says whether seed's program, when it is unsafe, is checked at its
+// least failing depth: the fewest steps in which a violation is reachable, so
+// that the violation sits exactly at the bound. Run at the default depth, the
+// searches that reduce differently near the bound (persistent's and
+// process-local's bounded phase, a sharded run's parts) never meet that case:
+// a sharded persistent run that lost its last step there went unseen.
+func boundary(seed uint64) bool { return *diffBoundary > 0 && seed%uint64(*diffBoundary) == 0 }
+
+// atBoundary lowers the case's depth to its least failing depth and runs the
+// reference searches again there. A violation within d steps is one within
+// d+1 (a prefix of an execution is an execution), so a binary search over the
+// depth finds it; the reference's counterexample bounds it from above.
+func (c *diffCase) atBoundary() error {
+	lo, hi := 0, len(c.ref.Trace) // fails within hi steps; not within lo
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		o := c.options(false)
+		o.Depth = mid
+		r := runAlgo(byName("dfs"), o, c.p, false)
+		if err := r.failure(c); err != nil {
+			return fmt.Errorf("reference dfs at depth %d: %v", mid, err)
+		}
+		if r.res.Verdict == verify.Unsafe {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	c.depth, c.atBound = max(hi, 1), true
+	ref := runAlgo(byName("dfs"), c.options(false), c.p, false)
+	if err := ref.failure(c); err != nil {
+		return fmt.Errorf("reference dfs at the least failing depth: %v", err)
+	}
+	refND := runAlgo(byName("dfs"), c.options(true), c.p, true)
+	if err := refND.failure(c); err != nil {
+		return fmt.Errorf("reference dfs with NoDeadlock at the least failing depth: %v", err)
+	}
+	c.ref, c.refND, c.terms = ref.res, refND.res, refND.terms
+	return nil
 }
 
 // A trial is one run of an algorithm on one program.
@@ -454,7 +506,8 @@ func variantsOf(algo string) []variant {
 	par.name, par.every = "workers=2", 3
 	par.set = func(o *Options) { set(o); o.Workers = 2 }
 	sh := vs[0]
-	sh.name, sh.every, sh.engine = "shards=3", 3, shardedMaker(algo, 3)
+	shards := fmt.Sprintf("shards=%d", *diffParts)
+	sh.name, sh.every, sh.engine = shards, 3, shardedMaker(algo, *diffParts)
 	switch algo {
 	case "dfs":
 		par.set = func(o *Options) { o.Workers = 2 } // stateless: its counts add up exactly
@@ -464,7 +517,7 @@ func variantsOf(algo string) []variant {
 		spar, ssh := vs[0], vs[0]
 		spar.name, spar.every = "stateful/workers=2", 3
 		spar.set = func(o *Options) { o.Stateful, o.Workers = true, 2 }
-		ssh.name, ssh.every, ssh.engine = "stateful/shards=3", 3, shardedMaker(algo, 3)
+		ssh.name, ssh.every, ssh.engine = "stateful/"+shards, 3, shardedMaker(algo, *diffParts)
 		vs = append(vs, spar, ssh)
 	case "bpor-preempt", "bpor-fair":
 		// The bounded runs too: the workers and the frontier carry the bound.
@@ -487,13 +540,19 @@ func variantsOf(algo string) []variant {
 		eager.name, eager.every = "workers=3/eager", 6
 		eager.set = func(o *Options) { set(o); o.Workers, o.eagerSteal = 3, true }
 		shp := sh
-		shp.name = "shards=3/workers=2"
+		shp.name = shards + "/workers=2"
 		shp.set = func(o *Options) { set(o); o.Workers = 2 }
 		// The split of a sharded run (splitSearch), every 64 transitions.
 		she := sh
-		she.name = "shards=3/eager"
+		she.name = shards + "/eager"
 		she.set = func(o *Options) { set(o); o.eagerSteal = true }
 		vs = append(vs, par4, eager, shp, she)
+	case "persistent", "process-local":
+		// Each part on two workers, which share the part's tables.
+		shp := sh
+		shp.name = shards + "/workers=2"
+		shp.set = func(o *Options) { set(o); o.Workers = 2 }
+		vs = append(vs, shp)
 	}
 	return vs
 }
@@ -661,7 +720,7 @@ func (v variant) check(c *diffCase, st *stats) []string {
 		res := out.res
 		st.executions += res.Stats.Executions
 		st.refExecutions += ref.Stats.Executions
-		if v.algo == "dfs" && (v.name == "workers=2" || v.name == "shards=3") && res.Verdict != verify.Unsafe &&
+		if v.algo == "dfs" && (v.name == "workers=2" || strings.HasPrefix(v.name, "shards=")) && res.Verdict != verify.Unsafe &&
 			res.Stats.Executions != ref.Stats.Executions {
 			fail("%s%s: %d executions; the sequential dfs has %d", label, modeName, res.Stats.Executions, ref.Stats.Executions)
 		}
@@ -873,7 +932,7 @@ func TestDifferential(t *testing.T) {
 					every = *diffEvery
 				}
 				parallelEach(len(cases), func(i int) {
-					if every <= 1 || cases[i].seed%uint64(every) == 0 {
+					if every <= 1 || cases[i].seed%uint64(every) == 0 || cases[i].atBound {
 						fails[i] = v.check(cases[i], &sts[i])
 					}
 				})
