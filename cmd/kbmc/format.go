@@ -55,3 +55,11 @@ func formatCount(n int64) string {
 	}
 	return b.String()
 }
+
+// plural counts things: "1 part", "3 parts".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return formatCount(int64(n)) + " " + noun + "s"
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -46,6 +47,9 @@ func mergeAction(c *cli.Context) error {
 		if err := json.Unmarshal(data, &j); err != nil {
 			return &exitError{exitInput, fmt.Errorf("%s: not a kbmc --json result: %v", f, err)}
 		}
+		if err := checkPart(&j); err != nil {
+			return &exitError{exitInput, fmt.Errorf("%s: not a part kbmc check --shard wrote: %v", f, err)}
+		}
 		parts = append(parts, &j)
 		names = append(names, f)
 	}
@@ -53,14 +57,17 @@ func mergeAction(c *cli.Context) error {
 	if err != nil {
 		return &exitError{exitInput, err}
 	}
-	m := mergeParts(parts, count)
+	m, err := mergeParts(parts, count)
+	if err != nil {
+		return &exitError{exitInput, err}
+	}
 	out := c.App.Writer
 	if c.Bool("json") {
 		if err := writeJSONValue(out, m); err != nil {
 			return &exitError{exitInternal, err}
 		}
 	} else {
-		fmt.Fprintf(out, "%s: %s (%d parts merged)\n", m.File, m.Verdict, count)
+		fmt.Fprintf(out, "%s: %s (%s merged)\n", m.File, m.Verdict, plural(count, "part"))
 		if v := m.Violation; v != nil {
 			who := "no thread can move"
 			if v.Thread != "" {
@@ -79,6 +86,57 @@ func mergeAction(c *cli.Context) error {
 	verdict, _ := verify.ParseVerdict(m.Verdict)
 	if code := verdict.ExitCode(); code != exitOK {
 		return &exitError{code, nil}
+	}
+	return nil
+}
+
+// maxCounter is the largest counter a part may report: beyond 2^53 a JSON
+// number no longer holds every integer exactly, and no run counts that far.
+const maxCounter = 1 << 53
+
+// checkPart refuses a part that kbmc check --shard cannot have written: a
+// verdict merge does not know, an unsafe verdict without its violation and
+// trace (or a violation under another verdict), a counter that is not a whole
+// number in [0, 2^53], a time that is not a number of milliseconds, or a part
+// without the program digest and settings that identify its run. A merge
+// trusts each part's verdict, so a part it cannot read exactly is an input
+// error, never a guess.
+func checkPart(j *jsonResult) error {
+	v, ok := verify.ParseVerdict(j.Verdict)
+	switch {
+	case j.Verdict == "":
+		return fmt.Errorf("no \"verdict\"")
+	case !ok:
+		return fmt.Errorf("unknown verdict %q (a part says safe, bounded-safe, unsafe or unknown)", j.Verdict)
+	case j.Engine != "explicit":
+		return fmt.Errorf("engine %q: only the explicit engine runs in parts", j.Engine)
+	case v == verify.Unsafe && (j.Violation == nil || j.Violation.Kind == "" || len(j.Trace) == 0):
+		return fmt.Errorf("verdict unsafe without its violation and trace")
+	case v != verify.Unsafe && j.Violation != nil:
+		return fmt.Errorf("verdict %s with a violation", j.Verdict)
+	case len(j.Program) != 64 || strings.Trim(j.Program, "0123456789abcdef") != "":
+		return fmt.Errorf("no program digest (\"program_sha256\")")
+	case len(j.Settings) == 0:
+		return fmt.Errorf("no \"settings\"")
+	}
+	if _, ok := j.Stats["executions"]; !ok {
+		return fmt.Errorf("no \"executions\" among its statistics")
+	}
+	for k, val := range j.Stats {
+		f, isNumber := val.(float64)
+		switch {
+		case !isNumber:
+			return fmt.Errorf("statistic %q is not a number: %v", k, val)
+		case k == "time_ms" || strings.HasSuffix(k, "_ms"):
+			if f < 0 || math.IsInf(f, 0) {
+				return fmt.Errorf("statistic %q is not a duration: %v", k, f)
+			}
+		case f < 0 || f > maxCounter || f != math.Trunc(f):
+			return fmt.Errorf("statistic %q is not a count kbmc can have made: %v", k, strconv.FormatFloat(f, 'g', -1, 64))
+		}
+	}
+	if j.Workers < 0 || j.Subtrees < 0 {
+		return fmt.Errorf("negative workers or subtrees")
 	}
 	return nil
 }
@@ -153,8 +211,9 @@ func settingsDiff(a, b []string) string {
 	return ""
 }
 
-// mergeParts combines checked parts into one result.
-func mergeParts(parts []*jsonResult, count int) *jsonResult {
+// mergeParts combines checked parts into one result; a sum of counters beyond
+// what a part may report is an error.
+func mergeParts(parts []*jsonResult, count int) (*jsonResult, error) {
 	rank := map[string]int{"safe": 0, "bounded-safe": 1, "unknown": 2, "unsafe": 3}
 	sorted := slices.Clone(parts)
 	slices.SortFunc(sorted, func(a, b *jsonResult) int {
@@ -195,8 +254,13 @@ func mergeParts(parts []*jsonResult, count int) *jsonResult {
 		}
 	}
 	m.Stats["time_ms"] = timeMS
+	for _, k := range counterKeys {
+		if v, _ := m.Stats[k].(float64); v > maxCounter {
+			return nil, fmt.Errorf("the parts' %q add up to more than 2^53: not the counts of one run", k)
+		}
+	}
 	if m.Verdict != "safe" {
 		m.Note = strings.Join(notes, "; ")
 	}
-	return &m
+	return &m, nil
 }

@@ -53,6 +53,15 @@ func TestMerge(t *testing.T) {
 		{"other count", append(safeParts[:3:3], part(safe, 3, 5)), 2, "part of 4"},
 		{"other kbmc", append(safeParts[:3:3], otherVersion(t, safeParts[3])), 2, `"kbmc=`},
 		{"not sharded", []string{writeJSONFile(t, dir)}, 2, "not the result of a sharded run"},
+		{"one part", []string{part(unsafe, 0, 1)}, 10, "unsafe (1 part merged)"},
+		{"unknown verdict", []string{forged(t, unsafeParts[0], `"verdict":"unsafe"`, `"verdict":"banana"`)}, 2, `unknown verdict "banana"`},
+		{"error verdict", []string{forged(t, safeParts[0], `"verdict":"safe"`, `"verdict":"error"`)}, 2, `unknown verdict "error"`},
+		{"no verdict", []string{forged(t, safeParts[0], `"verdict":"safe",`, ``)}, 2, `no "verdict"`},
+		{"unsafe without trace", []string{forged(t, unsafeParts[0], `"trace":`, `"xtrace":`)}, 2, "without its violation and trace"},
+		{"huge counter", append(safeParts[:3:3], forged(t, safeParts[3], `"executions":`, `"executions":1180591620717411303424,"x":`)), 2, "not a count"},
+		{"negative counter", append(safeParts[:3:3], forged(t, safeParts[3], `"transitions":`, `"transitions":-5,"x":`)), 2, "not a count"},
+		{"counter as text", append(safeParts[:3:3], forged(t, safeParts[3], `"transitions":`, `"transitions":"many","x":`)), 2, "not a number"},
+		{"no digest", append(safeParts[:3:3], forged(t, safeParts[3], `"program_sha256":`, `"program":`)), 2, "no program digest"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errs := kbmc(t, append([]string{"merge"}, tc.files...)...)
@@ -82,6 +91,28 @@ func otherVersion(t *testing.T, file string) string {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// forged writes a copy of a part's result with old replaced by new.
+func forged(t *testing.T, file, old, new string) string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(data), old, new, 1)
+	if s == string(data) {
+		t.Fatalf("%s has no %s", file, old)
+	}
+	f, err := os.CreateTemp(filepath.Dir(file), "forged-*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+	return f.Name()
 }
 
 // writeJSONFile writes the --json result of an unsharded run.

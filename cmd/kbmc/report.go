@@ -733,6 +733,10 @@ func jsonOf(l *loaded, ec engineConfig, res *verify.Result, opts traceOptions) (
 		j.Bound["fair"] = res.Bound.Fair
 	}
 	j.Shard, j.Workers, j.Subtrees = res.Shard, res.Workers, res.Subtrees
+	if sh := ec.Explicit.Shard; sh.Count == 1 && j.Shard == "" {
+		// The whole search in one part: kbmc merge takes it like any other.
+		j.Shard = sh.String()
+	}
 	j.Program = fmt.Sprintf("%x", sha256.Sum256(l.src))
 	j.Settings = l.settings
 	switch res.Verdict {
