@@ -900,14 +900,17 @@ func TestDifferential(t *testing.T) {
 		cases = append(cases, c)
 	}
 	reportFailures(t, "TestDifferential", all, setup)
-	chans := 0
+	chans, atBound := 0, 0
 	for _, c := range cases {
 		if c.fam == channelFamily {
 			chans++
 		}
+		if c.atBound {
+			atBound++
+		}
 	}
-	t.Logf("%d programs (%d with processes and channels), reference dfs: %v of search, %v wall",
-		len(cases), chans, refDur.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	t.Logf("%d programs (%d with processes and channels, %d checked at their least failing depth), reference dfs: %v of search, %v wall",
+		len(cases), chans, atBound, refDur.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 
 	t.Run("dfs/naive", func(t *testing.T) {
 		fails := make([][]string, len(cases))
