@@ -19,12 +19,21 @@ const (
 	Relock
 	Deadlock
 	LocalDeadlock // one process can never move again, while others may
+	ReachError    // a C program called reach_error() (or __assert_fail, __VERIFIER_error)
+	InvalidDeref  // a null, invalid or dangling pointer dereferenced, an access outside its object
+	InvalidFree   // free of a pointer that is no heap block's start, or of a block freed already
+	BadJoin       // a join of a value that is no created thread, or of the joining thread itself
+	// Unsupported is no fault of the program: a step does something the model
+	// cannot express (a char read of an int's cell, say). Its verdict is unknown.
+	Unsupported
 )
 
 var violationNames = [...]string{
 	NoViolation: "none", Assertion: "assertion", Bounds: "bounds",
 	DivisionByZero: "division-by-zero", Shift: "shift", BadUnlock: "bad-unlock",
 	Relock: "relock", Deadlock: "deadlock", LocalDeadlock: "local-deadlock",
+	ReachError: "reach-error", InvalidDeref: "invalid-deref", InvalidFree: "invalid-free",
+	BadJoin: "bad-join", Unsupported: "unsupported",
 }
 
 func (k ViolationKind) String() string {
@@ -164,17 +173,28 @@ const (
 	Terminated           // ran to its end
 	Blocked              // lock held by another, await false, join target running
 	BlockedAssume        // sitting on a false assume: the execution is cut here
+	// Dormant: a thread created at run time that has not been started yet. It
+	// counts neither as running nor as blocked.
+	Dormant
+	// BlockedLimit: waiting at a bound of the model, a thread pool or a heap
+	// pool with no free slot left; an execution that ends so was cut by it.
+	BlockedLimit
 )
 
 // Status reports whether thread t can move in s. A guard that fails at run time
 // (say an out-of-bounds index in an await) counts as enabled: the step reports the
 // violation.
 func (p *Program) Status(s State, t int) Status {
-	tr := p.Transition(s, t)
-	if tr == nil {
+	th := p.Threads[t]
+	tm := th.Template
+	l := int(s[th.Base])
+	if l >= len(tm.Transitions) {
+		if l == tm.Stuck() {
+			return BlockedAssume
+		}
 		return Terminated
 	}
-	n := tr.EntryNode()
+	n := tm.Nodes[tm.Transitions[l].Entry]
 	switch n.Op {
 	case OpAwait, OpAssume:
 		m := p.newMachine(s, t, nil, nil)
@@ -187,15 +207,21 @@ func (p *Program) Status(s State, t int) Status {
 		return Blocked
 	case OpLock:
 		m := p.newMachine(s, t, nil, nil)
-		i := m.lockIndex(n)
+		c := m.lockCell(n)
 		if m.failed {
 			return Enabled
 		}
-		if o := s[p.MutexBase+i]; o != 0 && o != int64(t+1) {
+		if o := s[c]; o != 0 && o != int64(t+1) {
 			return Blocked
 		}
 	case OpJoin:
 		m := p.newMachine(s, t, nil, nil)
+		if n.JThread != nil {
+			if u := m.joined(n); !m.failed && !p.Done(s, u) {
+				return Blocked
+			}
+			return Enabled
+		}
 		lo, hi := m.joinRange(n)
 		if m.failed {
 			return Enabled
@@ -215,6 +241,23 @@ func (p *Program) Status(s State, t int) Status {
 		if n.Op == OpSend && l == int64(n.Chan.Cap) || n.Op == OpRecv && l == 0 {
 			return Blocked
 		}
+	case OpStart:
+		if s[tm.Start.Offset+StartFlag] == 0 {
+			return Dormant
+		}
+	case OpSpawn:
+		if p.freeSlot(s, n.Pool) == nil {
+			return BlockedLimit
+		}
+	case OpAlloc:
+		m := p.newMachine(s, t, nil, nil)
+		size := m.eval(n.X)
+		if m.failed {
+			return Enabled
+		}
+		if p.freeBlock(s, n.Alloc) < 0 || size > int64(n.Alloc.Blocks[0].Cells()) {
+			return BlockedLimit
+		}
 	}
 	return Enabled
 }
@@ -227,9 +270,10 @@ type Ending uint8
 
 const (
 	Running     Ending = iota // some thread is enabled: the execution goes on
-	Complete                  // every thread terminated
+	Complete                  // every thread terminated (or was never started)
 	CutByAssume               // some thread sits on a false assume: the execution is cut here
 	Deadlocked                // some thread is blocked, none enabled or on a false assume
+	CutByLimit                // some thread waits at a bound of the model (BlockedLimit)
 )
 
 // End classifies s in one pass over the threads, and for a deadlock (DESIGN.md
@@ -241,8 +285,12 @@ func (p *Program) End(s State) (Ending, *Violation) {
 		switch p.Status(s, t) {
 		case Enabled:
 			return Running, nil
+		case BlockedLimit:
+			end = CutByLimit
 		case BlockedAssume:
-			end = CutByAssume
+			if end != CutByLimit {
+				end = CutByAssume
+			}
 		case Blocked:
 			if end == Complete {
 				end = Deadlocked
@@ -255,6 +303,9 @@ func (p *Program) End(s State) (Ending, *Violation) {
 	var parts []string
 	var pos Pos
 	for t, th := range p.Threads {
+		if p.Status(s, t) != Blocked {
+			continue
+		}
 		if tr := p.Transition(s, t); tr != nil {
 			n := tr.EntryNode()
 			if pos == (Pos{}) {
@@ -287,7 +338,7 @@ func (p *Program) Stuck(s State, i int) *Violation {
 			continue
 		}
 		switch p.Status(s, t) {
-		case Enabled, BlockedAssume:
+		case Enabled, BlockedAssume, BlockedLimit:
 			return nil
 		case Blocked:
 			n := p.Transition(s, t).EntryNode()
@@ -316,14 +367,20 @@ func (p *Program) WaitsFor(s State, t int) string {
 	m := p.newMachine(s, t, nil, nil)
 	switch n.Op {
 	case OpLock:
-		if i := m.lockIndex(n); !m.failed {
-			name := p.LocationName(p.LockLocation(i))
-			if o := p.LockOwner(s, i); o >= 0 {
+		if c := m.lockCell(n); !m.failed {
+			name := p.mutexName(n, c)
+			if o := s[c] - 1; o >= 0 {
 				return fmt.Sprintf("mutex %s, held by %s", name, p.Threads[o].Name)
 			}
 			return "mutex " + name
 		}
 	case OpJoin:
+		if n.JThread != nil {
+			if u := m.joined(n); !m.failed {
+				return "the end of " + p.Threads[u].Name
+			}
+			break
+		}
 		lo, hi := m.joinRange(n)
 		var running []string
 		for u := lo; u < hi; u++ {
@@ -342,6 +399,12 @@ func (p *Program) WaitsFor(s State, t int) string {
 		}
 	case OpAwait, OpAssume:
 		return "its condition, which is false"
+	case OpStart:
+		return "its creation (pthread_create)"
+	case OpSpawn:
+		return fmt.Sprintf("a free slot of the %d threads of %s the model has (all are taken)", len(n.Pool.Slots), n.Pool.Name)
+	case OpAlloc:
+		return fmt.Sprintf("a free block of the %d blocks of %s the model has (all are taken, or too small)", len(n.Alloc.Blocks), n.Alloc.Name)
 	}
 	return "nothing (it can move)"
 }
@@ -350,6 +413,14 @@ func (p *Program) WaitsFor(s State, t int) string {
 // enabled. ev receives what happened; if ev.Violation is set the step failed and s is
 // left as it was when the failure occurred. ch may be nil: then every draw takes its
 // low end and none is recorded.
+//
+// A transition with an inner guard (Transition.InnerGuard: an assume or lock
+// inside a C atomic section, after its first operation) may find it false.
+// The step then undoes its writes and leaves the thread Stuck, sitting on a
+// false assume for ever: what it did was never visible to anyone (it was
+// atomic), and the executions in which the section runs later, when its guard
+// holds, are those in which the thread moves later. Its reads stay in ev, since
+// whether it got stuck depends on them.
 func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 	th := p.Threads[t]
 	tmpl := th.Template
@@ -364,9 +435,12 @@ func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 	ev.Channel, ev.Message = -1, ev.Message[:0]
 	ev.Violation = nil
 	m := p.newMachine(s, t, ch, ev)
-	n := tmpl.Transitions[from].Entry
+	tr := tmpl.Transitions[from]
+	m.logging = tr.InnerGuard
+	n := tr.Entry
 	for {
 		node := tmpl.Nodes[n]
+		m.inner = n != tr.Entry
 		next := m.exec(node)
 		if ev.TraceLocals {
 			ev.Visits = append(ev.Visits, Visit{Node: n, Taken: m.taken,
@@ -375,6 +449,21 @@ func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 		if m.failed {
 			v := m.viol // copied so that the machine itself stays on the stack
 			ev.Violation = &v
+			break
+		}
+		if m.stuck {
+			for i := len(m.undo) - 1; i >= 0; i-- {
+				s[m.undo[i].cell] = m.undo[i].old
+			}
+			reads := ev.Accesses[:0]
+			for _, a := range ev.Accesses {
+				if a.Kind == Read {
+					reads = append(reads, a)
+				}
+			}
+			ev.Accesses = reads
+			ev.To = tmpl.Stuck()
+			s[th.Base] = int64(ev.To)
 			break
 		}
 		if next == Exit {
@@ -397,6 +486,12 @@ func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 	}
 }
 
+// undoEntry is a cell a step with an inner guard wrote, and its value before.
+type undoEntry struct {
+	cell int
+	old  int64
+}
+
 // machine evaluates one thread's code on a state. It lives on the stack of Step.
 type machine struct {
 	p      *Program
@@ -408,6 +503,13 @@ type machine struct {
 	failed bool
 	viol   Violation
 	taken  bool // the last branch's condition held, or the last cas swapped
+	// For a transition with an inner guard, logging is set and undo logs
+	// every write; inner says that the node executing is not the transition's
+	// first; stuck that an inner guard was false (see Step).
+	logging bool
+	undo    []undoEntry
+	inner   bool
+	stuck   bool
 }
 
 // newMachine returns a machine running thread t on s: its locals are the thread's
@@ -431,6 +533,25 @@ func (m *machine) access(loc int, k AccessKind, v int64) {
 	}
 }
 
+// set writes cell i of the state, logging its old value for an undo.
+func (m *machine) set(i int, v int64) {
+	if m.logging {
+		m.undo = append(m.undo, undoEntry{i, m.s[i]})
+	}
+	m.s[i] = v
+}
+
+// blocked handles an operation that finds its guard false: inside a
+// transition (an inner guard) the thread is stuck; at its start the step
+// should not have been taken.
+func (m *machine) blocked(n *Node) {
+	if m.inner && m.logging {
+		m.stuck = true
+		return
+	}
+	panic(fmt.Sprintf("ir: Step of %s blocked at %s", m.th.Name, n.Pos))
+}
+
 // exec runs one node and returns the next node index.
 func (m *machine) exec(n *Node) int {
 	p := m.p
@@ -452,39 +573,80 @@ func (m *machine) exec(n *Node) int {
 			if msg == "" {
 				msg = "assertion " + n.Text + " failed"
 			}
-			m.fail(Assertion, n.Pos, "%s", msg)
+			kind := n.Kind
+			if kind == NoViolation {
+				kind = Assertion
+			}
+			m.fail(kind, n.Pos, "%s", msg)
 		}
 	case OpAssume, OpAwait:
 		if m.eval(n.X) == 0 && !m.failed {
-			panic(fmt.Sprintf("ir: Step of %s blocked at %s", m.th.Name, n.Pos))
+			m.blocked(n)
 		}
 	case OpLock:
-		i := m.lockIndex(n)
+		c := m.lockCell(n)
 		if m.failed {
 			break
 		}
 		me := int64(m.th.ID + 1)
-		switch o := m.s[p.MutexBase+i]; o {
+		switch o := m.s[c]; o {
 		case me:
-			m.fail(Relock, n.Pos, "lock of %s, which %s already holds", p.LocationName(p.LockLocation(i)), m.th.Name)
+			m.fail(Relock, n.Pos, "lock of %s, which %s already holds", p.mutexName(n, c), m.th.Name)
 		case 0:
-			m.s[p.MutexBase+i] = me
-			m.access(p.LockLocation(i), Write, me)
+			m.set(c, me)
+			m.access(p.lockLocation(n, c), Write, me)
 		default:
-			panic(fmt.Sprintf("ir: Step of %s blocked at %s", m.th.Name, n.Pos))
+			m.access(p.lockLocation(n, c), Read, o)
+			m.blocked(n)
 		}
 	case OpUnlock:
-		i := m.lockIndex(n)
+		c := m.lockCell(n)
 		if m.failed {
 			break
 		}
-		if m.s[p.MutexBase+i] != int64(m.th.ID+1) {
-			m.fail(BadUnlock, n.Pos, "unlock of %s, which %s does not hold", p.LocationName(p.LockLocation(i)), m.th.Name)
+		if m.s[c] != int64(m.th.ID+1) {
+			m.fail(BadUnlock, n.Pos, "unlock of %s, which %s does not hold", p.mutexName(n, c), m.th.Name)
 			break
 		}
-		m.s[p.MutexBase+i] = 0
-		m.access(p.LockLocation(i), Write, 0)
+		m.set(c, 0)
+		m.access(p.lockLocation(n, c), Write, 0)
+	case OpTryLock:
+		c := m.lockCell(n)
+		if m.failed {
+			break
+		}
+		taken := int64(0)
+		if o := m.s[c]; o == 0 {
+			me := int64(m.th.ID + 1)
+			m.set(c, me)
+			m.access(p.lockLocation(n, c), Write, me)
+			taken = 1
+		} else {
+			m.access(p.lockLocation(n, c), Read, o)
+		}
+		m.taken = taken == 1
+		if n.Result != nil {
+			m.store(n.Result, taken)
+		}
 	case OpJoin:
+		if n.JThread != nil {
+			u := m.joined(n)
+			if m.failed {
+				break
+			}
+			if !p.Done(m.s, u) {
+				m.blocked(n)
+				break
+			}
+			m.access(p.ThreadLocation(u), Read, 1)
+			if n.LHS != nil {
+				c := p.Threads[u].Template.Start.Offset + StartReturn
+				v := m.s[c]
+				m.access(c, Read, v)
+				m.store(n.LHS, v)
+			}
+			break
+		}
 		lo, hi := m.joinRange(n)
 		for u := lo; u < hi && !m.failed; u++ {
 			if !p.Done(m.s, u) {
@@ -493,29 +655,23 @@ func (m *machine) exec(n *Node) int {
 			m.access(p.ThreadLocation(u), Read, 1)
 		}
 	case OpCas:
-		cell, ok := m.cell(n.LHS)
+		cell, shared, ok := m.slot(n.LHS)
 		exp := m.eval(n.X)
 		nv := m.eval(n.Y)
 		if m.failed || !ok {
 			break
 		}
-		var cur int64
-		if n.LHS.Var.Shared {
-			cur = m.s[cell]
-		} else {
-			cur = m.s[m.frame+cell]
-		}
+		cur := m.s[cell]
 		success := cur == exp
 		m.taken = success
-		if success {
-			if n.LHS.Var.Shared {
-				m.s[cell] = nv
-				m.access(cell, Write, nv)
-			} else {
-				m.s[m.frame+cell] = nv
-				m.localWrite(cell, nv)
-			}
-		} else if n.LHS.Var.Shared {
+		switch {
+		case success && shared:
+			m.set(cell, nv)
+			m.access(cell, Write, nv)
+		case success:
+			m.set(cell, nv)
+			m.localWrite(cell-m.frame, nv)
+		case shared:
 			m.access(cell, Read, cur)
 		}
 		if n.Result != nil {
@@ -563,6 +719,98 @@ func (m *machine) exec(n *Node) int {
 			if m.failed {
 				break
 			}
+		}
+	case OpStart:
+		st := m.th.Template.Start.Offset
+		m.access(st+StartFlag, Read, m.s[st+StartFlag])
+		if n.LHS != nil {
+			arg := m.s[st+StartArg]
+			m.access(st+StartArg, Read, arg)
+			m.store(n.LHS, arg)
+		}
+	case OpSpawn:
+		arg := m.eval(n.X)
+		if m.failed {
+			break
+		}
+		var slot *Template
+		for _, u := range n.Pool.Slots {
+			f := u.Start.Offset + StartFlag
+			m.access(f, Read, m.s[f])
+			if m.s[f] == 0 {
+				slot = u
+				break
+			}
+		}
+		if slot == nil {
+			if m.inner {
+				m.fail(Unsupported, n.Pos, "every one of the %d threads of %s the model has is taken, inside an atomic section",
+					len(n.Pool.Slots), n.Pool.Name)
+				break
+			}
+			panic(fmt.Sprintf("ir: Step of %s blocked at %s", m.th.Name, n.Pos))
+		}
+		st := slot.Start.Offset
+		m.set(st+StartFlag, 1)
+		m.access(st+StartFlag, Write, 1)
+		m.set(st+StartArg, arg)
+		m.access(st+StartArg, Write, arg)
+		if n.LHS != nil {
+			m.store(n.LHS, int64(slot.First+1))
+		}
+	case OpAlloc:
+		size := m.eval(n.X)
+		if m.failed {
+			break
+		}
+		if size <= 0 {
+			m.store(n.LHS, 0) // malloc(0) may return a null pointer; kbmc's does
+			break
+		}
+		a := n.Alloc
+		block := -1
+		for i := range a.Blocks {
+			c := a.Status.Offset + i
+			m.access(c, Read, m.s[c])
+			if m.s[c] == 0 {
+				block = i
+				break
+			}
+		}
+		if block < 0 || size > int64(a.Blocks[0].Cells()) {
+			if m.inner {
+				m.fail(Unsupported, n.Pos, "%s has no free block of %d cells left (the model has %d blocks of %d), inside an atomic section",
+					a.Name, size, len(a.Blocks), a.Blocks[0].Cells())
+				break
+			}
+			panic(fmt.Sprintf("ir: Step of %s blocked at %s", m.th.Name, n.Pos))
+		}
+		c := a.Status.Offset + block
+		m.set(c, size)
+		m.access(c, Write, size)
+		m.store(n.LHS, p.MakePointer(a.Blocks[block].Object, 0))
+	case OpFree:
+		v := m.eval(n.X)
+		if m.failed || v == 0 {
+			break
+		}
+		obj, off := p.SplitPointer(v)
+		if obj < 1 || obj > len(p.Objects) || p.Objects[obj-1].Block == nil {
+			m.fail(InvalidFree, n.Pos, "free of %s, which is no heap block", p.PointerName(v))
+			break
+		}
+		o := p.Objects[obj-1]
+		c := o.Block.Status.Offset + o.BlockIndex
+		status := m.s[c]
+		m.access(c, Read, status)
+		switch {
+		case status < 0:
+			m.fail(InvalidFree, n.Pos, "free of %s, which was freed already", o.Name)
+		case off != 0:
+			m.fail(InvalidFree, n.Pos, "free of %s, which is inside %s, not its start", p.PointerName(v), o.Name)
+		default:
+			m.set(c, -1)
+			m.access(c, Write, -1)
 		}
 	default:
 		panic(fmt.Sprintf("ir: unknown operation %v", n.Op))
@@ -629,35 +877,61 @@ func (m *machine) joinRange(n *Node) (lo, hi int) {
 	return t.First + int(i), t.First + int(i) + 1
 }
 
-// cell resolves an lvalue to its slot: absolute for shared, frame-relative for locals.
-func (m *machine) cell(lv *LValue) (int, bool) {
+// slot resolves an lvalue to the State index of its cell, and whether other
+// threads may reach it (a shared variable's cell, or one a pointer addresses).
+func (m *machine) slot(lv *LValue) (cell int, shared, ok bool) {
+	if lv.Ptr != nil {
+		v := m.eval(lv.Ptr)
+		if m.failed {
+			return 0, true, false
+		}
+		c, _, ok := m.cellAt(v, lv.Type, lv.Pos)
+		return c, true, ok
+	}
 	v := lv.Var
-	if lv.Index == nil {
-		return v.Offset, true
+	c := v.Offset
+	if lv.Index != nil {
+		i := m.eval(lv.Index)
+		if m.failed {
+			return 0, false, false
+		}
+		if i < 0 || i >= int64(v.Len) {
+			m.fail(Bounds, lv.Index.Pos, "index %d out of bounds for %s[%d]", i, v.Name, v.Len)
+			return 0, false, false
+		}
+		c += int(i)
 	}
-	i := m.eval(lv.Index)
-	if m.failed {
-		return 0, false
+	if v.Shared {
+		return c, true, true
 	}
-	if i < 0 || i >= int64(v.Len) {
-		m.fail(Bounds, lv.Index.Pos, "index %d out of bounds for %s[%d]", i, v.Name, v.Len)
-		return 0, false
-	}
-	return v.Offset + int(i), true
+	return m.frame + c, false, true
 }
 
 func (m *machine) store(lv *LValue, val int64) {
-	c, ok := m.cell(lv)
-	if !ok {
-		return
-	}
-	if lv.Var.Shared {
-		m.s[c] = val
+	if lv.Ptr != nil {
+		v := m.eval(lv.Ptr)
+		if m.failed {
+			return
+		}
+		c, ct, ok := m.cellAt(v, lv.Type, lv.Pos)
+		if !ok {
+			return
+		}
+		val = ct.Wrap(m.p.Width, val) // the cell's signedness, if it differs
+		m.set(c, val)
 		m.access(c, Write, val)
 		return
 	}
-	m.s[m.frame+c] = val
-	m.localWrite(c, val)
+	c, shared, ok := m.slot(lv)
+	if !ok {
+		return
+	}
+	m.set(c, val)
+	if shared {
+		m.access(c, Write, val)
+		return
+	}
+	m.localWrite(c-m.frame, val)
 }
 
 func (m *machine) localWrite(cell int, v int64) {
@@ -666,10 +940,8 @@ func (m *machine) localWrite(cell int, v int64) {
 	}
 }
 
-func (m *machine) wrap(v int64) int64 {
-	sh := 64 - uint(m.p.Width)
-	return v << sh >> sh
-}
+// wrap normalizes an arithmetic result to type t.
+func (m *machine) wrap(t Type, v int64) int64 { return t.Wrap(m.p.Width, v) }
 
 func b2i(b bool) int64 {
 	if b {
@@ -713,6 +985,8 @@ func (m *machine) eval(e *Expr) int64 {
 		return m.s[m.frame+c]
 	case ETid:
 		return int64(m.th.Tid)
+	case ESelf:
+		return int64(m.th.ID + 1)
 	case ELen:
 		c := m.chanIndex(e.Chan, e.X)
 		if m.failed {
@@ -727,11 +1001,34 @@ func (m *machine) eval(e *Expr) int64 {
 		}
 		return m.ch.choose(e.Lo, e.Hi)
 	case ENeg:
-		return m.wrap(-m.eval(e.X))
+		return m.wrap(e.Type, -m.eval(e.X))
 	case ENot:
 		return 1 - m.eval(e.X)
 	case ECompl:
-		return ^m.eval(e.X)
+		return m.wrap(e.Type, ^m.eval(e.X))
+	case EConv:
+		return Convert(e.Type, m.p.Width, m.eval(e.X))
+	case EAddr:
+		var i int64
+		if e.X != nil {
+			i = m.eval(e.X)
+		}
+		if m.failed {
+			return 0
+		}
+		return m.addr(e.Var, i, e.Pos)
+	case EDeref:
+		v := m.eval(e.X)
+		if m.failed {
+			return 0
+		}
+		c, _, ok := m.cellAt(v, e.Type, e.Pos)
+		if !ok {
+			return 0
+		}
+		x := m.s[c]
+		m.access(c, Read, x)
+		return m.wrap(e.Type, x) // the access's signedness, if the cell's differs
 	case ELAnd:
 		if m.eval(e.X) == 0 {
 			return 0
@@ -755,29 +1052,64 @@ func (m *machine) eval(e *Expr) int64 {
 	}
 	switch e.Op {
 	case EMul:
-		return m.wrap(x * y)
+		return m.wrap(e.Type, x*y)
 	case EDiv, ERem:
 		if y == 0 {
 			m.fail(DivisionByZero, e.Pos, "division by zero")
 			return 0
 		}
-		if e.Op == EDiv {
-			return m.wrap(x / y) // Go's int64 MinInt64 / -1 == MinInt64, as kbmc wants
+		if !e.Type.Signed() {
+			if e.Op == EDiv {
+				return m.wrap(e.Type, int64(uint64(x)/uint64(y)))
+			}
+			return m.wrap(e.Type, int64(uint64(x)%uint64(y)))
 		}
-		return m.wrap(x % y)
+		if e.Op == EDiv {
+			return m.wrap(e.Type, x/y) // Go's int64 MinInt64 / -1 == MinInt64, as kbmc wants
+		}
+		return m.wrap(e.Type, x%y)
 	case EAdd:
-		return m.wrap(x + y)
+		return m.wrap(e.Type, x+y)
 	case ESub:
-		return m.wrap(x - y)
+		return m.wrap(e.Type, x-y)
 	case EShl, EShr:
-		if y < 0 || y >= int64(m.p.Width) {
-			m.fail(Shift, e.Pos, "shift amount %d outside [0, %d)", y, m.p.Width)
+		w := e.Type.Bits(m.p.Width)
+		if y < 0 || y >= int64(w) {
+			m.fail(Shift, e.Pos, "shift amount %d outside [0, %d)", y, w)
 			return 0
 		}
-		if e.Op == EShl {
-			return m.wrap(x << uint(y))
+		switch {
+		case e.Op == EShl:
+			return m.wrap(e.Type, x<<uint(y))
+		case e.Type.Signed():
+			return x >> uint(y)
 		}
-		return x >> uint(y)
+		return int64(uint64(x) >> uint(y))
+	case EPtrAdd:
+		return m.ptrAdd(x, y, e.Pos)
+	case EPtrDiff:
+		return m.ptrDiff(x, y, e.Val, e.Pos)
+	case EAnd:
+		return x & y
+	case EXor:
+		return x ^ y
+	case EOr:
+		return x | y
+	}
+	if !e.X.Type.Signed() {
+		ux, uy := uint64(x), uint64(y)
+		switch e.Op {
+		case ELt:
+			return b2i(ux < uy)
+		case ELe:
+			return b2i(ux <= uy)
+		case EGt:
+			return b2i(ux > uy)
+		case EGe:
+			return b2i(ux >= uy)
+		}
+	}
+	switch e.Op {
 	case ELt:
 		return b2i(x < y)
 	case ELe:
@@ -790,12 +1122,6 @@ func (m *machine) eval(e *Expr) int64 {
 		return b2i(x == y)
 	case ENe:
 		return b2i(x != y)
-	case EAnd:
-		return x & y
-	case EXor:
-		return x ^ y
-	case EOr:
-		return x | y
 	}
 	panic(fmt.Sprintf("ir: unknown expression operator %v", e.Op))
 }

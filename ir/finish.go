@@ -3,6 +3,7 @@ package ir
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"sort"
 )
 
@@ -19,9 +20,42 @@ func (p *Program) Finish() error {
 		return fmt.Errorf("width %d outside 2..64", p.Width)
 	}
 	cells := 0
+	p.Objects = p.Objects[:0]
+	most := 0
 	for _, v := range p.Shared {
 		v.Offset = cells
 		cells += v.Cells()
+		if v.CellTypes != nil && len(v.CellTypes) != v.Cells() || v.CellNames != nil && len(v.CellNames) != v.Cells() {
+			return fmt.Errorf("variable %s: %d cells, %d cell types, %d cell names", v.Name, v.Cells(), len(v.CellTypes), len(v.CellNames))
+		}
+		v.Object = 0
+		if v.Addressable {
+			p.Objects = append(p.Objects, v)
+			v.Object = len(p.Objects)
+			most = max(most, v.Cells())
+		}
+	}
+	// Offsets up to one past an object's end fit below the object number.
+	p.PtrShift = uint(bits.Len(uint(most + 1)))
+	if len(p.Objects) > 0 && p.PtrShift+uint(bits.Len(uint(len(p.Objects)))) > 62 {
+		return fmt.Errorf("%d objects of up to %d cells: pointers do not fit 62 bits", len(p.Objects), most)
+	}
+	for _, a := range p.Allocs {
+		if a.Status == nil || a.Status.Cells() != len(a.Blocks) || len(a.Blocks) == 0 {
+			return fmt.Errorf("allocation site %s: %d blocks without a status cell each", a.Name, len(a.Blocks))
+		}
+		for i, b := range a.Blocks {
+			if b.Block != a || b.BlockIndex != i || !b.Addressable || b.Cells() != a.Blocks[0].Cells() {
+				return fmt.Errorf("allocation site %s: block %d is not one of its blocks", a.Name, i)
+			}
+		}
+	}
+	for _, pool := range p.Pools {
+		for _, t := range pool.Slots {
+			if t.Start == nil || t.Start.Cells() != StartCells || !t.Start.Shared || t.Count != 0 {
+				return fmt.Errorf("thread pool %s: slot %s has no start cells", pool.Name, t.Name)
+			}
+		}
 	}
 	p.SharedSize = cells
 	p.MutexBase = cells
@@ -71,7 +105,7 @@ func (p *Program) Finish() error {
 				return fmt.Errorf("program state has more than %d cells", MaxStateCells)
 			}
 		}
-		if err := t.cut(); err != nil {
+		if err := p.cut(t); err != nil {
 			return fmt.Errorf("thread %s: %w", t.Name, err)
 		}
 	}
@@ -84,7 +118,7 @@ func (p *Program) Finish() error {
 
 // cut numbers the cut points as control locations and collects, for each, the nodes
 // its transition may execute and its static footprint.
-func (t *Template) cut() error {
+func (p *Program) cut(t *Template) error {
 	if len(t.Nodes) == 0 || t.Entry < 0 || t.Entry >= len(t.Nodes) {
 		return errors.New("no entry node")
 	}
@@ -105,8 +139,11 @@ func (t *Template) cut() error {
 			t.Transitions = append(t.Transitions, &Transition{Template: t, Index: len(t.Transitions), Entry: i})
 		}
 	}
+	if t.Start != nil && t.Nodes[t.Entry].Op != OpStart {
+		return errors.New("a created thread that does not begin with its start")
+	}
 	for _, tr := range t.Transitions {
-		if err := tr.collect(); err != nil {
+		if err := p.collect(tr); err != nil {
 			return err
 		}
 	}
@@ -115,7 +152,7 @@ func (t *Template) cut() error {
 
 // collect walks the nodes reachable from the entry without crossing another cut point
 // and orders them topologically; a cycle there would be a loop without a cut point.
-func (tr *Transition) collect() error {
+func (p *Program) collect(tr *Transition) error {
 	t := tr.Template
 	const (
 		white = iota
@@ -167,12 +204,29 @@ func (tr *Transition) collect() error {
 	reads, writes := map[*Var]bool{}, map[*Var]bool{}
 	locks, joins := map[*Mutex]bool{}, map[*Template]bool{}
 	chans := map[*Channel]bool{}
-	for _, n := range tr.Nodes {
+	// What a pointer may address: any object, and the status of any heap
+	// block, which every access to a block reads.
+	pointed := func(m map[*Var]bool) {
+		for _, o := range p.Objects {
+			m[o] = true
+		}
+		for _, a := range p.Allocs {
+			reads[a.Status] = true
+		}
+	}
+	tr.InnerGuard = false
+	for i, n := range tr.Nodes {
 		node := t.Nodes[n]
+		if i > 0 && node.Atomic && (node.Op == OpAssume || node.Op == OpAwait || node.Op == OpLock) {
+			tr.InnerGuard = true
+		}
 		for e := range node.Exprs() {
 			Inspect(e, func(x *Expr) bool {
 				if (x.Op == EVar || x.Op == EIndex) && x.Var.Shared {
 					reads[x.Var] = true
+				}
+				if x.Op == EDeref {
+					pointed(reads)
 				}
 				if x.Op == ELen {
 					chans[x.Chan] = true
@@ -184,7 +238,13 @@ func (tr *Transition) collect() error {
 			chans[node.Chan] = true
 		}
 		for lv := range node.LValues() {
-			if lv.Var.Shared {
+			switch {
+			case lv.Ptr != nil:
+				pointed(writes)
+				if node.Op == OpCas {
+					pointed(reads)
+				}
+			case lv.Var.Shared:
 				writes[lv.Var] = true
 				if node.Op == OpCas {
 					reads[lv.Var] = true
@@ -194,8 +254,37 @@ func (tr *Transition) collect() error {
 		if node.Mutex != nil {
 			locks[node.Mutex] = true
 		}
+		if node.Addr != nil {
+			pointed(writes)
+		}
 		if node.Join != nil {
 			joins[node.Join] = true
+		}
+		switch node.Op {
+		case OpJoin:
+			if node.JThread != nil {
+				for _, pool := range p.Pools {
+					for _, u := range pool.Slots {
+						joins[u] = true
+						reads[u.Start] = true
+					}
+				}
+			}
+		case OpStart:
+			reads[t.Start] = true
+		case OpSpawn:
+			for _, u := range node.Pool.Slots {
+				reads[u.Start] = true
+				writes[u.Start] = true
+			}
+		case OpAlloc:
+			reads[node.Alloc.Status] = true
+			writes[node.Alloc.Status] = true
+		case OpFree:
+			for _, a := range p.Allocs {
+				reads[a.Status] = true
+				writes[a.Status] = true
+			}
 		}
 	}
 	tr.Reads = sortedVars(reads)
@@ -246,14 +335,15 @@ func (n *Node) Visible() bool {
 		}
 	}
 	for lv := range n.LValues() {
-		if lv.Var.Shared {
+		if lv.Shared() {
 			return true
 		}
 	}
 	return false
 }
 
-// ReadsShared reports whether evaluating e reads a shared variable; e may be nil.
+// ReadsShared reports whether evaluating e reads a shared variable or a cell a
+// pointer addresses; e may be nil.
 func (e *Expr) ReadsShared() bool {
-	return Any(e, func(x *Expr) bool { return (x.Op == EVar || x.Op == EIndex) && x.Var.Shared })
+	return Any(e, func(x *Expr) bool { return (x.Op == EVar || x.Op == EIndex) && x.Var.Shared || x.Op == EDeref })
 }

@@ -16,11 +16,12 @@ func Inspect(e *Expr, f func(*Expr) bool) {
 }
 
 // Exprs yields every expression the node evaluates: its operands X and Y, the
-// indices of its mutex, joined thread and channel, the fields of a message it
-// sends, and the indices of its lvalues.
+// indices of its mutex, joined thread and channel (or the mutex's address and
+// the joined thread's value), the fields of a message it sends, and the
+// indices and pointers of its lvalues.
 func (n *Node) Exprs() iter.Seq[*Expr] {
 	return func(yield func(*Expr) bool) {
-		for _, e := range [...]*Expr{n.X, n.Y, n.MIndex, n.JIndex, n.CIndex} {
+		for _, e := range [...]*Expr{n.X, n.Y, n.MIndex, n.JIndex, n.CIndex, n.Addr, n.JThread} {
 			if e != nil && !yield(e) {
 				return
 			}
@@ -31,7 +32,7 @@ func (n *Node) Exprs() iter.Seq[*Expr] {
 			}
 		}
 		for lv := range n.LValues() {
-			if lv.Index != nil && !yield(lv.Index) {
+			if lv.Index != nil && !yield(lv.Index) || lv.Ptr != nil && !yield(lv.Ptr) {
 				return
 			}
 		}
@@ -56,17 +57,25 @@ func (n *Node) LValues() iter.Seq[*LValue] {
 }
 
 // Guard is the expression that decides, with the state, whether the node's
-// operation can proceed: an await's or assume's condition, the index of a lock's
-// mutex, of a joined thread or of a channel. It is nil for operations that do not
-// block, and for a lock, join, send or recv of a single mutex, every instance, or
-// a single channel.
+// operation can proceed: an await's or assume's condition, the index (or
+// address) of a lock's mutex, the index (or value) of a joined thread, the index
+// of a channel, the size an allocation asks for. It is nil for operations that
+// do not block, and for a lock, join, send or recv of a single mutex, every
+// instance, or a single channel. (A spawn, an allocation and a created thread's
+// start also wait on cells no expression names: the pool's.)
 func (n *Node) Guard() *Expr {
 	switch n.Op {
-	case OpAwait, OpAssume:
+	case OpAwait, OpAssume, OpAlloc:
 		return n.X
 	case OpLock:
+		if n.Addr != nil {
+			return n.Addr
+		}
 		return n.MIndex
 	case OpJoin:
+		if n.JThread != nil {
+			return n.JThread
+		}
 		return n.JIndex
 	case OpSend, OpRecv:
 		return n.CIndex

@@ -1,6 +1,9 @@
 package ir
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // Interval approximation of expression values. The static analyses of the
 // explicit engine (which cell, which lock, may this fail) and the value widths of
@@ -29,10 +32,16 @@ func (p *Program) Intervals(tid Interval, vars func(*Var) (Interval, bool)) Inte
 }
 
 func (iv *Intervals) top(t Type) Interval {
-	if t == Bool {
+	switch t {
+	case Int:
+		return Interval{iv.min, iv.max}
+	case Bool:
 		return Interval{0, 1}
+	case U64, Ptr, I64:
+		return Interval{math.MinInt64, math.MaxInt64}
 	}
-	return Interval{iv.min, iv.max}
+	lo, hi := t.Range(iv.width)
+	return Interval{lo, hi}
 }
 
 // fit returns [lo, hi] if it lies in the W-bit range (no wrap-around), else top.

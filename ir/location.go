@@ -73,10 +73,7 @@ func (p *Program) LocationName(l int) string {
 		case LocCell:
 			for _, v := range p.Shared {
 				if i >= v.Offset && i < v.Offset+v.Cells() {
-					if v.Len == 0 {
-						return v.Name
-					}
-					return fmt.Sprintf("%s[%d]", v.Name, i-v.Offset)
+					return v.cellName(i - v.Offset)
 				}
 			}
 		case LocLock:

@@ -70,11 +70,11 @@ func (pr *Probe) Choices() []Choice { return pr.ch.Made }
 func (pr *Probe) Accesses(s State, t int, status Status, prec Precision, buf []Access) []Access {
 	p := pr.p
 	buf = buf[:0]
-	if status == Terminated {
+	tr := p.Transition(s, t)
+	if status == Terminated || tr == nil { // ended, or stuck for ever (Template.Stuck)
 		return buf
 	}
 	if status != Enabled || prec == Static {
-		tr := p.Transition(s, t)
 		buf = pr.guard(s, t, tr.EntryNode(), buf)
 		if prec == Static {
 			buf = pr.footprint(t, tr, buf)
@@ -121,13 +121,41 @@ func (pr *Probe) guard(s State, t int, n *Node, buf []Access) []Access {
 	case OpAwait, OpAssume:
 		m.eval(n.X)
 	case OpLock:
-		if i := m.lockIndex(n); !m.failed {
-			ev.Accesses = append(ev.Accesses, Access{p.LockLocation(i), Write, int64(t + 1)})
+		if c := m.lockCell(n); !m.failed {
+			ev.Accesses = append(ev.Accesses, Access{p.lockLocation(n, c), Write, int64(t + 1)})
 		}
 	case OpJoin:
+		if n.JThread != nil {
+			if u := m.joined(n); !m.failed {
+				ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(u), Read, 0})
+			}
+			break
+		}
 		lo, hi := m.joinRange(n)
 		for u := lo; u < hi; u++ {
 			ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(u), Read, 0})
+		}
+	case OpStart:
+		f := p.Threads[t].Template.Start.Offset + StartFlag
+		ev.Accesses = append(ev.Accesses, Access{f, Read, s[f]})
+	case OpSpawn:
+		// The slots it might take: the first free one, or every one when none is.
+		for _, u := range n.Pool.Slots {
+			f := u.Start.Offset + StartFlag
+			ev.Accesses = append(ev.Accesses, Access{f, Write, s[f]})
+			if s[f] == 0 {
+				break
+			}
+		}
+	case OpAlloc:
+		m.eval(n.X)
+		a := n.Alloc
+		for i := range a.Blocks {
+			c := a.Status.Offset + i
+			ev.Accesses = append(ev.Accesses, Access{c, Write, s[c]})
+			if s[c] == 0 {
+				break
+			}
 		}
 	case OpSend, OpRecv:
 		if c := m.chanIndex(n.Chan, n.CIndex); !m.failed {

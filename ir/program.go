@@ -2,21 +2,6 @@ package ir
 
 import "fmt"
 
-// Type is the type of a value: every value is held as an int64, a Bool as 0 or 1.
-type Type uint8
-
-const (
-	Int Type = iota
-	Bool
-)
-
-func (t Type) String() string {
-	if t == Bool {
-		return "bool"
-	}
-	return "int"
-}
-
 // Pos is a position in the program's source file (1-based line and column).
 type Pos struct {
 	Line, Col int
@@ -40,6 +25,24 @@ type Var struct {
 	// Process is the process instance whose memory a shared variable is, or nil
 	// for a program without processes (and for locals).
 	Process *Process
+
+	// The rest describe C and Go memory (memory.go).
+	//
+	// CellTypes, for an object whose cells differ in type (a struct, an array of
+	// structs), is the type of each cell; nil when every cell has Type.
+	CellTypes []Type
+	// CellNames names each cell of such an object for traces ("s.next",
+	// "a[2].x"); nil names them as an array's.
+	CellNames []string
+	// Object is the number pointer values name the variable by (its index in
+	// Program.Objects plus one), or 0 when no pointer may address it. Finish
+	// numbers the variables marked Addressable.
+	Object      int
+	Addressable bool
+	// Block, for a heap block, is the allocation site whose pool holds it, and
+	// BlockIndex its index in the pool.
+	Block      *Alloc
+	BlockIndex int
 }
 
 // Cells is the number of State slots the variable occupies.
@@ -48,6 +51,14 @@ func (v *Var) Cells() int {
 		return 1
 	}
 	return v.Len
+}
+
+// CellType is the type of the variable's cell c.
+func (v *Var) CellType(c int) Type {
+	if v.CellTypes != nil {
+		return v.CellTypes[c]
+	}
+	return v.Type
 }
 
 // A Mutex is a mutex or an array of mutexes (Len > 0). Mutex i of the array is lock
@@ -138,6 +149,14 @@ const (
 	ELOr  // || (short-circuit)
 	ECond // X ? Y : Z (short-circuit)
 	ELen  // the number of messages in channel Chan[X] (X nil for a single channel)
+
+	// C and Go (memory.go): conversions and memory addressed by pointers.
+	EConv    // X converted to Type (Convert)
+	EAddr    // the address of Var's cell X (X nil: cell 0); X may be one past the end
+	EDeref   // the cell pointer X addresses, read as Type
+	EPtrAdd  // pointer X moved by Y cells, within its object (or one past its end)
+	EPtrDiff // (X - Y) / Val: the cells between two pointers into one object, in elements of Val cells
+	ESelf    // the executing thread's value: its number plus one (pthread_self)
 	numExprOps
 )
 
@@ -146,7 +165,8 @@ var exprOpNames = [...]string{
 	ENeg: "-", ENot: "!", ECompl: "~", EMul: "*", EDiv: "/", ERem: "%", EAdd: "+",
 	ESub: "-", EShl: "<<", EShr: ">>", ELt: "<", ELe: "<=", EGt: ">", EGe: ">=",
 	EEq: "==", ENe: "!=", EAnd: "&", EXor: "^", EOr: "|", ELAnd: "&&", ELOr: "||",
-	ECond: "?:", ELen: "len",
+	ECond: "?:", ELen: "len", EConv: "conv", EAddr: "&", EDeref: "*", EPtrAdd: "ptr+", EPtrDiff: "ptr-",
+	ESelf: "self",
 }
 
 func (op ExprOp) String() string {
@@ -167,16 +187,28 @@ type Expr struct {
 	Chan      *Channel // ELen
 	X, Y, Z   *Expr
 	Lo, Hi    int64 // ENondet
-	Unbounded bool  // ENondet written as nondet()
+	Unbounded bool  // ENondet written as nondet(): any value of Type
 	Pos       Pos   // where a run-time error is reported
+	// Text is the source text of a nondet call (say "__VERIFIER_nondet_int()"),
+	// so that an engine that refuses it can name it; empty for .kb's nondet.
+	Text string
 }
 
-// An LValue is an assignable location: a scalar variable or an array element.
+// An LValue is an assignable location: a scalar variable, an array element, or
+// the cell a pointer addresses.
 type LValue struct {
 	Var   *Var
 	Index *Expr // nil for a scalar
-	Pos   Pos
+	// Ptr, when Var is nil, is the pointer whose cell is assigned, a value of
+	// Type (memory.go).
+	Ptr  *Expr
+	Type Type
+	Pos  Pos
 }
+
+// Shared reports whether the lvalue is a cell other threads may reach: a shared
+// variable's, or any a pointer addresses.
+func (lv *LValue) Shared() bool { return lv.Ptr != nil || lv.Var.Shared }
 
 // OpKind is the operation a Node performs.
 type OpKind uint8
@@ -195,6 +227,13 @@ const (
 	OpCas                  // if LHS == X { LHS = Y; Result = true } else { Result = false }
 	OpSend                 // append the message Args to Chan[CIndex]; enabled while it is not full
 	OpRecv                 // take the oldest message of Chan[CIndex] into Dsts; enabled while it is not empty
+
+	// C and Go (memory.go).
+	OpTryLock // take the mutex at Addr if it is free; Result (optional) is whether it was taken
+	OpSpawn   // start the next free thread of Pool with argument X; LHS (optional) receives its value
+	OpStart   // a created thread's first operation: enabled once it is started; LHS (optional) receives its argument
+	OpAlloc   // a free block of Alloc, of X cells, into LHS; enabled while the pool has one
+	OpFree    // free the heap block pointer X addresses (a null X does nothing)
 )
 
 // OpProps are the properties of an operation that the lowering, the semantics,
@@ -220,19 +259,24 @@ type OpProps struct {
 }
 
 var opTable = [...]OpProps{
-	OpNop:    {Name: "nop", Encoded: true},
-	OpAssign: {Name: "assign", Encoded: true},
-	OpBranch: {Name: "branch", Encoded: true},
-	OpAssert: {Name: "assert", Encoded: true},
-	OpAssume: {Name: "assume", Blocks: true, Visible: true, Encoded: true},
-	OpAwait:  {Name: "await", Blocks: true, Visible: true, Encoded: true},
-	OpLock:   {Name: "lock", Blocks: true, Visible: true, Encoded: true},
-	OpUnlock: {Name: "unlock", Visible: true, Release: true, Encoded: true},
-	OpJoin:   {Name: "join", Blocks: true, Visible: true, Encoded: true},
-	OpYield:  {Name: "yield", Visible: true, Encoded: true},
-	OpCas:    {Name: "cas", Visible: true, Encoded: true},
-	OpSend:   {Name: "send", Blocks: true, Visible: true, Release: true, Encoded: true},
-	OpRecv:   {Name: "recv", Blocks: true, Visible: true, Release: true, Encoded: true},
+	OpNop:     {Name: "nop", Encoded: true},
+	OpAssign:  {Name: "assign", Encoded: true},
+	OpBranch:  {Name: "branch", Encoded: true},
+	OpAssert:  {Name: "assert", Encoded: true},
+	OpAssume:  {Name: "assume", Blocks: true, Visible: true, Encoded: true},
+	OpAwait:   {Name: "await", Blocks: true, Visible: true, Encoded: true},
+	OpLock:    {Name: "lock", Blocks: true, Visible: true, Encoded: true},
+	OpUnlock:  {Name: "unlock", Visible: true, Release: true, Encoded: true},
+	OpJoin:    {Name: "join", Blocks: true, Visible: true, Encoded: true},
+	OpYield:   {Name: "yield", Visible: true, Encoded: true},
+	OpCas:     {Name: "cas", Visible: true, Encoded: true},
+	OpSend:    {Name: "send", Blocks: true, Visible: true, Release: true, Encoded: true},
+	OpRecv:    {Name: "recv", Blocks: true, Visible: true, Release: true, Encoded: true},
+	OpTryLock: {Name: "trylock", Visible: true},
+	OpSpawn:   {Name: "spawn", Blocks: true, Visible: true, Release: true},
+	OpStart:   {Name: "start", Blocks: true, Visible: true},
+	OpAlloc:   {Name: "alloc", Blocks: true, Visible: true},
+	OpFree:    {Name: "free", Visible: true},
 }
 
 // Props returns the operation's properties.
@@ -264,8 +308,16 @@ type Node struct {
 	Args   []*Expr   // OpSend: the message's fields
 	Dsts   []*LValue // OpRecv: where the message's fields go
 	Msg    string    // OpAssert: the message (may be empty)
-	Next   int
-	Else   int // OpBranch only
+	// C and Go (memory.go):
+	Addr    *Expr  // OpLock, OpUnlock, OpTryLock: the address of the mutex's cell, when Mutex is nil
+	JThread *Expr  // OpJoin: the value of the thread to wait for, when Join is nil; LHS (optional) receives its return value
+	Pool    *Pool  // OpSpawn
+	Alloc   *Alloc // OpAlloc
+	// Kind, for an OpAssert, is the violation it reports when X is false:
+	// Assertion unless set (ReachError for a call of reach_error).
+	Kind ViolationKind
+	Next int
+	Else int // OpBranch only
 
 	// Cut marks a cut point: a transition begins here (DESIGN.md §3). lang sets it at
 	// the thread start, before each visible operation and at every loop head; with
@@ -291,6 +343,10 @@ type Template struct {
 	Entry     int // node index where every instance starts
 	Pos       Pos
 	Process   *Process // the process instance the template belongs to, or nil
+	// Start, for a thread created at run time, is the shared variable of its
+	// slot (memory.go): whether it has been started, its argument and its
+	// return value. nil for a thread that runs from the initial state.
+	Start *Var
 
 	// Filled in by Program.Finish:
 	Transitions []*Transition // location i is Transitions[i]; location len(Transitions) is "terminated"
@@ -307,6 +363,11 @@ func (t *Template) Instances() int {
 
 // Terminated is the control location of an instance that has finished.
 func (t *Template) Terminated() int { return len(t.Transitions) }
+
+// Stuck is the control location of an instance that can never move again
+// because an assume inside its atomic section failed (see Program.Step): it
+// sits on a false assume for ever.
+func (t *Template) Stuck() int { return len(t.Transitions) + 1 }
 
 // Loc is the location (transition index) that starts at node n, or -1.
 func (t *Template) Loc(n int) int {
@@ -332,6 +393,10 @@ type Transition struct {
 	Locks         []*Mutex // lock/unlock operations
 	Joins         []*Template
 	Chans         []*Channel // send, recv and len
+	// InnerGuard: an assume or a lock inside the transition's atomic section,
+	// after its first operation, may fail; the step then undoes what it did
+	// and the thread is stuck (Program.Step).
+	InnerGuard bool
 }
 
 // EntryNode is the node the transition starts at; its operation decides enabledness.
@@ -356,6 +421,10 @@ type Program struct {
 	Processes []*Process // empty for a program without processes
 	Templates []*Template
 	NoFold    bool // lowered with --no-fold
+	// Pools and Allocs are the thread pools and allocation sites of a C or Go
+	// program (memory.go).
+	Pools  []*Pool
+	Allocs []*Alloc
 
 	// Filled in by Finish:
 	Threads     []*Thread
@@ -367,4 +436,9 @@ type Program struct {
 	chanBase    []int // per channel number: where its queue starts
 	chanDecl    []*Channel
 	StateSize   int
+	// Objects are the variables pointers address, Objects[i] numbered i+1;
+	// a pointer value is its object's number shifted left by PtrShift, plus
+	// its cell offset (memory.go).
+	Objects  []*Var
+	PtrShift uint
 }
