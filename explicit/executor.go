@@ -391,6 +391,16 @@ func (x *executor) terminal(s ir.State, trace []ir.Move) {
 		x.stats.Deadlocked++
 	case ir.Complete:
 		x.stats.Complete++
+	case ir.CutByLimit:
+		// A thread waits at a bound of the model (a full thread or heap
+		// pool): the execution is cut, as by the depth bound.
+		x.stats.Executions--
+		x.cutAt(trace)
+		x.out.mu.Lock()
+		x.out.facts.ModelCut = true
+		x.out.mu.Unlock()
+		x.bounded("a thread pool or heap pool of the model ran out (raise --pool)")
+		return
 	default:
 		x.stats.AssumeBlocked++
 	}

@@ -72,6 +72,11 @@ func Supported(p *ir.Program, opts Options) error {
 			return bad == nil
 		}
 		switch {
+		case e.Text != "" && (e.Unbounded || uint64(e.Hi-e.Lo) >= uint64(max)):
+			// A C or Go nondet: any value of its type.
+			bad = &verify.UnsupportedError{Pos: e.Pos, Engine: "explicit engine",
+				Msg: fmt.Sprintf("%s takes any of the %s values of %s, more than --max-nondet %d: the explicit engine tries values one by one; use --engine symbolic",
+					e.Text, typeValues(e.Type), e.Type, max)}
 		case e.Unbounded:
 			bad = &verify.UnsupportedError{Pos: e.Pos, Engine: "explicit engine",
 				Msg: "nondet() without a range cannot be explored exhaustively; write nondet(lo, hi)"}
@@ -92,4 +97,12 @@ func Supported(p *ir.Program, opts Options) error {
 		return bad
 	}
 	return nil
+}
+
+// typeValues is how many values type t has, for people: "65536", "2^32".
+func typeValues(t ir.Type) string {
+	if b := t.Bits(64); b > 16 {
+		return fmt.Sprintf("2^%d", b)
+	}
+	return fmt.Sprint(1 << t.Bits(64))
 }

@@ -129,6 +129,8 @@ func Simulate(ctx context.Context, p *ir.Program, depth int, sched Scheduler, rn
 				sim.Violation, sim.End = v, "deadlock"
 			case ir.CutByAssume:
 				sim.End = "cut by a false assume"
+			case ir.CutByLimit:
+				sim.End = "cut: a thread pool or heap pool of the model ran out"
 			default:
 				sim.End = "every thread terminated"
 			}

@@ -23,6 +23,10 @@ type Outcome struct {
 	// Cut says which bound kept the search from some execution (the depth, a
 	// preemption or fair bound), or is empty.
 	Cut string
+	// ModelCut says that a bound of the program's model cut some execution: a
+	// thread pool or heap pool of a C or Go program ran out. (The depth never
+	// does once it exceeds every execution; these bounds may.)
+	ModelCut bool
 	// Reached, for an engine that deepens (symbolic), is how deep it showed
 	// that no violation exists, when it stopped before a verdict.
 	Reached int
@@ -38,7 +42,8 @@ type Outcome struct {
 
 // Decide returns the result the outcome stands for:
 //
-//   - unsafe when a violation was found, whatever else happened;
+//   - unsafe when a violation was found, whatever else happened; unknown when
+//     the "violation" is a step the model cannot express (ir.Unsupported);
 //   - unknown when the search was stopped (the Note says how deep it showed
 //     that no violation exists, when Reached says so) or reported a possible
 //     livelock;
@@ -48,6 +53,8 @@ type Outcome struct {
 // The Result's Note says why, for people.
 func (o *Outcome) Decide() *Result {
 	switch {
+	case o.Violation != nil && o.Violation.Kind == ir.Unsupported:
+		return &Result{Verdict: Unknown, Note: fmt.Sprintf("unsupported at %s: %s", o.Violation.Pos, o.Violation.Msg)}
 	case o.Violation != nil:
 		return &Result{Verdict: Unsafe, Violation: o.Violation, Trace: o.Trace}
 	case o.Stopped != nil:
@@ -59,7 +66,8 @@ func (o *Outcome) Decide() *Result {
 	case o.Livelock != "":
 		return &Result{Verdict: Unknown, Note: "livelock: " + o.Livelock}
 	case o.Cut != "":
-		return &Result{Verdict: BoundedSafe, Note: o.Cut, CutTrace: o.CutTrace, Cycle: o.Cycle, CycleTrace: o.CycleTrace}
+		return &Result{Verdict: BoundedSafe, Note: o.Cut, CutTrace: o.CutTrace, Cycle: o.Cycle, CycleTrace: o.CycleTrace,
+			ModelCut: o.ModelCut}
 	}
 	return &Result{Verdict: Safe}
 }

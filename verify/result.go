@@ -150,6 +150,9 @@ type Result struct {
 	CutTrace   []ir.Move
 	Cycle      bool
 	CycleTrace []ir.Move
+	// ModelCut: a bound of the program's model (a thread or heap pool) cut
+	// some execution (verify.Outcome).
+	ModelCut bool
 }
 
 // ErrReplay marks a counterexample that does not replay: an internal error.
