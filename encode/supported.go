@@ -26,6 +26,9 @@ func Supported(p *ir.Program) error {
 					return &verify.UnsupportedError{Pos: node.Pos, Engine: engine,
 						Msg: node.Op.String() + " is not supported"}
 				}
+				if msg := memoryConstruct(node); msg != "" {
+					return &verify.UnsupportedError{Pos: node.Pos, Engine: engine, Msg: msg + " is not supported yet"}
+				}
 				if !props.Blocks {
 					continue
 				}
@@ -48,4 +51,41 @@ func Supported(p *ir.Program) error {
 		}
 	}
 	return nil
+}
+
+// memoryConstruct names the first construct of C's and Go's memory model (ir's
+// memory.go) that n uses, or returns "": typed integers, pointers, mutexes in
+// memory, thread values.
+func memoryConstruct(n *ir.Node) string {
+	found := ""
+	check := func(e *ir.Expr) {
+		ir.Inspect(e, func(x *ir.Expr) bool {
+			switch {
+			case found != "":
+			case x.Op == ir.EConv || x.Op == ir.EAddr || x.Op == ir.EDeref || x.Op == ir.EPtrAdd || x.Op == ir.EPtrDiff || x.Op == ir.ESelf:
+				found = "the C operation " + x.Op.String()
+			case x.Type != ir.Int && x.Type != ir.Bool:
+				found = "a value of type " + x.Type.String()
+			}
+			return found == ""
+		})
+	}
+	for e := range n.Exprs() {
+		check(e)
+	}
+	for lv := range n.LValues() {
+		if lv.Ptr != nil && found == "" {
+			found = "an assignment through a pointer"
+		}
+	}
+	if n.Addr != nil && found == "" {
+		found = "a mutex in memory"
+	}
+	if n.JThread != nil && found == "" {
+		found = "a join of a thread value"
+	}
+	if n.Kind != ir.NoViolation && n.Kind != ir.Assertion && found == "" {
+		found = "a " + n.Kind.String() + " check"
+	}
+	return found
 }

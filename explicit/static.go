@@ -24,7 +24,7 @@ import (
 // does not depend on shared data, so that every execution of the operation from
 // the same local state names the same one.
 func staticTarget(n *ir.Node) bool {
-	return !n.MIndex.ReadsShared() && !n.JIndex.ReadsShared()
+	return !n.MIndex.ReadsShared() && !n.JIndex.ReadsShared() && !n.Addr.ReadsShared() && !n.JThread.ReadsShared()
 }
 
 // A footprint is what a step, a transition or the rest of a thread's code may
@@ -147,7 +147,7 @@ func analyze(p *ir.Program) *staticInfo {
 		if !usesTid(tmpl) {
 			shared[tmpl] = t
 		}
-		iv := &intervals{Intervals: p.Intervals(ir.Interval{Lo: int64(th.Tid), Hi: int64(th.Tid)}, nil), p: p}
+		iv := &intervals{Intervals: p.Intervals(ir.Interval{Lo: int64(th.Tid), Hi: int64(th.Tid)}, nil), p: p, thread: t}
 		own := make([]footprint, L+1)
 		fut := make([]footprint, L+1)
 		for l := range own {
@@ -232,7 +232,13 @@ func (iv *intervals) node(n *ir.Node, fp *footprint) {
 	case ir.OpCas:
 		iv.lvalue(n.LHS, fp, true)
 		iv.lvalue(n.Result, fp, false)
-	case ir.OpLock, ir.OpUnlock:
+	case ir.OpLock, ir.OpUnlock, ir.OpTryLock:
+		if n.Addr != nil {
+			iv.reads(n.Addr, fp)
+			iv.pointer(n.Addr, fp, ir.Write)
+			iv.lvalue(n.Result, fp, false)
+			break
+		}
 		iv.reads(n.MIndex, fp)
 		lo, hi := 0, n.Mutex.Count()-1
 		if n.MIndex != nil {
@@ -243,6 +249,19 @@ func (iv *intervals) node(n *ir.Node, fp *footprint) {
 			fp.add(iv.p.LockLocation(n.Mutex.Offset+i), ir.Write)
 		}
 	case ir.OpJoin:
+		if n.JThread != nil {
+			iv.reads(n.JThread, fp)
+			for _, pool := range iv.p.Pools {
+				for _, u := range pool.Slots {
+					fp.add(iv.p.ThreadLocation(u.First), ir.Read)
+					if n.LHS != nil {
+						fp.add(iv.p.CellLocation(u.Start.Offset+ir.StartReturn), ir.Read)
+					}
+				}
+			}
+			iv.lvalue(n.LHS, fp, false)
+			break
+		}
 		iv.reads(n.JIndex, fp)
 		lo, hi := 0, n.Join.Instances()-1
 		if n.JIndex != nil {
@@ -252,6 +271,27 @@ func (iv *intervals) node(n *ir.Node, fp *footprint) {
 		for i := lo; i <= hi; i++ {
 			fp.add(iv.p.ThreadLocation(n.Join.First+i), ir.Read)
 		}
+	case ir.OpStart:
+		st := iv.p.Threads[iv.thread].Template.Start
+		fp.add(iv.p.CellLocation(st.Offset+ir.StartFlag), ir.Read)
+		fp.add(iv.p.CellLocation(st.Offset+ir.StartArg), ir.Read)
+		iv.lvalue(n.LHS, fp, false)
+	case ir.OpSpawn:
+		for _, u := range n.Pool.Slots {
+			for c := range ir.StartCells {
+				fp.add(iv.p.CellLocation(u.Start.Offset+c), ir.Write)
+			}
+			fp.add(iv.p.CellLocation(u.Start.Offset+ir.StartFlag), ir.Read)
+		}
+		iv.lvalue(n.LHS, fp, false)
+	case ir.OpAlloc:
+		for c := range n.Alloc.Blocks {
+			fp.add(iv.p.CellLocation(n.Alloc.Status.Offset+c), ir.Read)
+			fp.add(iv.p.CellLocation(n.Alloc.Status.Offset+c), ir.Write)
+		}
+		iv.lvalue(n.LHS, fp, false)
+	case ir.OpFree:
+		iv.heapStatus(fp, ir.Write)
 	case ir.OpSend, ir.OpRecv:
 		for _, a := range n.Args {
 			iv.reads(a, fp)
@@ -292,15 +332,60 @@ func (iv *intervals) reads(e *ir.Expr, fp *footprint) {
 			}
 		case ir.ELen:
 			iv.channels(e.Chan, e.X, fp, ir.Read)
+		case ir.EDeref:
+			iv.pointer(e.X, fp, ir.Read)
 		}
 		return true
 	})
+}
+
+// pointer adds to fp, as accesses of kind k, the cells pointer expression e may
+// address: one cell for the address of a variable's cell whose index is known,
+// else every cell of every object (and, read, every heap block's status).
+func (iv *intervals) pointer(e *ir.Expr, fp *footprint, k ir.AccessKind) {
+	if e.Op == ir.EAddr {
+		i := ir.Interval{}
+		if e.X != nil {
+			i = iv.Eval(e.X)
+		}
+		if i.Single() && i.Lo >= 0 && i.Lo < int64(e.Var.Cells()) && e.Var.Block == nil {
+			fp.add(iv.p.CellLocation(e.Var.Offset+int(i.Lo)), k)
+			return
+		}
+	}
+	for _, o := range iv.p.Objects {
+		for c := range o.Cells() {
+			fp.add(iv.p.CellLocation(o.Offset+c), k)
+		}
+	}
+	iv.heapStatus(fp, ir.Read)
+}
+
+// heapStatus adds every heap block's status cell to fp, as accesses of kind k
+// (a free writes one; every access to a block reads its own).
+func (iv *intervals) heapStatus(fp *footprint, k ir.AccessKind) {
+	for _, a := range iv.p.Allocs {
+		for c := range a.Blocks {
+			fp.add(iv.p.CellLocation(a.Status.Offset+c), ir.Read)
+			if k == ir.Write {
+				fp.add(iv.p.CellLocation(a.Status.Offset+c), ir.Write)
+			}
+		}
+	}
 }
 
 // lvalue adds what assigning lv accesses to fp: its index is read, a shared cell is
 // written (and read, for cas).
 func (iv *intervals) lvalue(lv *ir.LValue, fp *footprint, cas bool) {
 	if lv == nil {
+		return
+	}
+	if lv.Ptr != nil {
+		iv.reads(lv.Ptr, fp)
+		iv.pointer(lv.Ptr, fp, ir.Write)
+		if cas {
+			iv.pointer(lv.Ptr, fp, ir.Read)
+		}
 		return
 	}
 	iv.reads(lv.Index, fp)
@@ -356,10 +441,22 @@ func failingNodes(p *ir.Program, th *ir.Thread, iv *intervals) []bool {
 		case ir.OpCas:
 			out[i] = iv.lvFails(n.LHS) || iv.fails(n.X) || iv.fails(n.Y) || iv.lvFails(n.Result)
 		case ir.OpJoin:
-			if n.JIndex != nil {
+			switch {
+			case n.JThread != nil:
+				out[i] = true // a value that is no created thread
+			case n.JIndex != nil:
 				j := iv.Eval(n.JIndex)
 				out[i] = iv.fails(n.JIndex) || j.Lo < 0 || j.Hi >= int64(n.Join.Instances())
 			}
+		case ir.OpStart:
+			out[i] = iv.lvFails(n.LHS)
+		case ir.OpSpawn, ir.OpAlloc:
+			// Inside an atomic section, a full pool is reported as unsupported.
+			out[i] = n.Atomic || iv.fails(n.X) || iv.lvFails(n.LHS)
+		case ir.OpFree:
+			out[i] = true
+		case ir.OpTryLock:
+			out[i] = iv.fails(n.Addr) || n.Addr.Op != ir.EAddr || iv.lvFails(n.Result)
 		case ir.OpSend, ir.OpRecv:
 			out[i] = iv.chanFails(n.Chan, n.CIndex)
 			for _, a := range n.Args {
@@ -369,16 +466,28 @@ func failingNodes(p *ir.Program, th *ir.Thread, iv *intervals) []bool {
 				out[i] = out[i] || iv.lvFails(lv)
 			}
 		case ir.OpLock, ir.OpUnlock:
+			if n.Addr != nil {
+				l, known := iv.addrLock(n)
+				switch {
+				case !known:
+					out[i] = true
+				case n.Op == ir.OpLock:
+					out[i] = h.may.has(l) || h.anyAddr
+				default:
+					out[i] = !h.must.has(l)
+				}
+				break
+			}
 			l, known, bad := iv.lock(n)
 			switch {
 			case bad:
 				out[i] = true
 			case n.Op == ir.OpLock && known:
-				out[i] = h.may.has(l) || h.any.has(mutexNumber(p, n.Mutex))
+				out[i] = h.may.has(p.LockLocation(l)) || h.any.has(mutexNumber(p, n.Mutex))
 			case n.Op == ir.OpLock:
-				out[i] = h.any.has(mutexNumber(p, n.Mutex)) || h.mayAnyOf(n.Mutex)
+				out[i] = h.any.has(mutexNumber(p, n.Mutex)) || h.mayAnyOf(p, n.Mutex)
 			default:
-				out[i] = !known || !h.must.has(l)
+				out[i] = !known || !h.must.has(p.LockLocation(l))
 			}
 		}
 	}
@@ -395,19 +504,39 @@ func mutexNumber(p *ir.Program, m *ir.Mutex) int {
 }
 
 // lockFacts is what is known at a node about the mutexes the thread holds: may
-// (lock numbers possibly held), any (mutex declarations of which some element
-// with an unknown index is possibly held), must (lock numbers certainly held).
+// (the locations of mutexes possibly held: a .kb lock's, or the cell of a
+// mutex in memory), any (.kb mutex declarations of which some element with an
+// unknown index is possibly held), anyAddr (some mutex in memory whose address
+// is not known is possibly held), must (locations certainly held).
 type lockFacts struct {
 	may, any, must bitSet
+	anyAddr        bool
 }
 
-func (h *lockFacts) mayAnyOf(m *ir.Mutex) bool {
+func (h *lockFacts) mayAnyOf(p *ir.Program, m *ir.Mutex) bool {
 	for i := range m.Count() {
-		if h.may.has(m.Offset + i) {
+		if h.may.has(p.LockLocation(m.Offset + i)) {
 			return true
 		}
 	}
 	return false
+}
+
+// addrLock resolves the mutex a lock or unlock by address names: its cell's
+// location when the address is a variable's cell of known index.
+func (iv *intervals) addrLock(n *ir.Node) (loc int, known bool) {
+	e := n.Addr
+	if e.Op != ir.EAddr || e.Var.Block != nil {
+		return 0, false
+	}
+	i := ir.Interval{}
+	if e.X != nil {
+		i = iv.Eval(e.X)
+	}
+	if !i.Single() || i.Lo < 0 || i.Lo >= int64(e.Var.Cells()) {
+		return 0, false
+	}
+	return iv.p.CellLocation(e.Var.Offset + int(i.Lo)), true
 }
 
 // heldLocks computes the lock facts before every node reachable from the entry
@@ -416,7 +545,7 @@ func heldLocks(p *ir.Program, th *ir.Thread, iv *intervals) []*lockFacts {
 	tmpl := th.Template
 	in := make([]*lockFacts, len(tmpl.Nodes))
 	newFacts := func() *lockFacts {
-		return &lockFacts{may: newBitSet(p.NumLocks), any: newBitSet(len(p.Mutexes)), must: newBitSet(p.NumLocks)}
+		return &lockFacts{may: newBitSet(p.NumLocations()), any: newBitSet(len(p.Mutexes)), must: newBitSet(p.NumLocations())}
 	}
 	in[tmpl.Entry] = newFacts()
 	work := []int{tmpl.Entry}
@@ -426,21 +555,41 @@ func heldLocks(p *ir.Program, th *ir.Thread, iv *intervals) []*lockFacts {
 		work = work[:len(work)-1]
 		n := tmpl.Nodes[i]
 		out.copyFrom(in[i])
-		switch n.Op {
-		case ir.OpLock:
-			if l, known, _ := iv.lock(n); known {
+		switch {
+		case n.Addr != nil && (n.Op == ir.OpLock || n.Op == ir.OpTryLock):
+			if l, known := iv.addrLock(n); known {
 				out.may.add(l)
-				out.must.add(l)
+				if n.Op == ir.OpLock {
+					out.must.add(l)
+				}
 			} else {
-				out.any.add(mutexNumber(p, n.Mutex))
+				out.anyAddr = true
 			}
-		case ir.OpUnlock:
-			if l, known, _ := iv.lock(n); known {
+		case n.Addr != nil && n.Op == ir.OpUnlock:
+			if l, known := iv.addrLock(n); known {
 				out.may.remove(l)
 				out.must.remove(l)
 			} else {
+				for _, o := range p.Objects { // which one is not known: none is certain
+					for c := range o.Cells() {
+						out.must.remove(p.CellLocation(o.Offset + c))
+					}
+				}
+			}
+		case n.Op == ir.OpLock:
+			if l, known, _ := iv.lock(n); known {
+				out.may.add(p.LockLocation(l))
+				out.must.add(p.LockLocation(l))
+			} else {
+				out.any.add(mutexNumber(p, n.Mutex))
+			}
+		case n.Op == ir.OpUnlock:
+			if l, known, _ := iv.lock(n); known {
+				out.may.remove(p.LockLocation(l))
+				out.must.remove(p.LockLocation(l))
+			} else {
 				for c := range n.Mutex.Count() {
-					out.must.remove(n.Mutex.Offset + c)
+					out.must.remove(p.LockLocation(n.Mutex.Offset + c))
 				}
 			}
 		}
@@ -470,6 +619,7 @@ func (h *lockFacts) copyFrom(o *lockFacts) {
 	h.may.copyFrom(o.may)
 	h.any.copyFrom(o.any)
 	h.must.copyFrom(o.must)
+	h.anyAddr = o.anyAddr
 }
 
 // merge joins o into h (may and any grow, must shrinks) and reports a change.
@@ -488,6 +638,9 @@ func (h *lockFacts) merge(o *lockFacts) bool {
 			h.any[i], changed = w, true
 		}
 	}
+	if o.anyAddr && !h.anyAddr {
+		h.anyAddr, changed = true, true
+	}
 	return changed
 }
 
@@ -496,7 +649,8 @@ func (h *lockFacts) merge(o *lockFacts) bool {
 // variables.
 type intervals struct {
 	ir.Intervals
-	p *ir.Program
+	p      *ir.Program
+	thread int // the thread whose code is analysed (a template's first one, for shared analyses)
 }
 
 // fails reports whether evaluating e may fail at run time.
@@ -514,8 +668,16 @@ func (iv *intervals) fails(e *ir.Expr) bool {
 			return true
 		}
 	case ir.EShl, ir.EShr:
-		if y := iv.Eval(e.Y); y.Lo < 0 || y.Hi >= int64(iv.p.Width) {
+		if y := iv.Eval(e.Y); y.Lo < 0 || y.Hi >= int64(e.Type.Bits(iv.p.Width)) {
 			return true
+		}
+	case ir.EDeref, ir.EPtrAdd, ir.EPtrDiff:
+		return true // a pointer that addresses no cell, an arithmetic that leaves its object
+	case ir.EAddr:
+		if e.X != nil {
+			if i := iv.Eval(e.X); i.Lo < 0 || i.Hi > int64(e.Var.Cells()) {
+				return true
+			}
 		}
 	case ir.ELen:
 		if iv.chanFails(e.Chan, e.X) {
@@ -535,6 +697,9 @@ func (iv *intervals) chanFails(c *ir.Channel, index *ir.Expr) bool {
 }
 
 func (iv *intervals) lvFails(lv *ir.LValue) bool {
+	if lv != nil && lv.Ptr != nil {
+		return true
+	}
 	if lv == nil || lv.Index == nil {
 		return false
 	}
@@ -569,14 +734,35 @@ func releases(p *ir.Program) [][]bool {
 			g := n.Guard()
 			if n.Op == ir.OpUnlock {
 				g = n.MIndex // which mutex it frees (conservatively)
+				if n.Addr != nil {
+					g = n.Addr
+				}
 			}
 			ir.Inspect(g, func(e *ir.Expr) bool {
 				if (e.Op == ir.EVar || e.Op == ir.EIndex) && e.Var.Shared {
 					guards[e.Var] = true
 				}
+				if e.Op == ir.EDeref { // any object may be the one it reads
+					for _, o := range p.Objects {
+						guards[o] = true
+					}
+				}
 				return true
 			})
-			if n.Op == ir.OpJoin {
+			switch {
+			case n.Op == ir.OpLock && n.Addr != nil:
+				// A mutex in memory: whoever writes its cell (an unlock)
+				// releases it.
+				for _, o := range p.Objects {
+					guards[o] = true
+				}
+			case n.Op == ir.OpJoin && n.JThread != nil:
+				for _, pool := range p.Pools {
+					for _, u := range pool.Slots {
+						joined[u] = true
+					}
+				}
+			case n.Op == ir.OpJoin:
 				joined[n.Join] = true
 			}
 		}

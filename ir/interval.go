@@ -83,6 +83,17 @@ func (iv *Intervals) Eval(e *Expr) Interval {
 		// X is the channel index (nil for a single channel), not an operand: the
 		// value is a queue length, between empty and full.
 		return Interval{0, int64(e.Chan.Cap)}
+	case EConv:
+		x := iv.Eval(e.X)
+		if e.Type == Bool {
+			return compare(x.Lo > 0 || x.Hi < 0, x.Single() && x.Lo == 0)
+		}
+		if top := iv.top(e.Type); x.Lo >= top.Lo && x.Hi <= top.Hi && e.Type != U64 {
+			return x // the value fits: the conversion keeps it
+		}
+		return iv.top(e.Type)
+	case EAddr, EDeref, EPtrAdd, EPtrDiff, ESelf:
+		return iv.top(e.Type)
 	case ENeg:
 		x := iv.Eval(e.X)
 		if x.Lo == iv.min {
@@ -127,6 +138,21 @@ func (iv *Intervals) Eval(e *Expr) Interval {
 		return Interval{min(y.Lo, z.Lo), max(y.Hi, z.Hi)}
 	}
 	x, y := iv.Eval(e.X), iv.Eval(e.Y)
+	if e.Type != Int && e.Type != Bool && e.Op >= EMul && e.Op <= EShr {
+		// A C or Go integer type: the result is within the type, and exact
+		// below only when no wrap-around can happen at the program's width
+		// either; the type's bounds are checked after.
+		r := iv.eval2(e, x, y)
+		if top := iv.top(e.Type); r.Lo >= top.Lo && r.Hi <= top.Hi && r.Lo <= r.Hi {
+			return r
+		}
+		return iv.top(e.Type)
+	}
+	return iv.eval2(e, x, y)
+}
+
+// eval2 is Eval of a binary operator on the intervals of its operands.
+func (iv *Intervals) eval2(e *Expr, x, y Interval) Interval {
 	switch e.Op {
 	case EAdd:
 		if within(x, safeAdd) && within(y, safeAdd) {
