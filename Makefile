@@ -7,6 +7,7 @@ GO       ?= go
 FUZZ_PARSE   ?= 800000x
 FUZZ_COMPILE ?= 400000x
 FUZZ_DETECT  ?= 30000x
+FUZZ_C       ?= 30000x
 KBMC     := bin/kbmc
 
 .PHONY: all deps build demo test fmt-check vet unit race purego fuzz regress deploy-test bench pgo stress clean
@@ -66,6 +67,7 @@ purego:
 fuzz:
 	$(GO) test ./lang/syntax -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZ_PARSE)
 	$(GO) test ./lang -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZ_COMPILE)
+	$(GO) test ./cfront -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZ_C)
 	$(GO) test ./detect -run '^$$' -fuzz '^FuzzReadJSON$$' -fuzztime $(FUZZ_DETECT)
 	$(GO) test ./detect -run '^$$' -fuzz '^FuzzReadGoVector$$' -fuzztime $(FUZZ_DETECT)
 	$(GO) test ./detect -run '^$$' -fuzz '^FuzzReadShiViz$$' -fuzztime $(FUZZ_DETECT)

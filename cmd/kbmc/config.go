@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"kbmc/cfront"
 	"math"
 	"os"
 	"runtime"
@@ -29,7 +30,16 @@ func programFlags() []cli.Flag {
 		&cli.IntFlag{Name: "width", Value: 32, Usage: "integer width W in bits (8..64)"},
 		&cli.StringSliceFlag{Name: "D", Usage: "override a constant: -D NAME=VALUE (repeatable)"},
 		&cli.BoolFlag{Name: "no-fold", Usage: "one transition per statement (no local folding)"},
+		&cli.StringFlag{Name: "data-model", Value: "ILP32", Usage: "C: ILP32 (32-bit int, long and pointers, as SV-COMP's default) or LP64"},
+		&cli.IntFlag{Name: "pool", Value: cfront.DefaultLoopThreads, Usage: "C: threads a pthread_create in a loop of unknown trip count may start, and blocks a malloc there may allocate; an execution needing more is cut"},
 	}
+}
+
+// sourceConfig is how a source file is compiled: .kb's settings and C's.
+type sourceConfig struct {
+	lang.Config
+	DataModel string // C: ILP32 or LP64
+	Pool      int    // C: see the --pool flag
 }
 
 // engineFlags are the flags that choose and bound an engine.
@@ -104,8 +114,15 @@ func timeoutOf(c *cli.Context) time.Duration {
 }
 
 // compileConfig reads the program flags.
-func compileConfig(c *cli.Context) (lang.Config, error) {
-	cfg := lang.Config{Width: c.Int("width"), NoFold: c.Bool("no-fold")}
+func compileConfig(c *cli.Context) (sourceConfig, error) {
+	cfg := sourceConfig{Config: lang.Config{Width: c.Int("width"), NoFold: c.Bool("no-fold")},
+		DataModel: c.String("data-model"), Pool: c.Int("pool")}
+	if m := strings.ToUpper(cfg.DataModel); m != "ILP32" && m != "LP64" {
+		return cfg, usageErr("--data-model %s: want ILP32 or LP64", cfg.DataModel)
+	}
+	if cfg.Pool < 1 || cfg.Pool > 64 {
+		return cfg, usageErr("--pool %d: want 1..64", cfg.Pool)
+	}
 	if cfg.Width < 8 || cfg.Width > 64 {
 		return cfg, usageErr("--width %d: must be between 8 and 64", cfg.Width)
 	}
@@ -394,16 +411,26 @@ func verdictSettings(c *cli.Context) []string {
 }
 
 // load reads and compiles a file. Input errors come back as exit code 2.
-func load(path string, cfg lang.Config) (*loaded, error) {
+func load(path string, cfg sourceConfig) (*loaded, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &exitError{exitInput, err}
 	}
-	p, err := lang.Compile(path, src, cfg)
+	p, err := compile(path, src, cfg)
 	if err != nil {
 		return nil, &exitError{exitInput, err}
 	}
 	return &loaded{path: path, src: src, prog: p}, nil
+}
+
+// compile lowers a source file with the front end of its language: C for .c and
+// .i files, .kb otherwise.
+func compile(path string, src []byte, cfg sourceConfig) (*ir.Program, error) {
+	if cfront.IsC(path) {
+		return cfront.Compile(path, src, cfront.Config{NoFold: cfg.NoFold, Defines: cfg.Defines,
+			DataModel: cfg.DataModel, LoopThreads: cfg.Pool, LoopBlocks: cfg.Pool})
+	}
+	return lang.Compile(path, src, cfg.Config)
 }
 
 // errorAt renders a message at a position like a compiler error: the position, the

@@ -20,7 +20,6 @@ import (
 	"kbmc/explicit"
 
 	"kbmc/internal/annotation"
-	"kbmc/lang"
 	"kbmc/solver/z3"
 	"kbmc/symbolic"
 	"kbmc/verify"
@@ -74,8 +73,8 @@ func splitList(s string) []string {
 }
 
 // parseCheckArgs interprets an //@ args: line with the very flags of `kbmc check`.
-func parseCheckArgs(args []string) (lang.Config, engineConfig, error) {
-	var cfg lang.Config
+func parseCheckArgs(args []string) (sourceConfig, engineConfig, error) {
+	var cfg sourceConfig
 	var ec engineConfig
 	cmd := checkCommand()
 	cmd.Action = func(c *cli.Context) error {
@@ -242,12 +241,16 @@ func collectPrograms(args []string) ([]string, error) {
 			files = append(files, a)
 			continue
 		}
-		matches, err := filepath.Glob(filepath.Join(a, "*.kb"))
-		if err != nil {
-			return nil, err
+		var matches []string
+		for _, pattern := range []string{"*.kb", "*.c", "*.i"} {
+			m, err := filepath.Glob(filepath.Join(a, pattern))
+			if err != nil {
+				return nil, err
+			}
+			matches = append(matches, m...)
 		}
 		if len(matches) == 0 {
-			return nil, fmt.Errorf("%s: no .kb programs", a)
+			return nil, fmt.Errorf("%s: no .kb, .c or .i programs", a)
 		}
 		sort.Strings(matches)
 		files = append(files, matches...)
@@ -319,7 +322,7 @@ func regressFile(ctx context.Context, file string, override []string, timeout ti
 	if ann.Violation != "" {
 		want += " (" + ann.Violation + ")"
 	}
-	p, cerr := lang.Compile(file, src, cfg)
+	p, cerr := compile(file, src, cfg)
 	if cerr != nil {
 		rc := regressCase{File: file, Engine: "compile", Got: "error", Want: want, Status: statusFail}
 		switch {

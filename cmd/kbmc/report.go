@@ -78,10 +78,38 @@ type traceOptions struct {
 
 // value renders a cell's value by its type: bools as true and false.
 func value(t ir.Type, v int64) any {
-	if t == ir.Bool {
+	switch t {
+	case ir.Bool:
 		return v != 0
+	case ir.U64:
+		return uint64(v)
 	}
 	return v
+}
+
+// cellValue is value for a cell of p's state, a pointer shown as the object it
+// addresses ("&x", "&s.next", "NULL").
+func cellValue(p *ir.Program, t ir.Type, v int64) any {
+	if t == ir.Ptr {
+		return p.PointerName(v)
+	}
+	return value(t, v)
+}
+
+// cellType is the type of shared cell c.
+func cellType(p *ir.Program, c int) ir.Type {
+	if v := sharedVar(p, c); v != nil {
+		return v.CellType(c - v.Offset)
+	}
+	return ir.Int
+}
+
+// localType is the type of local cell c of template t.
+func localType(t *ir.Template, c int) ir.Type {
+	if v := localVar(t, c); v != nil {
+		return v.CellType(c - v.Offset)
+	}
+	return ir.Int
 }
 
 // sharedVar is the declaration shared cell c belongs to.
@@ -156,7 +184,15 @@ func traceSteps(l *loaded, moves []ir.Move, opts traceOptions) (*replayed, error
 				switch k {
 				case ir.LocCell:
 					name := p.LocationName(a.Loc)
-					val := value(typeOf(sharedVar(p, idx)), a.Value)
+					if node.Addr != nil { // a mutex a pointer addresses
+						if node.Op == ir.OpLock || node.Op == ir.OpTryLock && a.Kind == ir.Write {
+							st.Locked = name
+						} else if node.Op == ir.OpUnlock {
+							st.Unlocked = name
+						}
+						continue
+					}
+					val := cellValue(p, cellType(p, idx), a.Value)
 					if a.Kind == ir.Write {
 						writes[name] = val
 					} else if _, seen := writes[name]; !seen {
@@ -171,7 +207,11 @@ func traceSteps(l *loaded, moves []ir.Move, opts traceOptions) (*replayed, error
 				}
 			}
 			for _, a := range ev.LocalWrites[loc:vis.LocalWrites] {
-				writes[tmpl.LocalName(a.Loc)] = value(typeOf(localVar(tmpl, a.Loc)), a.Value)
+				name := tmpl.LocalName(a.Loc)
+				if strings.HasPrefix(name, "$") {
+					continue // a temporary of the lowering
+				}
+				writes[name] = cellValue(p, localType(tmpl, a.Loc), a.Value)
 			}
 			acc, loc = vis.Accesses, vis.LocalWrites
 			var branch *bool
@@ -532,12 +572,16 @@ func finalState(l *loaded, s ir.State) []stateCell {
 	var out []stateCell
 	for _, v := range p.Shared {
 		if v.Len == 0 {
-			out = append(out, stateCell{p.LocationName(v.Offset), fmt.Sprint(value(v.Type, s[v.Offset]))})
+			out = append(out, stateCell{p.LocationName(v.Offset), fmt.Sprint(cellValue(p, v.Type, s[v.Offset]))})
+			continue
+		}
+		if v.CellNames != nil || v.Block != nil {
+			out = append(out, objectState(p, v, s)...)
 			continue
 		}
 		vals := make([]string, v.Len)
 		for i := range vals {
-			vals[i] = fmt.Sprint(value(v.Type, s[v.Offset+i]))
+			vals[i] = fmt.Sprint(cellValue(p, v.CellType(i), s[v.Offset+i]))
 		}
 		name := strings.TrimSuffix(p.LocationName(v.Offset), "[0]")
 		out = append(out, stateCell{name, "[" + strings.Join(vals, ", ") + "]"})
@@ -563,6 +607,19 @@ func finalState(l *loaded, s ir.State) []stateCell {
 			msgs = append(msgs, "("+strings.Join(fields, ", ")+")")
 		}
 		out = append(out, stateCell{p.LocationName(p.ChannelLocation(c)), "channel holding " + strings.Join(msgs, " ")})
+	}
+	return out
+}
+
+// objectState shows a C object cell by cell: a struct's fields, a heap block
+// (when it is allocated), a thread's start cells.
+func objectState(p *ir.Program, v *ir.Var, s ir.State) []stateCell {
+	if v.Block != nil && s[v.Block.Status.Offset+v.BlockIndex] <= 0 {
+		return nil
+	}
+	var out []stateCell
+	for i := range v.Cells() {
+		out = append(out, stateCell{p.LocationName(v.Offset + i), fmt.Sprint(cellValue(p, v.CellType(i), s[v.Offset+i]))})
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"kbmc/cfront"
 	"os"
 	"sort"
 
@@ -75,6 +76,8 @@ type trailFlags struct {
 	Width      int              `json:"width"`
 	Defines    map[string]int64 `json:"defines,omitempty"`
 	NoFold     bool             `json:"no_fold,omitempty"`
+	DataModel  string           `json:"data_model,omitempty"` // C programs
+	Pool       int              `json:"pool,omitempty"`       // C programs`
 	Depth      int              `json:"depth"`
 	NoDeadlock bool             `json:"no_deadlock,omitempty"`
 }
@@ -93,12 +96,15 @@ func sha256Hex(src []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-func writeTrail(path string, l *loaded, cfg lang.Config, ec engineConfig, res *verify.Result) error {
+func writeTrail(path string, l *loaded, cfg sourceConfig, ec engineConfig, res *verify.Result) error {
 	t := trail{Format: trailFormat, Version: version, File: l.path, SHA256: sha256Hex(l.src),
 		Flags:  trailFlags{Width: cfg.Width, NoFold: cfg.NoFold, Depth: ec.Bounds.Depth, NoDeadlock: ec.Bounds.NoDeadlock},
 		Engine: ec.Name(), Violation: violationJSON(l, res.Violation), Steps: []trailStep{}}
 	if len(cfg.Defines) > 0 {
 		t.Flags.Defines = cfg.Defines
+	}
+	if cfront.IsC(l.path) {
+		t.Flags.DataModel, t.Flags.Pool = cfg.DataModel, cfg.Pool
 	}
 	for _, mv := range res.Trace {
 		t.Steps = append(t.Steps, trailStep{Thread: l.prog.Threads[mv.Thread].Name, Nondet: mv.Choices})
@@ -129,8 +135,13 @@ func readTrail(path string) (*trail, error) {
 }
 
 // config is the compilation the trail was written for.
-func (t *trail) config() lang.Config {
-	return lang.Config{Width: t.Flags.Width, Defines: t.Flags.Defines, NoFold: t.Flags.NoFold}
+func (t *trail) config() sourceConfig {
+	cfg := sourceConfig{Config: lang.Config{Width: t.Flags.Width, Defines: t.Flags.Defines, NoFold: t.Flags.NoFold},
+		DataModel: t.Flags.DataModel, Pool: t.Flags.Pool}
+	if cfg.Pool == 0 {
+		cfg.Pool = cfront.DefaultLoopThreads
+	}
+	return cfg
 }
 
 // moves turns the trail's steps into a schedule of l's program: thread names
