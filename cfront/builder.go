@@ -25,6 +25,8 @@ type builder struct {
 	cutNext bool
 	// loopExit is a stack of the exit edges of the loop heads being lowered.
 	loopExit []*int
+	// uninits are the scalar locals declared without a value (see uninit).
+	uninits []uninitDecl
 	// hint is the type the value being lowered is wanted as (an assignment's
 	// target, say): a malloc takes its element type from it.
 	hint cc.Type

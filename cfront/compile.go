@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -422,6 +423,11 @@ func (m *lineMap) errors(err error, src []byte) error {
 			continue
 		}
 		pos, msg := splitPosition(line)
+		msg = ccOrigin.ReplaceAllString(msg, "")
+		if pos.Line == 0 && strings.HasPrefix(msg, "TODO ") {
+			// cc's note that a node it already reported failed to type-check.
+			continue
+		}
 		e := &Error{Pos: syntax.Position{Filename: m.file}, Msg: msg}
 		if pos.Line > 0 {
 			if p, ok := m.at(pos); ok {
@@ -438,6 +444,10 @@ func (m *lineMap) errors(err error, src []byte) error {
 	list.Sort()
 	return list
 }
+
+// ccOrigin is where in its own source cc raised an error, "(check.go:5373:check:)":
+// of no use to a user.
+var ccOrigin = regexp.MustCompile(`\s*\([a-z0-9_]+\.go:\d+:[A-Za-z0-9_.]*:\)$`)
 
 // splitPosition splits "file:line:col: message".
 func splitPosition(s string) (ccPosition, string) {

@@ -135,6 +135,7 @@ func FuzzCompile(f *testing.F) {
 	for _, s := range []string{
 		"int x; int main(void) { x++; return x; }",
 		"struct s { int a; struct s *n; } v; int main(void) { v.n = &v; v.n->a = 2; return v.a; }",
+		"int x, y; void f(void) { y++; } int main(void) { x ?: f(); x ? f() : 0; (x, y) ?: y++; return 0; }",
 		"int a[3]; int main(void) { int *p = a; p[2] = 1; return *(p + 2) - (p + 2 - a); }",
 		"extern void __VERIFIER_atomic_begin(void); extern void __VERIFIER_atomic_end(void); int x;\n" +
 			"void *t(void *a) { __VERIFIER_atomic_begin(); x = x + 1; __VERIFIER_atomic_end(); return a; }\n" +

@@ -911,7 +911,7 @@ func (b *builder) effect(e cc.ExpressionNode) {
 		b.effect(x.UnaryExpression)
 		return
 	case *cc.ConditionalExpression:
-		if x.Case == cc.ConditionalExpressionCond {
+		if x.Case == cc.ConditionalExpressionCond && x.ExpressionList != nil {
 			c := b.cond(x.LogicalOrExpression)
 			br := b.emit(&ir.Node{Op: ir.OpBranch, X: c})
 			b.open = []*int{&br.Next}

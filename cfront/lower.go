@@ -34,13 +34,10 @@ type lowerer struct {
 	// takes, or whose array decays to a pointer: they become objects.
 	taken      map[*cc.Declarator]bool
 	takenNames map[string]bool
-	// maybeUninit holds the locals a thread may read before writing them:
-	// they start with any value of their type, as C leaves them indeterminate.
-	maybeUninit map[*cc.Declarator]bool
-	layouts     map[cc.Type]*layout
-	pools       map[*cc.FunctionDefinition]*poolInfo
-	poolList    []*poolInfo
-	strs        map[string]*ir.Var
+	layouts    map[cc.Type]*layout
+	pools      map[*cc.FunctionDefinition]*poolInfo
+	poolList   []*poolInfo
+	strs       map[string]*ir.Var
 	// results: some pthread_join takes a thread's result, so threads store
 	// it when they return.
 	results bool
@@ -89,7 +86,7 @@ func newLowerer(path string, src []byte, ast *cc.AST, abi *cc.ABI, lines lineMap
 		prog:    &ir.Program{File: path, Width: 64, NoFold: cfg.NoFold},
 		funcs:   map[string]*cc.FunctionDefinition{},
 		globals: map[string]*global{}, statics: map[*cc.Declarator]*global{},
-		taken: map[*cc.Declarator]bool{}, takenNames: map[string]bool{}, maybeUninit: map[*cc.Declarator]bool{},
+		taken: map[*cc.Declarator]bool{}, takenNames: map[string]bool{},
 		layouts: map[cc.Type]*layout{}, pools: map[*cc.FunctionDefinition]*poolInfo{},
 		strs: map[string]*ir.Var{}, budget: maxLowered}
 }

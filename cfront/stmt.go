@@ -44,6 +44,7 @@ func (b *builder) body(fn *cc.FunctionDefinition, start *ir.Var) {
 	b.finishFrame()
 	b.patch(b.open, ir.Exit)
 	b.open = nil
+	b.uninit()
 	if t.Entry == ir.Exit || len(t.Nodes) == 0 {
 		t.Nodes = append(t.Nodes, &ir.Node{Op: ir.OpNop, Next: ir.Exit, Pos: b.cur.pos, Text: fn.Declarator.Name()})
 		t.Entry = len(t.Nodes) - 1
@@ -541,8 +542,12 @@ func (b *builder) declaration(d *cc.Declaration) {
 		loc := b.declare(dr)
 		if id.Initializer != nil {
 			b.initLocal(loc, id.Initializer)
-		} else if b.l.maybeUninit[dr] {
-			b.nondetLocal(loc, dr)
+		} else if !loc.v.Shared && loc.v.Len == 0 && loc.lay.cells[0].typ != ir.Ptr {
+			// Perhaps read before it is written: uninit decides once the
+			// thread's code is lowered.
+			n := b.emit(&ir.Node{Op: ir.OpNop})
+			b.uninits = append(b.uninits, uninitDecl{v: loc.v, node: len(b.t.Nodes) - 1, name: dr.Name()})
+			_ = n
 		}
 		b.end(start)
 	}
@@ -626,16 +631,5 @@ func (b *builder) initList(loc *local, in *cc.Initializer, set map[int]bool) {
 				b.initList(loc, list.Initializer, set)
 			}
 		}
-	}
-}
-
-// nondetLocal gives a local that may be read before it is written any value of
-// its type, as C's indeterminate value may be.
-func (b *builder) nondetLocal(loc *local, d *cc.Declarator) {
-	for i, c := range loc.lay.cells {
-		if c.typ == ir.Ptr || c.typ == ir.MutexCell && opaque[typedefName(d.Type())] {
-			continue
-		}
-		b.assign(b.cellLV(loc.v, constant(ir.I64, int64(i)), c.typ), b.nondet(c.typ, "the uninitialized "+d.Name(), b.cur.pos))
 	}
 }
