@@ -138,6 +138,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			mergeCommand(),
 			benchCommand(),
 			detectCommand(),
+			svcompCommand(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() > 0 {

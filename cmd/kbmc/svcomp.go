@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"kbmc/cfront"
+	"kbmc/explicit"
+	"kbmc/ir"
+	"kbmc/svcomp"
+	"kbmc/verify"
+)
+
+func svcompCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "svcomp",
+		Usage:     "answer SV-COMP verification tasks (task files .yml) and score the answers as SV-COMP does",
+		ArgsUsage: "TASK.yml...",
+		Flags: []cli.Flag{
+			timeoutFlag(60*time.Second, "time limit per task: 30s, 2m, or a number of seconds"),
+			memoryFlag(),
+			&cli.StringFlag{Name: "engine", Usage: "check every task with this engine, as kbmc regress names them (explicit/dfs/stateful, symbolic/gini, …); default: chosen per task (docs/svcomp.md)"},
+			&cli.IntFlag{Name: "depth", Usage: "with --engine: the depth bound (default: the chosen engine's)"},
+			&cli.IntFlag{Name: "pool", Value: cfront.DefaultLoopThreads, Usage: "threads a pthread_create in a loop of unknown trip count may start, and blocks a malloc there may allocate"},
+			&cli.BoolFlag{Name: "json", Usage: "print one JSON array, an object per task and property"},
+		},
+		Action: svcompAction,
+	}
+}
+
+// svcompRow is one answer: a task's property.
+type svcompRow struct {
+	Task     string  `json:"task"`
+	Property string  `json:"property"`
+	Result   string  `json:"result"`
+	Expected *bool   `json:"expected"`
+	Correct  bool    `json:"correct"`
+	Score    int     `json:"score"`
+	Seconds  float64 `json:"time_s"`
+	Engine   string  `json:"engine,omitempty"`
+	Reason   string  `json:"reason,omitempty"`
+}
+
+func svcompAction(c *cli.Context) error {
+	if c.Args().Len() == 0 {
+		return usageErr("svcomp takes task files: kbmc svcomp DIR/*.yml")
+	}
+	if c.IsSet("depth") && !c.IsSet("engine") {
+		return usageErr("--depth applies to the engine --engine names")
+	}
+	ctx := c.Context
+	memory, err := parseMemory(c.String("memory"))
+	if err != nil {
+		return err
+	}
+	var rows []svcompRow
+	out := c.App.Writer
+	for _, path := range c.Args().Slice() {
+		for _, r := range svcompTask(ctx, c, path, memory) {
+			rows = append(rows, r)
+			if !c.Bool("json") {
+				writeSvcompRow(out, r)
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if c.Bool("json") {
+		if rows == nil {
+			rows = []svcompRow{}
+		}
+		if err := writeJSONValue(out, rows); err != nil {
+			return &exitError{exitInternal, err}
+		}
+		return nil
+	}
+	writeSvcompSummary(out, rows)
+	return nil
+}
+
+// svcompTask answers every property of one task.
+func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) []svcompRow {
+	task, err := svcomp.ReadTask(path)
+	if err != nil {
+		return []svcompRow{{Task: path, Property: "-", Result: "unknown", Reason: err.Error()}}
+	}
+	var rows []svcompRow
+	var prog *ir.Program
+	var loadErr error
+	var src []byte
+	input := task.Inputs[0]
+	switch {
+	case len(task.Inputs) != 1:
+		loadErr = fmt.Errorf("%d input files: kbmc reads one", len(task.Inputs))
+	case !strings.EqualFold(task.Language, "C"):
+		loadErr = fmt.Errorf("language %s: kbmc's svcomp reads C", task.Language)
+	default:
+		src, loadErr = os.ReadFile(input)
+		if loadErr == nil {
+			prog, loadErr = cfront.Compile(input, src, cfront.Config{DataModel: task.DataModel,
+				LoopThreads: c.Int("pool"), LoopBlocks: c.Int("pool")})
+		}
+	}
+	for _, prop := range task.Properties {
+		start := time.Now()
+		row := svcompRow{Task: path, Property: prop.Name, Expected: prop.Expected}
+		answer, reason, engine := svcomp.Unknown, "", ""
+		if ok, why := svcomp.Supported(prop.Name); !ok {
+			reason = why
+		} else if loadErr != nil {
+			reason = firstLine(loadErr.Error())
+		} else {
+			answer, reason, engine = svcompCheck(ctx, c, &loaded{path: input, src: src, prog: prog}, prop, memory)
+		}
+		row.Result, row.Reason, row.Engine = answer.String(), reason, engine
+		row.Score = svcomp.Score(answer, prop.Expected)
+		row.Correct = svcomp.Correct(answer, prop.Expected)
+		row.Seconds = time.Since(start).Seconds()
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// svcompCheck runs the engines planned for a program (svcomp.Choose, or the
+// one --engine names) until one answers, each under the task's time limit
+// (what is left of it).
+func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, prop svcomp.Property, memory int64) (svcomp.Answer, string, string) {
+	attempts := svcomp.Choose(l.prog, explicit.DefaultMaxNondet)
+	if e := c.String("engine"); e != "" {
+		attempts = []svcomp.Attempt{{Engine: e, Depth: c.Int("depth")}}
+	}
+	deadline := time.Now().Add(timeoutOf(c))
+	answer, reason, engine := svcomp.Unknown, "", ""
+	for _, a := range attempts {
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		ec, err := engineByName(a.Engine, engineConfig{Solver: "gini", Explicit: explicit.Options{MaxNondet: explicit.DefaultMaxNondet, TCSSolver: "topo"}})
+		if err != nil {
+			return svcomp.Unknown, err.Error(), a.Engine
+		}
+		ec.Bounds.Depth = a.Depth
+		if ec.Bounds.Depth == 0 {
+			ec.Bounds.Depth = verify.DefaultDepth
+		}
+		ec.Bounds.NoDeadlock = true
+		ec.Bounds.Memory = memory
+		ec.Timeout = left
+		engine = a.Engine
+		res, err := runEngine(ctx, l, ec)
+		if err != nil {
+			var ee *exitError
+			if errors.As(err, &ee) && ee.err != nil {
+				reason = firstLine(ee.err.Error())
+			} else {
+				reason = firstLine(err.Error())
+			}
+			continue
+		}
+		answer, reason = svcomp.Judge(prop.Name, res, a.Closed)
+		if answer != svcomp.Unknown {
+			return answer, "", engine
+		}
+		if res.Verdict.String() == "unknown" && res.Stopped != "" {
+			reason = unknownNote(res)
+		}
+	}
+	return answer, reason, engine
+}
+
+// writeSvcompRow prints one answer as it comes:
+//
+//	pthread/fib_bench-1.yml: unreach-call: true (expected true, +2) in 8.6ms by explicit/dfs/stateful
+func writeSvcompRow(w io.Writer, r svcompRow) {
+	exp := "no expected verdict"
+	if r.Expected != nil {
+		exp = fmt.Sprintf("expected %v, %+d", *r.Expected, r.Score)
+	}
+	fmt.Fprintf(w, "%s: %s: %s (%s) in %s", r.Task, r.Property, r.Result, exp,
+		formatDuration(time.Duration(r.Seconds*float64(time.Second))))
+	if r.Engine != "" {
+		fmt.Fprintf(w, " by %s", r.Engine)
+	}
+	if r.Reason != "" {
+		fmt.Fprintf(w, ": %s", r.Reason)
+	}
+	fmt.Fprintln(w)
+}
+
+// writeSvcompSummary ends the table with the counts and the total score.
+func writeSvcompSummary(w io.Writer, rows []svcompRow) {
+	var trueOK, falseOK, wrong, unknown, score int
+	for _, r := range rows {
+		score += r.Score
+		switch {
+		case r.Result == "unknown":
+			unknown++
+		case r.Expected == nil:
+		case r.Correct && r.Result == "true":
+			trueOK++
+		case r.Correct:
+			falseOK++
+		default:
+			wrong++
+		}
+	}
+	fmt.Fprintf(w, "\n%d answers: %d correct true, %d correct false, %d wrong, %d unknown; score %d\n",
+		len(rows), trueOK, falseOK, wrong, unknown, score)
+}

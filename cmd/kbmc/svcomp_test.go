@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSvcomp answers a small set of tasks written here: a correct true, a
+// correct false, a wrong expectation (scored as SV-COMP scores it), a
+// property kbmc does not check, and a task whose program does not compile.
+func TestSvcomp(t *testing.T) {
+	dir := t.TempDir()
+	put := func(name, text string) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	put("unreach-call.prp", "CHECK( init(main()), LTL(G ! call(reach_error())) )\n")
+	put("termination.prp", "CHECK( init(main()), LTL(F end) )\n")
+	const lostUpdate = `extern void reach_error(void);
+int pthread_create(unsigned long *t, void *attr, void *(*f)(void *), void *arg);
+int pthread_join(unsigned long t, void **r);
+int x;
+void *inc(void *a) { int t = x; x = t + 1; return 0; }
+int main(void) {
+    unsigned long a, b;
+    pthread_create(&a, 0, inc, 0); pthread_create(&b, 0, inc, 0);
+    pthread_join(a, 0); pthread_join(b, 0);
+    if (x != 2) reach_error();
+    return 0;
+}
+`
+	put("racy.i", lostUpdate)
+	put("locked.i", strings.Replace(lostUpdate, "int t = x; x = t + 1;", "__atomic_fetch_add(&x, 1, 5);", 1))
+	put("broken.i", "int main(void) { return y; }\n")
+	task := func(name, input, props string) string {
+		return put(name, "format_version: '2.0'\ninput_files: '"+input+"'\nproperties:\n"+props+"options:\n  language: C\n  data_model: ILP32\n")
+	}
+	racy := task("racy.yml", "racy.i", "  - property_file: unreach-call.prp\n    expected_verdict: false\n  - property_file: termination.prp\n    expected_verdict: true\n")
+	locked := task("locked.yml", "locked.i", "  - property_file: unreach-call.prp\n    expected_verdict: true\n")
+	wrong := task("wrong.yml", "racy.i", "  - property_file: unreach-call.prp\n    expected_verdict: true\n")
+	broken := task("broken.yml", "broken.i", "  - property_file: unreach-call.prp\n    expected_verdict: true\n")
+
+	code, out, errs := kbmc(t, "svcomp", racy, locked, wrong, broken)
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"racy.yml: unreach-call: false (expected false, +1)",
+		"racy.yml: termination: unknown (expected true, +0)",
+		"not supported",
+		"locked.yml: unreach-call: true (expected true, +2)",
+		"wrong.yml: unreach-call: false (expected true, -16)",
+		"broken.yml: unreach-call: unknown (expected true, +0)",
+		"undefined: y",
+		"5 answers: 1 correct true, 1 correct false, 1 wrong, 2 unknown; score -13",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+
+	code, out, _ = kbmc(t, "svcomp", "--json", racy, locked)
+	var rows []svcompRow
+	if err := json.Unmarshal([]byte(out), &rows); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v: %s", code, err, out)
+	}
+	if len(rows) != 3 || rows[0].Result != "false" || rows[0].Score != 1 || rows[2].Result != "true" || rows[2].Engine == "" {
+		t.Errorf("JSON rows %+v", rows)
+	}
+
+	for _, args := range [][]string{{"svcomp"}, {"svcomp", "--depth", "5", racy}} {
+		if code, _, _ := kbmc(t, args...); code != 1 {
+			t.Errorf("kbmc %v: exit %d, want 1 (usage)", args, code)
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package svcomp
+
+import (
+	"strings"
+	"testing"
+
+	"kbmc/ir"
+	"kbmc/verify"
+)
+
+func TestScore(t *testing.T) {
+	yes, no := true, false
+	tests := []struct {
+		a        Answer
+		expected *bool
+		score    int
+	}{
+		{True, &yes, 2}, {False, &no, 1}, {True, &no, -32}, {False, &yes, -16},
+		{Unknown, &yes, 0}, {Unknown, &no, 0}, {True, nil, 0}, {False, nil, 0},
+	}
+	for _, tt := range tests {
+		if got := Score(tt.a, tt.expected); got != tt.score {
+			t.Errorf("Score(%v, %v) = %d, want %d", tt.a, tt.expected, got, tt.score)
+		}
+		if got := Correct(tt.a, tt.expected); got != (tt.score > 0) {
+			t.Errorf("Correct(%v, %v) = %v", tt.a, tt.expected, got)
+		}
+	}
+}
+
+func TestJudge(t *testing.T) {
+	reach := &ir.Violation{Kind: ir.ReachError, Msg: "reach_error() called"}
+	deref := &ir.Violation{Kind: ir.InvalidDeref, Msg: "null pointer"}
+	tests := []struct {
+		name   string
+		prop   string
+		r      verify.Result
+		closed bool
+		answer Answer
+		reason string
+	}{
+		{"reach_error", "unreach-call", verify.Result{Verdict: verify.Unsafe, Violation: reach}, false, False, ""},
+		{"another violation", "unreach-call", verify.Result{Verdict: verify.Unsafe, Violation: deref}, false, Unknown, "does not cover"},
+		{"safe", "unreach-call", verify.Result{Verdict: verify.Safe}, false, True, ""},
+		{"bounded, open", "unreach-call", verify.Result{Verdict: verify.BoundedSafe, Note: "depth 20"}, false, Unknown, "the bound cut"},
+		{"bounded, closed", "unreach-call", verify.Result{Verdict: verify.BoundedSafe}, true, True, ""},
+		{"pool cut", "unreach-call", verify.Result{Verdict: verify.BoundedSafe, ModelCut: true}, true, Unknown, "pool"},
+		{"unknown", "unreach-call", verify.Result{Verdict: verify.Unknown, Note: "time limit"}, true, Unknown, "time limit"},
+		{"unsupported property", "termination", verify.Result{Verdict: verify.Safe}, true, Unknown, "not supported"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, why := Judge(tt.prop, &tt.r, tt.closed)
+			if a != tt.answer || !strings.Contains(why, tt.reason) {
+				t.Errorf("Judge = %v %q, want %v %q", a, why, tt.answer, tt.reason)
+			}
+		})
+	}
+}
