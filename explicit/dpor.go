@@ -137,7 +137,7 @@ func (s *dporSearch) races(d int) {
 		}
 		s.raceBuf = s.trace.racesOf(t, f.fp[t], s.raceBuf[:0], s.next)
 		for _, i := range s.raceBuf {
-			s.reverse(i, t)
+			s.reverse(i, t, f.fp[t])
 		}
 	}
 }
@@ -158,9 +158,17 @@ func (s *dporSearch) races(d int) {
 // access a location chosen by it (cas(a[x & 1], 2, 1)); moving it before the
 // latest race changes what it reads, and the earlier race it had with the location
 // it accessed is never reversed (the "dynamic-footprint" program of porPrograms).
-func (s *dporSearch) reverse(i, t int) {
+//
+// A race with a step that only enables t (ir.OnlyEnables: the step ends the
+// thread t joins, or starts t) is no race to reverse when t waits before it:
+// no reordering runs t first. Falling back there explored every thread at
+// every pthread_create and at every thread's end.
+func (s *dporSearch) reverse(i, t int, fp []ir.Access) {
 	f := s.frames[i]
 	if !f.enabled.has(t) {
+		if s.p.OnlyEnables(s.trace.steps[i].acc, fp) {
+			return
+		}
 		f.lock()
 		f.backtrack.or(f.enabled)
 		f.unlock()

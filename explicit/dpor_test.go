@@ -324,6 +324,19 @@ thread alpha { lock(m); atomic { a[1]++; } unlock(m); }
 thread beta { a[0] = a[1]; assert(a[0] != 1); cas(a[x & 1], 2, 1); }
 thread gamma { int l1 = x; a[(0 - a[x & 1]) & 1] = x; x += 1; }
 thread main { join(alpha); assert(x != 3, "invariant broken"); }`},
+	// A join waits for a thread's end: the race between that end and the join
+	// cannot be reversed (ir.OnlyEnables), but c's write must still be moved
+	// between a's and the read after the join.
+	{"join-then-read", 30, "unsafe", `
+shared int x = 0;
+thread a { x = 1; }
+thread c { x = 2; }
+thread b { join(a); int v = x; assert(v == 1, "c wrote after a"); }`},
+	{"join-then-read-safe", 30, "safe", `
+shared int x = 0;
+thread a { x = 1; }
+thread c { join(a); x = 2; }
+thread b { join(c); int v = x; assert(v == 2, "a wrote after c"); }`},
 	{"nested-nondet", 30, "unsafe", `
 shared int a[3];
 thread w { int i = nondet(0, 2); int j = nondet(1, 3); a[i] = j; a[(i + j) % 3] = i; }

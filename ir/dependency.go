@@ -28,3 +28,40 @@ func Conflict(a, b []Access) bool {
 	}
 	return false
 }
+
+// OnlyEnables reports whether every conflict between a step's accesses and a
+// transition's footprint fp is on a cell that one step sets for good and that
+// no program expression reads: a thread's end (written by its last step, read
+// by OpJoin), a created thread's start cells (flag and argument, written by
+// OpSpawn and read by OpStart; its result, written by its end and read by
+// OpJoin). If the transition waits before such a step, it still waits once
+// every step independent of it has run: it reads the same cells with the same
+// values. So the step can enable the transition but never be reordered after
+// it (DPOR's race reversal, explicit/dpor.go).
+func (p *Program) OnlyEnables(step, fp []Access) bool {
+	for i := range step {
+		for j := range fp {
+			if step[i].Loc == fp[j].Loc && Conflicts(step[i].Kind, fp[j].Kind) && !p.isSetOnce(step[i].Loc) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isSetOnce reports whether location l is a thread's end or a cell of a
+// created thread's Start variable.
+func (p *Program) isSetOnce(l int) bool {
+	if l >= p.ThreadLocation(0) && l < p.NumLocations() {
+		return true
+	}
+	if l >= p.SharedSize {
+		return false
+	}
+	for _, th := range p.Threads {
+		if st := th.Template.Start; st != nil && l >= st.Offset && l < st.Offset+StartCells {
+			return true
+		}
+	}
+	return false
+}
