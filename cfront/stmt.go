@@ -130,8 +130,7 @@ func (b *builder) labeled(ls *cc.LabeledStatement) {
 	case cc.LabeledStatementCaseLabel, cc.LabeledStatementDefault:
 		name = caseLabel(ls)
 	case cc.LabeledStatementRange:
-		b.errorf(ls, "a case range is not supported")
-		return
+		name = caseLabel(ls)
 	}
 	// The labelled statement starts at a node of its own, so that jumps have
 	// a target; a backward jump to it makes a loop, whose head must be a cut
@@ -200,16 +199,23 @@ func (b *builder) switchStmt(ss *cc.SelectionStatement) {
 			dflt = ls
 			continue
 		}
-		if ls.Case != cc.LabeledStatementCaseLabel {
-			b.errorf(ls, "a case range is not supported")
-			continue
-		}
 		cv, ok := constValue(ls.ConstantExpression)
 		if !ok {
 			b.errorf(ls, "case label is not an integer constant")
 			continue
 		}
 		eq := &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: v, Y: constant(v.Type, cv), Pos: b.cur.pos}
+		if ls.Case == cc.LabeledStatementRange {
+			// GNU's case LO ... HI: LO <= v && v <= HI, compared in v's type.
+			hi, ok := constValue(ls.ConstantExpression2)
+			if !ok {
+				b.errorf(ls, "case label is not an integer constant")
+				continue
+			}
+			eq = &ir.Expr{Op: ir.ELAnd, Type: ir.Bool, Pos: b.cur.pos,
+				X: &ir.Expr{Op: ir.ELe, Type: ir.Bool, X: constant(v.Type, cv), Y: v, Pos: b.cur.pos},
+				Y: &ir.Expr{Op: ir.ELe, Type: ir.Bool, X: v, Y: constant(v.Type, hi), Pos: b.cur.pos}}
+		}
 		br := b.emit(&ir.Node{Op: ir.OpBranch, X: eq})
 		name := caseLabel(ls)
 		f.gotos[name] = append(f.gotos[name], &br.Next)
