@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"testing"
 
-	"kbmc/lang"
 )
 
 // TestSuites checks that every suite names existing families, and that each family
@@ -28,7 +27,7 @@ func TestSuites(t *testing.T) {
 				t.Errorf("%s: the header does not give the expected verdict", f.Name)
 			}
 			for _, n := range []int64{2, 3} {
-				if _, err := lang.Compile(f.Name+".kb", src, lang.Config{Defines: map[string]int64{"N": n}}); err != nil {
+				if _, err := f.compile(src, 32, false, int(n)); err != nil {
 					t.Errorf("%s with N = %d: %v", f.Name, n, err)
 				}
 			}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"kbmc/ir"
-	"kbmc/lang"
 	"kbmc/verify"
 )
 
@@ -114,7 +113,7 @@ func runOne(ctx context.Context, cfg Config, f Family, src []byte, engName strin
 	if width == 0 {
 		width = 32
 	}
-	p, err := lang.Compile(f.Name+".kb", src, lang.Config{Width: width, NoFold: cfg.NoFold, Defines: map[string]int64{"N": int64(n)}})
+	p, err := f.compile(src, width, cfg.NoFold, n)
 	if err != nil {
 		row.Verdict, row.Note = "error", firstLine(err.Error())
 		return row
