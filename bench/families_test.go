@@ -3,7 +3,6 @@ package bench
 import (
 	"bytes"
 	"testing"
-
 )
 
 // TestSuites checks that every suite names existing families, and that each family

@@ -27,7 +27,8 @@ func svcompCommand() *cli.Command {
 			timeoutFlag(60*time.Second, "time limit per task: 30s, 2m, or a number of seconds"),
 			memoryFlag(),
 			&cli.StringFlag{Name: "engine", Usage: "check every task with this engine, as kbmc regress names them (explicit/dfs/stateful, symbolic/gini, …); default: chosen per task (docs/svcomp.md)"},
-			&cli.IntFlag{Name: "depth", Usage: "with --engine: the depth bound (default: the chosen engine's)"},
+			&cli.StringFlag{Name: "algo", Usage: "check every task with this explicit algorithm (dfs, dfs/stateful, dpor, lazypor, persistent, bpor-preempt, …): short for --engine explicit/ALGO"},
+			&cli.IntFlag{Name: "depth", Usage: "with --engine or --algo: the depth bound (default: the engine's)"},
 			&cli.IntFlag{Name: "pool", Value: cfront.DefaultLoopThreads, Usage: "threads a pthread_create in a loop of unknown trip count may start, and blocks a malloc there may allocate"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON array, an object per task and property"},
 		},
@@ -52,8 +53,11 @@ func svcompAction(c *cli.Context) error {
 	if c.Args().Len() == 0 {
 		return usageErr("svcomp takes task files: kbmc svcomp DIR/*.yml")
 	}
-	if c.IsSet("depth") && !c.IsSet("engine") {
-		return usageErr("--depth applies to the engine --engine names")
+	if c.IsSet("depth") && !c.IsSet("engine") && !c.IsSet("algo") {
+		return usageErr("--depth applies to the engine --engine or --algo names")
+	}
+	if c.IsSet("engine") && c.IsSet("algo") {
+		return usageErr("--algo ALGO is short for --engine explicit/ALGO: give one of them")
 	}
 	ctx := c.Context
 	memory, err := parseMemory(c.String("memory"))
@@ -136,6 +140,9 @@ func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, prop svcomp.Pro
 	attempts := svcomp.Choose(l.prog, explicit.DefaultMaxNondet)
 	if e := c.String("engine"); e != "" {
 		attempts = []svcomp.Attempt{{Engine: e, Depth: c.Int("depth")}}
+	}
+	if a := c.String("algo"); a != "" {
+		attempts = []svcomp.Attempt{{Engine: "explicit/" + a, Depth: c.Int("depth")}}
 	}
 	deadline := time.Now().Add(timeoutOf(c))
 	answer, reason, engine := svcomp.Unknown, "", ""

@@ -75,7 +75,15 @@ int main(void) {
 		t.Errorf("JSON rows %+v", rows)
 	}
 
-	for _, args := range [][]string{{"svcomp"}, {"svcomp", "--depth", "5", racy}} {
+	code, out, _ = kbmc(t, "svcomp", "--algo", "dpor", "--depth", "40", racy)
+	if code != 0 || !strings.Contains(out, "unreach-call: false (expected false, +1)") || !strings.Contains(out, "by explicit/dpor") {
+		t.Errorf("--algo dpor: exit %d\n%s", code, out)
+	}
+	code, out, _ = kbmc(t, "svcomp", "--algo", "magic", racy)
+	if code != 0 || !strings.Contains(out, "unknown explicit algorithm") {
+		t.Errorf("--algo magic: exit %d\n%s", code, out)
+	}
+	for _, args := range [][]string{{"svcomp"}, {"svcomp", "--depth", "5", racy}, {"svcomp", "--algo", "dfs", "--engine", "symbolic/gini", racy}} {
 		if code, _, _ := kbmc(t, args...); code != 1 {
 			t.Errorf("kbmc %v: exit %d, want 1 (usage)", args, code)
 		}
