@@ -25,6 +25,12 @@ type builder struct {
 	cutNext bool
 	// loopExit is a stack of the exit edges of the loop heads being lowered.
 	loopExit []*int
+	// foldStart: the created thread's start has been emitted, and no branch
+	// or cut point since (see emit).
+	foldStart bool
+	// loopCuts are the nodes made cut points because they head a loop (see
+	// foldLoopHeads).
+	loopCuts []int
 	// uninits are the scalar locals declared without a value (see uninit).
 	uninits []uninitDecl
 	// hint is the type the value being lowered is wanted as (an assignment's
@@ -116,6 +122,20 @@ func (b *builder) emit(n *ir.Node) *ir.Node {
 	n.Next, n.Else = ir.Exit, ir.Exit
 	if b.cutNext || b.atomic == 0 && n.Visible() {
 		n.Cut = true
+	}
+	if b.foldStart {
+		// The first step of a created thread after its start: the start
+		// waits only for the cells its pthread_create set for good, so once
+		// it is enabled it is independent of every other thread's step, and
+		// joins the step after it (if that step cannot block, which would
+		// leave the thread stuck in the middle of a transition).
+		switch {
+		case n.Cut && !b.cutNext && b.atomic == 0 && !n.Op.Props().Blocks && n.Op != ir.OpStart:
+			n.Cut = false
+			b.foldStart = false
+		case n.Cut && n.Op != ir.OpStart, n.Op == ir.OpBranch:
+			b.foldStart = false
+		}
 	}
 	b.cutNext = false
 	b.t.Nodes = append(b.t.Nodes, n)
@@ -240,4 +260,57 @@ func (b *builder) stable(x *ir.Expr) *ir.Expr {
 	t := b.temp(x.Type)
 	b.assign(&ir.LValue{Var: t, Pos: x.Pos}, x)
 	return &ir.Expr{Op: ir.EVar, Type: x.Type, Var: t, Pos: x.Pos}
+}
+
+// foldLoopHeads lets a loop's head fold into the transition before it when
+// every cycle through the head passes a cut point anyway (a pthread_create or
+// a shared access in every iteration): a transition still never runs a loop,
+// and a loop that starts threads or joins them, as main's loops do, no longer
+// adds a step of its own per iteration to every interleaving. Under --no-fold
+// every statement stays a step.
+func (b *builder) foldLoopHeads() {
+	if b.l.cfg.NoFold {
+		return
+	}
+	nodes := b.t.Nodes
+	seen := make([]bool, len(nodes))
+	for _, h := range b.loopCuts {
+		n := nodes[h]
+		if !n.Cut || n.Visible() || n.Atomic || h == b.t.Entry {
+			continue
+		}
+		n.Cut = false
+		if cutFreeCycle(nodes, h, seen) {
+			n.Cut = true
+		}
+	}
+}
+
+// cutFreeCycle reports whether a path from node h back to h crosses no cut
+// point. seen is scratch, one entry per node.
+func cutFreeCycle(nodes []*ir.Node, h int, seen []bool) bool {
+	clear(seen)
+	stack := []int{h}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n := nodes[i]
+		succ := [2]int{n.Next, ir.Exit}
+		if n.Op == ir.OpBranch {
+			succ[1] = n.Else
+		}
+		for _, m := range succ {
+			if m == ir.Exit {
+				continue
+			}
+			if m == h {
+				return true
+			}
+			if !seen[m] && !nodes[m].Cut {
+				seen[m] = true
+				stack = append(stack, m)
+			}
+		}
+	}
+	return false
 }

@@ -156,3 +156,57 @@ func FuzzCompile(f *testing.F) {
 		}
 	})
 }
+
+// TestFolding: thread-local computation folds into the steps around it. A
+// loop whose every iteration creates or joins a thread needs no step of its
+// own for its condition, and a created thread's start joins its first step
+// (if that cannot block); --no-fold keeps them apart.
+func TestFolding(t *testing.T) {
+	src := `int pthread_create(unsigned long *, void *, void *(*)(void *), void *);
+int pthread_join(unsigned long, void **);
+int x;
+void *w(void *a) { int i = (int)(long)a; x = i; return 0; }
+int main(void) {
+    unsigned long h[3];
+    for (int i = 0; i < 3; i++)
+        pthread_create(&h[i], 0, w, (void *)(long)i);
+    for (int i = 0; i < 3; i++)
+        pthread_join(h[i], 0);
+    while (x < 2) { }
+    return 0;
+}
+`
+	for _, noFold := range []bool{false, true} {
+		p, err := Compile(filepath.Join(t.TempDir(), "p.i"), []byte(src), Config{NoFold: noFold})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var branchSteps, startAlone int
+		for _, th := range p.Threads {
+			for _, tr := range th.Template.Transitions {
+				entry := th.Template.Nodes[tr.Entry]
+				if entry.Op == ir.OpBranch {
+					branchSteps++
+				}
+				if entry.Op == ir.OpStart {
+					alone := true
+					for _, n := range tr.Nodes[1:] {
+						if th.Template.Nodes[n].Visible() {
+							alone = false
+						}
+					}
+					if alone {
+						startAlone++
+					}
+				}
+			}
+		}
+		// The spin loop's head reads x: a step of its own in either case.
+		if !noFold && (branchSteps != 0 || startAlone != 0) {
+			t.Errorf("folded: %d loop conditions and %d thread starts are steps of their own, want 0", branchSteps, startAlone)
+		}
+		if noFold && (branchSteps == 0 || startAlone == 0) {
+			t.Errorf("--no-fold: %d loop conditions and %d thread starts are steps of their own, want some of each", branchSteps, startAlone)
+		}
+	}
+}

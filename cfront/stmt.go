@@ -28,6 +28,7 @@ func (b *builder) body(fn *cc.FunctionDefinition, start *ir.Var) {
 			}
 		}
 		b.emit(&ir.Node{Op: ir.OpStart, LHS: lhs})
+		b.foldStart = !b.l.cfg.NoFold
 	default:
 		// main(argc, argv): one argument, no argv (a dereference of it fails).
 		for i, p := range params {
@@ -45,6 +46,7 @@ func (b *builder) body(fn *cc.FunctionDefinition, start *ir.Var) {
 	b.patch(b.open, ir.Exit)
 	b.open = nil
 	b.uninit()
+	b.foldLoopHeads()
 	if t.Entry == ir.Exit || len(t.Nodes) == 0 {
 		t.Nodes = append(t.Nodes, &ir.Node{Op: ir.OpNop, Next: ir.Exit, Pos: b.cur.pos, Text: fn.Declarator.Name()})
 		t.Entry = len(t.Nodes) - 1
@@ -278,6 +280,7 @@ func (b *builder) iteration(is *cc.IterationStatement) {
 		top.Cut = true
 		_ = bodyStart
 		topIdx := len(b.t.Nodes) - 1
+		b.loopCuts = append(b.loopCuts, topIdx)
 		b.stmt(is.Statement)
 		b.open = append(b.open, lp.continues...)
 		start := b.begin(is.ExpressionList, b.header(is, "while", is.ExpressionList))
@@ -304,6 +307,7 @@ func (b *builder) iteration(is *cc.IterationStatement) {
 			n := b.emit(&ir.Node{Op: ir.OpNop})
 			n.Cut = true
 			head = len(b.t.Nodes) - 1
+			b.loopCuts = append(b.loopCuts, head)
 			b.loopExit = append(b.loopExit, nil)
 		}
 		b.stmt(is.Statement)
@@ -344,6 +348,7 @@ func (b *builder) loopHead(cond cc.ExpressionNode, text string) int {
 	}
 	br := b.emit(&ir.Node{Op: ir.OpBranch, X: c})
 	b.t.Nodes[head].Cut = true
+	b.loopCuts = append(b.loopCuts, head)
 	b.open = []*int{&br.Next}
 	b.loopExit = append(b.loopExit, &br.Else)
 	return head
@@ -472,6 +477,7 @@ func (b *builder) jump(js *cc.JumpStatement) {
 				b.errorf(js, "a backward goto inside an atomic section (a loop) is not supported")
 			}
 			b.t.Nodes[idx].Cut = true
+			b.loopCuts = append(b.loopCuts, idx)
 			b.patch(b.open, idx)
 		} else {
 			f.gotos[name] = append(f.gotos[name], b.open...)

@@ -163,22 +163,33 @@ func (s *dporSearch) races(d int) {
 // thread t joins, or starts t) is no race to reverse when t waits before it:
 // no reordering runs t first. Falling back there explored every thread at
 // every pthread_create and at every thread's end.
+//
+// Nor is a thread created at run time and not yet started before step i
+// (ir.Dormant) a reason to fall back: its next transition cannot move in front
+// of its creation, so notdep(i)'s initial steps, which lead to the creation,
+// reverse the race; if none precedes t, step i is the creation itself.
 func (s *dporSearch) reverse(i, t int, fp []ir.Access) {
 	f := s.frames[i]
+	dormant := false
 	if !f.enabled.has(t) {
 		if s.p.OnlyEnables(s.trace.steps[i].acc, fp) {
 			return
 		}
-		f.lock()
-		f.backtrack.or(f.enabled)
-		f.unlock()
-		return
+		if dormant = s.p.Status(f.state, t) == ir.Dormant; !dormant {
+			f.lock()
+			f.backtrack.or(f.enabled)
+			f.unlock()
+			return
+		}
 	}
 	s.trace.notAfter(i, s.first)
 	starts := s.initials
 	starts.clear()
 	s.trace.initialsAfter(s.first, starts)
 	tStarts := !coversAny(s.next, s.first)
+	if tStarts && dormant {
+		return
+	}
 	if tStarts {
 		starts.add(t)
 	}
