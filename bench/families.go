@@ -47,7 +47,7 @@ func suites() map[string][]string {
 			"database-partitioning", "primary-secondary"},
 		// The same programs in C with POSIX threads, for comparing the C front
 		// end's cost with the .kb forms' (docs/c.md, "Speed").
-		"c": {"readers-writers.c", "indexer.c", "fib-bench.c", "philosophers.c"},
+		"c": {"readers-writers.c", "indexer.c", "fib-bench.c", "philosophers.c", "philosophers-fixed.c"},
 	}
 }
 
