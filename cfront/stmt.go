@@ -194,8 +194,8 @@ func (b *builder) switchStmt(ss *cc.SelectionStatement) {
 	f := b.frame
 	var dflt *cc.LabeledStatement
 	for _, ls := range ss.LabeledStatements() {
-		if ls.Switch() != ss {
-			continue
+		if ls.Switch() != ss || ls.Case == cc.LabeledStatementLabel {
+			continue // a nested switch's case, or a goto's label
 		}
 		if ls.Case == cc.LabeledStatementDefault {
 			dflt = ls

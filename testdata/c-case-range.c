@@ -25,6 +25,7 @@ int main(void) {
         band = 1;
         break;
     case 200 ... 255:
+    high: // a label inside a switch is no case
         band = 2;
         break;
     default:
