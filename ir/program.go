@@ -272,11 +272,11 @@ var opTable = [...]OpProps{
 	OpCas:     {Name: "cas", Visible: true, Encoded: true},
 	OpSend:    {Name: "send", Blocks: true, Visible: true, Release: true, Encoded: true},
 	OpRecv:    {Name: "recv", Blocks: true, Visible: true, Release: true, Encoded: true},
-	OpTryLock: {Name: "trylock", Visible: true},
-	OpSpawn:   {Name: "spawn", Blocks: true, Visible: true, Release: true},
-	OpStart:   {Name: "start", Blocks: true, Visible: true},
-	OpAlloc:   {Name: "alloc", Blocks: true, Visible: true},
-	OpFree:    {Name: "free", Visible: true},
+	OpTryLock: {Name: "trylock", Visible: true, Encoded: true},
+	OpSpawn:   {Name: "spawn", Blocks: true, Visible: true, Release: true, Encoded: true},
+	OpStart:   {Name: "start", Blocks: true, Visible: true, Encoded: true},
+	OpAlloc:   {Name: "alloc", Blocks: true, Visible: true, Encoded: true},
+	OpFree:    {Name: "free", Visible: true, Encoded: true},
 }
 
 // Props returns the operation's properties.
