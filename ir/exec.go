@@ -98,17 +98,22 @@ func (c *Choices) Reset(fixed []int64) {
 	c.Made = c.Made[:0]
 }
 
+// choose draws a value from lo to hi. The range is read modulo 2^64, from lo
+// upwards, so that a U64's (or a pointer's) whole range, held as 0..-1, is a
+// range too.
 func (c *Choices) choose(lo, hi int64) int64 {
 	var v int64
 	switch i := len(c.Made); {
 	case i < len(c.Fixed):
 		v = c.Fixed[i]
+	case c.Rand != nil && uint64(hi-lo) == 1<<64-1:
+		v = int64(c.Rand.Uint64())
 	case c.Rand != nil:
 		v = lo + int64(c.Rand.Uint64N(uint64(hi-lo)+1))
 	default:
 		v = lo
 	}
-	if v < lo || v > hi { // a replayed value from another program: clamp, replay checks it
+	if uint64(v-lo) > uint64(hi-lo) { // a replayed value from another program: clamp, replay checks it
 		v = lo
 	}
 	c.Made = append(c.Made, Choice{lo, hi, v})
@@ -121,7 +126,7 @@ func (c *Choices) choose(lo, hi int64) int64 {
 // fixes a prefix and lets the step discover the rest.
 func (c *Choices) Next(buf []int64) ([]int64, bool) {
 	for i := len(c.Made) - 1; i >= 0; i-- {
-		if c.Made[i].Value < c.Made[i].Hi {
+		if c.Made[i].Value != c.Made[i].Hi {
 			buf = buf[:0]
 			for _, m := range c.Made[:i] {
 				buf = append(buf, m.Value)
@@ -998,6 +1003,12 @@ func (m *machine) eval(e *Expr) int64 {
 	case ENondet:
 		if m.ch == nil { // a guard, or a Step without Choices
 			return e.Lo
+		}
+		if e.Unbounded {
+			// Any value of the type: a front end need not fill in Lo and Hi
+			// (cfront leaves them 0 for 64-bit types and pointers).
+			lo, hi := e.Type.Range(m.p.Width)
+			return m.ch.choose(lo, hi)
 		}
 		return m.ch.choose(e.Lo, e.Hi)
 	case ENeg:
