@@ -580,7 +580,10 @@ func (f *frame) joinThread(n *ir.Node) {
 		var running []*solver.Term
 		for j, t := range ts {
 			done := u.is(f.pre.loc[t], uint64(p.Threads[t].Template.Terminated()))
-			running = append(running, b.And(cs[j], b.Not(done)))
+			r := b.And(cs[j], b.Not(done))
+			running = append(running, r)
+			// Getting stuck depends on t's end: ir reads it (machine.exec).
+			f.access(p.ThreadLocation(t), false, r)
 		}
 		f.blocked(b.Or(running...))
 	}

@@ -18,9 +18,9 @@ import (
 //     there (innerAllowed: a send, a receive or a .kb join anywhere but at a
 //     transition's start, or an await, assume, lock or join of a thread value
 //     in a transition without an inner guard): ir's Program.Step stops with an
-//     internal error on them, so they have no semantics to encode. lang never
-//     produces one; cfront can, with pthread_join inside an atomic section
-//     that takes no lock.
+//     internal error on them, so they have no semantics to encode. Neither
+//     lang nor cfront produces one (inside a C atomic section these are inner
+//     guards, ir.Transition.InnerGuard).
 func Supported(p *ir.Program) error {
 	const engine = "symbolic engine"
 	for _, tm := range p.Templates {

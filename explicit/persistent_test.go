@@ -315,8 +315,8 @@ func TestPersistentTestdata(t *testing.T) {
 }
 
 // TestPersistentStuck compares Persistent with DFS on C programs in which a
-// thread gets stuck for ever on an inner guard (ir.Template.Stuck: an assume
-// or a lock inside an atomic section that fails after a write). Such a thread
+// thread gets stuck for ever on an inner guard (ir.Template.Stuck: an assume,
+// a lock or a join inside an atomic section that fails after a write). Such a thread
 // sits at a location past Terminated(), which the static analyses and the
 // enabling sets must know: it runs no code and nobody enables it.
 func TestPersistentStuck(t *testing.T) {
@@ -370,6 +370,27 @@ int main(void) {
     int seen = z;
     pthread_mutex_unlock(&m);
     if (seen == 1) reach_error();
+    return 0;
+}`},
+		{"join", `
+extern void reach_error(void);
+extern void __VERIFIER_atomic_begin(void);
+extern void __VERIFIER_atomic_end(void);
+int pthread_create(unsigned long *t, void *attr, void *(*f)(void *), void *arg);
+int pthread_join(unsigned long t, void **r);
+int x, r;
+void *w(void *a) { x = 1; return 0; }
+void *seer(void *a) { if (r == 2) reach_error(); return 0; }
+int main(void) {
+    unsigned long t, s;
+    pthread_create(&t, 0, w, 0);
+    pthread_create(&s, 0, seer, 0);
+    __VERIFIER_atomic_begin();
+    r = 2;
+    pthread_join(t, 0);
+    r = x;
+    __VERIFIER_atomic_end();
+    if (r != 1) reach_error();
     return 0;
 }`},
 	} {

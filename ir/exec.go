@@ -419,8 +419,9 @@ func (p *Program) WaitsFor(s State, t int) string {
 // left as it was when the failure occurred. ch may be nil: then every draw takes its
 // low end and none is recorded.
 //
-// A transition with an inner guard (Transition.InnerGuard: an assume or lock
-// inside a C atomic section, after its first operation) may find it false.
+// A transition with an inner guard (Transition.InnerGuard: an assume, a lock
+// or a join of a thread value inside a C atomic section, after its first
+// operation) may find it false.
 // The step then undoes its writes and leaves the thread Stuck, sitting on a
 // false assume for ever: what it did was never visible to anyone (it was
 // atomic), and the executions in which the section runs later, when its guard
@@ -640,6 +641,10 @@ func (m *machine) exec(n *Node) int {
 				break
 			}
 			if !p.Done(m.s, u) {
+				// Inside an atomic section the thread gets stuck, and
+				// that depends on u's end: a read, as a blocked join's
+				// guard reads it (Probe.Accesses).
+				m.access(p.ThreadLocation(u), Read, 0)
 				m.blocked(n)
 				break
 			}

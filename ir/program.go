@@ -393,9 +393,10 @@ type Transition struct {
 	Locks         []*Mutex // lock/unlock operations
 	Joins         []*Template
 	Chans         []*Channel // send, recv and len
-	// InnerGuard: an assume or a lock inside the transition's atomic section,
-	// after its first operation, may fail; the step then undoes what it did
-	// and the thread is stuck (Program.Step).
+	// InnerGuard: an assume, a lock or a join of a thread value inside the
+	// transition's atomic section, after its first operation, may fail (find
+	// its condition false, the mutex held, the thread running); the step then
+	// undoes what it did and the thread is stuck (Program.Step).
 	InnerGuard bool
 }
 
