@@ -418,6 +418,16 @@ func (r *run) finish(err error) (*verify.Result, error) {
 	if err != nil && !r.stopError(err) {
 		return nil, err
 	}
+	if v := r.out.Violation; v != nil && v.Kind == ir.Unsupported {
+		// Unknown, but the step the model cannot express must be reached
+		// concretely too; the replayed violation (with ir's message) is
+		// the one reported.
+		got, err := r.confirmUnsupported(v)
+		if err != nil {
+			return nil, fmt.Errorf("symbolic %s/%s: internal error: %w", r.names.Solver, r.names.POR, err)
+		}
+		r.out.Violation = got
+	}
 	res := r.out.Decide()
 	res.Engine, res.Solver, res.POR, res.Algo = r.names.Engine, r.names.Solver, r.names.POR, r.names.Algo
 	res.Bound = r.names.Bound
@@ -433,21 +443,25 @@ func (r *run) finish(err error) (*verify.Result, error) {
 			return nil, err
 		}
 	}
-	if v := r.out.Violation; v != nil && v.Kind == ir.Unsupported {
-		// Unknown, but the step the model cannot express must be reached
-		// concretely too.
-		trace := r.out.Trace
-		if r.e.corrupt != nil {
-			trace = r.e.corrupt(trace)
-		}
-		if _, got, err := r.p.Confirm(trace, ir.Unsupported); err != nil || got.Pos != v.Pos || got.Thread != v.Thread {
-			if err == nil {
-				err = fmt.Errorf("replay fails at %s in thread %d, engine reported %s in thread %d", got.Pos, got.Thread, v.Pos, v.Thread)
-			}
-			return nil, fmt.Errorf("symbolic %s/%s: internal error: %w: %v", res.Solver, res.POR, verify.ErrReplay, err)
-		}
-	}
 	return res, nil
+}
+
+// confirmUnsupported replays the trace of a step the model cannot express,
+// as verify.Validate replays a violation's.
+func (r *run) confirmUnsupported(v *ir.Violation) (*ir.Violation, error) {
+	trace := r.out.Trace
+	if r.e.corrupt != nil {
+		trace = r.e.corrupt(trace)
+	}
+	_, got, err := r.p.Confirm(trace, ir.Unsupported)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%w: %v", verify.ErrReplay, err)
+	case got.Pos != v.Pos || got.Thread != v.Thread:
+		return nil, fmt.Errorf("%w: replay fails at %s in thread %d, engine reported %s in thread %d",
+			verify.ErrReplay, got.Pos, got.Thread, v.Pos, v.Thread)
+	}
+	return got, nil
 }
 
 // canBlock reports whether some transition of p starts with an operation that
