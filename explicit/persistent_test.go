@@ -314,12 +314,12 @@ func TestPersistentTestdata(t *testing.T) {
 	}
 }
 
-// TestPersistentStuck compares Persistent with DFS on C programs in which a
+// TestStuckMatchesDFS compares Persistent and DPOR with DFS on C programs in which a
 // thread gets stuck for ever on an inner guard (ir.Template.Stuck: an assume,
 // a lock or a join inside an atomic section that fails after a write). Such a thread
 // sits at a location past Terminated(), which the static analyses and the
 // enabling sets must know: it runs no code and nobody enables it.
-func TestPersistentStuck(t *testing.T) {
+func TestStuckMatchesDFS(t *testing.T) {
 	for _, tc := range []struct{ name, src string }{
 		{"assume", `
 extern void reach_error(void);
@@ -412,6 +412,9 @@ int main(void) {
 				var o Options
 				o.Depth = depth
 				persistentCompare(t, p, o)
+				for _, e := range dporEngines {
+					comparePOR(t, e, p, o)
+				}
 			}
 		})
 	}
