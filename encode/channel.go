@@ -143,7 +143,11 @@ func (f *frame) putKey(k int, x val, at *solver.Term) {
 	if f.mv != nil {
 		if g := f.b.And(f.g, at); !g.IsFalse() {
 			i := k - f.u.chanKey0
-			f.acc.keyWrite[i] = append(f.acc.keyWrite[i], g)
+			if f.mv.logging {
+				f.mv.pending = append(f.mv.pending, pendingWrite{key: i, g: g})
+			} else {
+				f.acc.keyWrite[i] = append(f.acc.keyWrite[i], g)
+			}
 		}
 	}
 }

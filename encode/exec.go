@@ -55,6 +55,18 @@ type move struct {
 	draws       []draw       // in evaluation order
 	final       store        // the cells the transition may write, their values after it
 	next        val          // the control location after it
+	// logging: the transition has an inner guard (ir.Transition.InnerGuard),
+	// whose failure undoes its writes; they are recorded in pending and
+	// enter the footprint once it is known that the step did not get stuck.
+	logging bool
+	pending []pendingWrite
+}
+
+// pendingWrite is a write access of a transition with an inner guard: to
+// location loc, or (key set) to channel cell index key − chanKey0.
+type pendingWrite struct {
+	loc, key int
+	g        *solver.Term
 }
 
 // accesses collects the guarded accesses of one step, per location, and the
@@ -97,11 +109,19 @@ type frame struct {
 	stepIndex int
 	slot      *int
 	guardFail []*solver.Term
+
+	// inner: the node is not its transition's first; an inner guard that
+	// is false there leaves the thread stuck (ir's machine.blocked), under
+	// the conditions collected in stuck.
+	tr    *ir.Transition
+	inner bool
+	stuck []*solver.Term
 }
 
 type edge struct {
-	cond *solver.Term
-	st   store
+	cond  *solver.Term
+	st    store
+	stuck bool // the path got stuck on an inner guard: its writes are undone
 }
 
 // exec encodes thread th's transition tr at step i from state s, active under act.
@@ -109,7 +129,7 @@ func (u *Unrolling) exec(i int, s *state, th *ir.Thread, tr *ir.Transition, act 
 	acc *accesses, as *[]*solver.Term) (*move, error) {
 	b := u.b
 	tm := th.Template
-	mv := &move{thread: th.ID, loc: tr.Index, act: act}
+	mv := &move{thread: th.ID, loc: tr.Index, act: act, logging: tr.InnerGuard}
 	in := make(map[int][]edge)
 	var exits []edge
 	var exitLocs []val
@@ -130,21 +150,29 @@ func (u *Unrolling) exec(i int, s *state, th *ir.Thread, tr *ir.Transition, act 
 		}
 		f.u, f.b, f.th, f.pre = u, b, th, s
 		f.mv, f.acc, f.as, f.stepIndex, f.slot = mv, acc, as, i, &slot
-		if idx > 0 && node.Op.Props().Blocks {
+		f.tr, f.inner = tr, idx > 0
+		if f.inner && node.Op.Props().Blocks && !innerAllowed(tr, node) {
 			// Enabledness is decided by the entry node only (Program.Status);
-			// Supported rejects blocking operations elsewhere.
+			// Supported rejects the blocking operations ir does not run
+			// inside a transition.
 			return nil, fmt.Errorf("encode: %s: %s inside a transition", node.Pos, node.Op)
 		}
 		var succ []edge
 		var targets []int
 		if node.Op == ir.OpBranch {
 			c := u.toBool(f.eval(node.X))
-			succ = []edge{{b.And(f.g, c), f.st}, {b.And(f.g, b.Not(c)), f.st}}
+			succ = []edge{{cond: b.And(f.g, c), st: f.st}, {cond: b.And(f.g, b.Not(c)), st: f.st}}
 			targets = []int{node.Next, node.Else}
 		} else {
 			f.node(node)
-			succ = []edge{{f.g, f.st}}
+			succ = []edge{{cond: f.g, st: f.st}}
 			targets = []int{node.Next}
+			for _, g := range f.stuck {
+				// The thread sits at Stuck() for ever, the step's writes
+				// undone (ir's Program.Step): an exit with an empty store.
+				exits = append(exits, edge{cond: g, st: store{}, stuck: true})
+				exitLocs = append(exitLocs, u.constVal(uint64(tm.Stuck()), u.locWidth[th.ID]))
+			}
 		}
 		for j, e := range succ {
 			if e.cond.IsFalse() {
@@ -165,15 +193,29 @@ func (u *Unrolling) exec(i int, s *state, th *ir.Thread, tr *ir.Transition, act 
 			in[t] = append(in[t], e)
 		}
 	}
+	var conds, stuck []*solver.Term
+	for _, e := range exits {
+		conds = append(conds, e.cond)
+		if e.stuck {
+			stuck = append(stuck, e.cond)
+		}
+	}
+	// The writes of a step that got stuck were undone: they count only
+	// when it did not.
+	notStuck := b.Not(b.Or(stuck...))
+	for _, w := range mv.pending {
+		g := b.And(w.g, notStuck)
+		if w.key >= 0 {
+			acc.keyWrite[w.key] = append(acc.keyWrite[w.key], g)
+		} else {
+			acc.write[w.loc] = append(acc.write[w.loc], g)
+		}
+	}
 	if len(exits) == 0 {
 		// Every path fails: the location does not matter.
 		mv.final = store{}
 		mv.next = u.constVal(uint64(tr.Index), u.locWidth[th.ID])
 		return mv, nil
-	}
-	var conds []*solver.Term
-	for _, e := range exits {
-		conds = append(conds, e.cond)
 	}
 	_, mv.final = u.join(s, th, exits)
 	mv.next = u.choose(conds, exitLocs)
@@ -200,7 +242,14 @@ func (u *Unrolling) join(s *state, th *ir.Thread, es []edge) (*solver.Term, stor
 			base := u.base(s, th, k)
 			for j, e := range es {
 				v, ok := e.st[k]
-				if !ok {
+				switch {
+				case ok:
+				case e.stuck && s.lazy != nil && k < u.keyLocal0:
+					// The partial-order encoding counts a shared write
+					// only where the step did not get stuck: the value
+					// there is not observed, and needs no read.
+					v = u.zeroOf(k)
+				default:
 					v = base
 				}
 				vs[j] = v
@@ -256,6 +305,10 @@ func (f *frame) access(loc int, write bool, cond *solver.Term) {
 	if g.IsFalse() {
 		return
 	}
+	if write && f.mv.logging {
+		f.mv.pending = append(f.mv.pending, pendingWrite{loc: loc, key: -1, g: g})
+		return
+	}
 	if write {
 		f.acc.write[loc] = append(f.acc.write[loc], g)
 	} else {
@@ -265,9 +318,11 @@ func (f *frame) access(loc int, write bool, cond *solver.Term) {
 
 func (f *frame) int(v int64) val { return f.u.constVal(uint64(v), f.u.w) }
 
-// conv converts a value to the representation of type t.
+// conv converts a value to the representation of type t: a Bool as a
+// Boolean term (as an int with raw Bools, unchanged, as ir stores it), an
+// int at the encoding's width.
 func (f *frame) conv(t ir.Type, v val) val {
-	if t == ir.Bool {
+	if t == ir.Bool && !f.u.raw {
 		return termVal(f.u.toBool(v))
 	}
 	return f.u.toInt(v, f.u.w)
@@ -335,7 +390,7 @@ func (f *frame) value(v *ir.Var, conds []*solver.Term) val {
 	for c := range vs {
 		if conds[c].IsFalse() {
 			// A cell the index cannot name: never chosen, so not read.
-			vs[c] = f.u.value(v.Type, 0)
+			vs[c] = f.u.value(v.CellType(c), 0)
 			continue
 		}
 		vs[c] = f.get(f.key(v, c))
@@ -360,7 +415,6 @@ func (f *frame) load(v *ir.Var, conds []*solver.Term) val {
 // holds, recording shared writes.
 func (f *frame) put(v *ir.Var, conds []*solver.Term, x val, cond *solver.Term) {
 	b, u := f.b, f.u
-	x = f.conv(v.Type, x)
 	if conds == nil {
 		conds = []*solver.Term{b.True()}
 	}
@@ -370,6 +424,7 @@ func (f *frame) put(v *ir.Var, conds []*solver.Term, x val, cond *solver.Term) {
 			continue
 		}
 		k := f.key(v, c)
+		x := f.conv(v.CellType(c), x)
 		if at.IsTrue() {
 			f.st[k] = x // the old value is not looked at
 		} else {
@@ -381,8 +436,13 @@ func (f *frame) put(v *ir.Var, conds []*solver.Term, x val, cond *solver.Term) {
 	}
 }
 
-// store is machine.store: the index is evaluated after the value.
+// store is machine.store: the index (or the pointer) is evaluated after the
+// value.
 func (f *frame) store(lv *ir.LValue, x val) {
+	if lv.Ptr != nil {
+		f.storePtr(lv, x)
+		return
+	}
 	var conds []*solver.Term
 	if lv.Index != nil {
 		conds = f.index(lv.Var, lv.Index, lv.Index.Pos)
@@ -467,28 +527,73 @@ func (f *frame) node(n *ir.Node) {
 		if msg == "" {
 			msg = "assertion " + n.Text + " failed"
 		}
-		f.check(b.Not(c), ir.Assertion, n.Pos, msg)
+		kind := n.Kind
+		if kind == ir.NoViolation {
+			kind = ir.Assertion
+		}
+		f.check(b.Not(c), kind, n.Pos, msg)
 	case ir.OpAssume, ir.OpAwait:
-		// The condition holds whenever the step is taken (the thread is
-		// enabled); evaluating it records its reads and its run-time errors.
-		f.eval(n.X)
+		// At a transition's start the condition holds whenever the step is
+		// taken (the thread is enabled); evaluating it records its reads and
+		// its run-time errors. Inside, a false condition leaves the thread
+		// stuck.
+		x := f.eval(n.X)
+		if f.inner {
+			f.blocked(b.Not(u.toBool(x)))
+		}
 	case ir.OpLock:
+		if n.Addr != nil {
+			f.lockAt(n)
+			break
+		}
 		conds := f.lockCells(n)
 		own := f.owner(n.Mutex, conds)
 		f.check(u.is(own, f.me()), ir.Relock, n.Pos, "lock of a mutex the thread already holds")
-		// Enabledness guarantees that the lock is free here.
+		if f.inner {
+			// Taken by another thread: the thread is stuck (ir reads the
+			// lock there).
+			held := b.Not(u.is(own, 0))
+			for j, at := range conds {
+				f.access(u.p.LockLocation(n.Mutex.Offset+j), false, b.And(at, held))
+			}
+			f.blocked(held)
+		}
+		// Enabledness (inside: the guard above) guarantees that the lock is
+		// free here.
 		f.setOwner(n.Mutex, conds, u.constVal(f.me(), u.ownWidth))
 	case ir.OpUnlock:
+		if n.Addr != nil {
+			f.unlockAt(n)
+			break
+		}
 		conds := f.lockCells(n)
 		own := f.owner(n.Mutex, conds)
 		f.check(b.Not(u.is(own, f.me())), ir.BadUnlock, n.Pos, "unlock of a mutex the thread does not hold")
 		f.setOwner(n.Mutex, conds, u.constVal(0, u.ownWidth))
+	case ir.OpTryLock:
+		f.tryLock(n)
 	case ir.OpJoin:
+		if n.JThread != nil {
+			f.joinThread(n)
+			break
+		}
 		ts, cs := f.joinTargets(n)
 		for j, t := range ts {
 			f.access(u.p.ThreadLocation(t), false, cs[j])
 		}
+	case ir.OpStart:
+		f.start(n)
+	case ir.OpSpawn:
+		f.spawn(n)
+	case ir.OpAlloc:
+		f.alloc(n)
+	case ir.OpFree:
+		f.free(n)
 	case ir.OpCas:
+		if n.LHS.Ptr != nil {
+			f.casAt(n)
+			break
+		}
 		lv := n.LHS
 		var conds []*solver.Term
 		if lv.Index != nil {
@@ -520,6 +625,37 @@ func (f *frame) node(n *ir.Node) {
 	}
 }
 
+// blocked is machine.blocked: an operation whose guard fails when c holds.
+// Inside a transition with an inner guard the thread is then stuck; at a
+// transition's start enabledness guarantees that c does not hold.
+func (f *frame) blocked(c *solver.Term) {
+	if !f.inner {
+		return
+	}
+	b := f.b
+	if g := b.And(f.g, c); !g.IsFalse() {
+		f.stuck = append(f.stuck, g)
+	}
+	f.g = b.And(f.g, b.Not(c))
+}
+
+// innerAllowed reports whether ir executes blocking node n inside
+// transition tr (not as its first node): an await, assume, lock or join of a
+// thread value gets the thread stuck when its guard is false, in a transition
+// with an inner guard; a spawn or allocation that finds its pool full fails
+// as unsupported. ir stops with an internal error on any other.
+func innerAllowed(tr *ir.Transition, n *ir.Node) bool {
+	switch n.Op {
+	case ir.OpSpawn, ir.OpAlloc:
+		return true
+	case ir.OpAssume, ir.OpAwait, ir.OpLock:
+		return tr.InnerGuard
+	case ir.OpJoin:
+		return tr.InnerGuard && n.JThread != nil
+	}
+	return false
+}
+
 // equal compares two values of one type.
 func (f *frame) equal(x, y val) *solver.Term {
 	if x.isBool() && y.isBool() {
@@ -528,10 +664,24 @@ func (f *frame) equal(x, y val) *solver.Term {
 	return f.u.equal(f.u.toInt(x, f.u.w), f.u.toInt(y, f.u.w))
 }
 
-// eval is machine.eval: the value of e, an int as a W-bit value and a bool as a
-// Bool term. Run-time errors become checks; short-circuit operators evaluate
-// their right operand under the guard that selects it.
+// eval is machine.eval: the value of e, an int as a u.w-bit value and a bool
+// as a Bool term (an int with raw Bools). Run-time errors become checks;
+// short-circuit operators evaluate their right operand under the guard that
+// selects it.
 func (f *frame) eval(e *ir.Expr) val {
+	v := f.eval0(e)
+	if e.Type == ir.Bool {
+		if f.u.raw {
+			return f.u.toInt(v, f.u.w)
+		}
+		if !v.isBool() {
+			return termVal(f.u.toBool(v)) // a Bool drawn by nondet: 0 or 1
+		}
+	}
+	return v
+}
+
+func (f *frame) eval0(e *ir.Expr) val {
 	b, u := f.b, f.u
 	w := u.w
 	asInt := func(v val) val { return u.toInt(v, w) }
@@ -548,16 +698,28 @@ func (f *frame) eval(e *ir.Expr) val {
 		return f.load(e.Var, conds)
 	case ir.ETid:
 		return f.int(int64(f.th.Tid))
+	case ir.ESelf:
+		return f.int(int64(f.th.ID + 1))
 	case ir.ENondet:
 		return f.nondet(e)
 	case ir.ELen:
 		return f.length(e)
 	case ir.ENeg:
-		return u.unary(asInt(f.eval(e.X)), b.Neg)
+		return u.wrap(e.Type, u.unary(asInt(f.eval(e.X)), b.Neg))
 	case ir.ENot:
-		return termVal(b.Not(u.toBool(f.eval(e.X))))
+		x := f.eval(e.X)
+		if u.raw {
+			return u.binary(f.int(1), asInt(x), b.Sub) // ir: 1 − x, whatever x holds
+		}
+		return termVal(b.Not(u.toBool(x)))
 	case ir.ECompl:
-		return u.unary(asInt(f.eval(e.X)), b.BVNot)
+		return u.wrap(e.Type, u.unary(asInt(f.eval(e.X)), b.BVNot))
+	case ir.EConv:
+		return u.convert(e.Type, f.eval(e.X))
+	case ir.EAddr:
+		return f.addr(e)
+	case ir.EDeref:
+		return f.deref(e)
 	case ir.ELAnd, ir.ELOr:
 		x := u.toBool(f.eval(e.X))
 		g0 := f.g
@@ -566,8 +728,16 @@ func (f *frame) eval(e *ir.Expr) val {
 			sel = b.Not(x)
 		}
 		f.g = b.And(g0, sel)
-		y := u.toBool(f.eval(e.Y))
+		yv := f.eval(e.Y)
 		f.g = b.Or(b.And(g0, b.Not(sel)), f.g)
+		if u.raw {
+			// ir: x && y is y's value when x holds, x || y likewise.
+			if e.Op == ir.ELAnd {
+				return u.ite(x, asInt(yv), f.int(0))
+			}
+			return u.ite(x, f.int(1), asInt(yv))
+		}
+		y := u.toBool(yv)
 		if e.Op == ir.ELAnd {
 			return termVal(b.And(x, y))
 		}
@@ -594,7 +764,7 @@ func (f *frame) eval(e *ir.Expr) val {
 	case ir.ENe:
 		return termVal(b.Not(f.equal(x, y)))
 	case ir.EAnd, ir.EOr, ir.EXor:
-		if e.Type == ir.Bool {
+		if e.Type == ir.Bool && !u.raw {
 			p, q := u.toBool(x), u.toBool(y)
 			switch e.Op {
 			case ir.EAnd:
@@ -604,38 +774,55 @@ func (f *frame) eval(e *ir.Expr) val {
 			}
 			return termVal(b.Xor(p, q))
 		}
+	case ir.EPtrAdd:
+		return f.ptrAdd(e, asInt(x), asInt(y))
+	case ir.EPtrDiff:
+		return f.ptrDiff(e, asInt(x), asInt(y))
 	}
 	x, y = asInt(x), asInt(y)
+	t := e.Type
 	switch e.Op {
 	case ir.EMul:
-		return u.binary(x, y, b.Mul)
+		return u.wrap(t, u.binary(x, y, b.Mul))
 	case ir.EDiv, ir.ERem:
 		f.check(u.is(y, 0), ir.DivisionByZero, e.Pos, "division by zero")
-		if e.Op == ir.EDiv {
-			return u.binary(x, y, b.SDiv)
+		op := b.SDiv
+		switch {
+		case e.Op == ir.ERem && t.Signed():
+			op = b.SRem
+		case e.Op == ir.EDiv && !t.Signed():
+			op = b.UDiv
+		case e.Op == ir.ERem:
+			op = b.URem
 		}
-		return u.binary(x, y, b.SRem)
+		return u.wrap(t, u.binary(x, y, op))
 	case ir.EAdd:
-		return u.binary(x, y, b.Add)
+		return u.wrap(t, u.binary(x, y, b.Add))
 	case ir.ESub:
-		return u.binary(x, y, b.Sub)
+		return u.wrap(t, u.binary(x, y, b.Sub))
 	case ir.EShl, ir.EShr:
-		// y < 0 || y >= W, which on a term is y >=u W, since W < 2^W.
-		bad := u.where(y, func(c int64) bool { return c < 0 || c >= int64(w) },
-			func(t *solver.Term) *solver.Term { return b.Uge(t, b.BV(uint64(w), w)) })
-		f.check(bad, ir.Shift, e.Pos, fmt.Sprintf("shift amount outside [0, %d)", w))
-		if e.Op == ir.EShl {
-			return u.binary(x, y, b.Shl)
+		// y < 0 || y >= bits (the type's), which on a term is y >=u bits
+		// while bits <= 2^(w-1); above, no w-bit value reaches bits.
+		bits := u.typeBits(t)
+		bad := u.where(y, func(c int64) bool { return c < 0 || c >= int64(bits) },
+			func(y *solver.Term) *solver.Term {
+				if w < 8 && bits > 1<<(w-1) {
+					return b.Slt(y, b.BV(0, w))
+				}
+				return b.Uge(y, b.BV(uint64(bits), w))
+			})
+		f.check(bad, ir.Shift, e.Pos, fmt.Sprintf("shift amount outside [0, %d)", bits))
+		switch {
+		case e.Op == ir.EShl:
+			return u.wrap(t, u.binary(x, y, b.Shl))
+		case t.Signed():
+			return u.binary(x, y, b.AShr)
 		}
-		return u.binary(x, y, b.AShr)
-	case ir.ELt:
-		return u.binary(x, y, b.Slt)
-	case ir.ELe:
-		return u.binary(x, y, b.Sle)
-	case ir.EGt:
-		return u.binary(x, y, b.Sgt)
-	case ir.EGe:
-		return u.binary(x, y, b.Sge)
+		return u.binary(x, y, b.LShr)
+	case ir.ELt, ir.ELe, ir.EGt, ir.EGe:
+		// By the operands' type (ir compares an unsigned type's values, a
+		// pointer's or a Bool's as uint64).
+		return u.compare(e.Op, e.X.Type, x, y)
 	case ir.EAnd:
 		return u.binary(x, y, b.BVAnd)
 	case ir.EOr:
@@ -683,44 +870,84 @@ func (f *frame) nondet(e *ir.Expr) val {
 		if !e.Unbounded {
 			*f.as = append(*f.as, b.Implies(f.g, b.And(b.Sle(b.BV(uint64(e.Lo), u.w), t), b.Sle(t, b.BV(uint64(e.Hi), u.w)))))
 		}
+		if e.Unbounded {
+			// Any value of the type (ir.Expr.Unbounded): at u.w bits when
+			// the type has them, else the type's range.
+			if bits := u.typeBits(e.Type); e.Type != ir.Bool && bits < u.w {
+				lo, hi := e.Type.Range(u.p.Width)
+				*f.as = append(*f.as, b.Implies(f.g, b.And(b.Sle(b.BV(uint64(lo), u.w), t), b.Sle(t, b.BV(uint64(hi), u.w)))))
+			}
+		}
 		v = termVal(t)
 	}
 	f.mv.draws = append(f.mv.draws, draw{guard: f.g, value: u.term(v)})
 	return v
 }
 
-// guard evaluates the entry node of tr for enabledness in s (Program.Status):
-// en says the thread may take the step, assume that it sits on a false assume.
+// guardVal is what a transition's entry node says about its thread
+// (Program.Status): en, the thread may take the step; assume, it sits on a
+// false assume; dormant, it was never started; limit, it waits at a bound of
+// the model (a full thread or heap pool).
+type guardVal struct {
+	en, assume, dormant, limit *solver.Term
+}
+
+// guard evaluates the entry node of tr for enabledness in s (Program.Status).
 // A guard whose evaluation fails counts as enabled.
-func (u *Unrolling) guard(s *state, th *ir.Thread, tr *ir.Transition) (en, assume *solver.Term) {
+func (u *Unrolling) guard(s *state, th *ir.Thread, tr *ir.Transition) guardVal {
 	b := u.b
 	n := tr.EntryNode()
 	f := &frame{u: u, b: b, th: th, pre: s, st: store{}, g: b.True()}
+	g := guardVal{en: b.True(), assume: b.False(), dormant: b.False(), limit: b.False()}
+	failed := func() *solver.Term { return b.Or(f.guardFail...) }
 	switch n.Op {
 	case ir.OpAwait, ir.OpAssume:
 		c := u.toBool(f.eval(n.X))
-		failed := b.Or(f.guardFail...)
-		en = b.Or(c, failed)
-		assume = b.False()
+		g.en = b.Or(c, failed())
 		if n.Op == ir.OpAssume {
-			assume = b.Not(en)
+			g.assume = b.Not(g.en)
 		}
-		return en, assume
 	case ir.OpLock:
+		if n.Addr != nil {
+			ts := f.mutexCells(n)
+			own := f.cellsValue(ts, ir.MutexCell)
+			free := b.Or(u.is(own, 0), u.is(own, f.me()))
+			g.en = b.Or(free, failed())
+			break
+		}
 		conds := f.lockCells(n)
 		own := f.owner(n.Mutex, conds)
 		free := b.Or(u.is(own, 0), u.is(own, f.me()))
-		return b.Or(free, b.Or(f.guardFail...)), b.False()
+		g.en = b.Or(free, failed())
 	case ir.OpJoin:
-		ts, cs := f.joinTargets(n)
+		var ts []int
+		var cs []*solver.Term
+		if n.JThread != nil {
+			ts, cs = f.joinedThreads(n)
+		} else {
+			ts, cs = f.joinTargets(n)
+		}
 		var all []*solver.Term
 		for j, t := range ts {
 			done := u.is(s.loc[t], uint64(u.p.Threads[t].Template.Terminated()))
 			all = append(all, b.Implies(cs[j], done))
 		}
-		return b.Or(b.And(all...), b.Or(f.guardFail...)), b.False()
+		g.en = b.Or(b.And(all...), failed())
 	case ir.OpSend, ir.OpRecv:
-		return f.chanGuard(n), b.False()
+		g.en = f.chanGuard(n)
+	case ir.OpStart:
+		started := b.Not(u.is(f.get(startKey(th.Template, ir.StartFlag)), 0))
+		g.en, g.dormant = started, b.Not(started)
+	case ir.OpSpawn:
+		_, none := f.freeSlot(n)
+		g.en, g.limit = b.Not(none), none
+	case ir.OpAlloc:
+		size := f.eval(n.X)
+		_, none := f.freeBlock(n, b.True())
+		fits := b.Not(u.where(size, func(c int64) bool { return c > int64(n.Alloc.Blocks[0].Cells()) },
+			func(t *solver.Term) *solver.Term { return b.Sgt(t, b.BV(uint64(n.Alloc.Blocks[0].Cells()), u.w)) }))
+		g.en = b.Or(failed(), b.And(b.Not(none), fits))
+		g.limit = b.Not(g.en)
 	}
-	return b.True(), b.False()
+	return g
 }

@@ -29,6 +29,7 @@ import (
 // PartialOrder is the partial-order encoding of one program on one backend.
 type PartialOrder struct {
 	u     *Unrolling // the symbolic machine (exec, guard, statusOf, values)
+	init  ir.State   // the initial state
 	depth int        // K: executions have at most K steps
 	clkW  int
 
@@ -135,24 +136,25 @@ func NewPartialOrder(p *ir.Program, b *solver.Builder, be solver.Backend, opts O
 	for _, tm := range p.Templates {
 		for _, n := range tm.Nodes {
 			if n.Op == ir.OpJoin {
-				for i := 0; i < n.Join.Instances(); i++ {
-					po.joinTarget[n.Join.First+i] = true
+				for _, t := range joinCandidates(p, n) {
+					po.joinTarget[t] = true
 				}
 			}
 		}
 	}
 	init := p.Initial()
+	po.init = init
 	for _, th := range p.Threads {
 		tm := th.Template
 		pt := &poThread{th: th}
 		entry := tm.Loc(tm.Entry)
 		frame := make([]val, tm.FrameSize)
 		for _, v := range tm.Locals {
-			for c := v.Offset; c < v.Offset+v.Cells(); c++ {
-				frame[c] = u.value(v.Type, init[th.Base+1+c])
+			for c := range v.Cells() {
+				frame[v.Offset+c] = u.value(v.CellType(c), init[th.Base+1+v.Offset+c])
 			}
 		}
-		reach := make([]bool, tm.Terminated()+1)
+		reach := make([]bool, lastLoc(tm)+1)
 		reach[entry] = true
 		pt.loc = []val{u.constVal(uint64(entry), u.locWidth[th.ID])}
 		pt.local = [][]val{frame}
@@ -233,17 +235,20 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 		if u.stop.stopped(8) {
 			return u.stop.stopErr()
 		}
-		n := tm.Transitions[l].EntryNode()
-		if n.Op != ir.OpJoin {
-			continue
-		}
-		for i := 0; i < n.Join.Instances(); i++ {
-			t := n.Join.First + i
-			if t == th.ID || s.loc[t].w != 0 {
+		// A join may start the transition, or wait inside it (a join of a
+		// thread value in an atomic section with an inner guard).
+		for _, ni := range tm.Transitions[l].Nodes {
+			n := tm.Nodes[ni]
+			if n.Op != ir.OpJoin {
 				continue
 			}
-			done := u.toBool(po.read(e, termKey(t)))
-			s.loc[t] = val{set: []gconst{{0, b.Not(done)}, {uint64(po.threads[t].th.Template.Terminated()), done}}, w: u.locWidth[t]}
+			for _, t := range joinCandidates(p, n) {
+				if t == th.ID || s.loc[t].w != 0 {
+					continue
+				}
+				done := u.toBool(po.read(e, termKey(t)))
+				s.loc[t] = val{set: []gconst{{0, b.Not(done)}, {uint64(po.threads[t].th.Template.Terminated()), done}}, w: u.locWidth[t]}
+			}
 		}
 	}
 
@@ -265,16 +270,14 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 			continue
 		}
 		tr := tm.Transitions[l]
-		g, _ := u.guard(s, th, tr)
-		en = append(en, b.And(at, g))
+		g := u.guard(s, th, tr)
+		en = append(en, b.And(at, g.en))
 		mv, err := u.exec(e.id, s, th, tr, act, acc, &po.as)
 		if err != nil {
 			return err
 		}
 		e.moves = append(e.moves, mv)
-		for _, succ := range tr.Succ {
-			next[succ] = true
-		}
+		successors(tr, next)
 	}
 	// Never take a step that is not enabled where it starts.
 	po.as = append(po.as, b.Implies(e.act, b.Or(en...)))
@@ -358,25 +361,7 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 
 // placeholder stands for a key's old value in a written value, where it is
 // never observed: under the write's guard the moving transition wrote it.
-func (po *PartialOrder) placeholder(k int) val {
-	u := po.u
-	switch {
-	case u.isChanKey(k):
-		return u.chanZero(k)
-	case k >= u.p.SharedSize:
-		return u.constVal(0, u.ownWidth)
-	}
-	return u.value(po.cellType(k), 0)
-}
-
-func (po *PartialOrder) cellType(c int) ir.Type {
-	for _, v := range po.u.p.Shared {
-		if c >= v.Offset && c < v.Offset+v.Cells() {
-			return v.Type
-		}
-	}
-	return ir.Int
-}
+func (po *PartialOrder) placeholder(k int) val { return po.u.zeroOf(k) }
 
 // initial is a key's value in the initial state.
 func (po *PartialOrder) initial(k int) val {
@@ -389,7 +374,7 @@ func (po *PartialOrder) initial(k int) val {
 	case k >= u.p.SharedSize:
 		return u.constVal(0, u.ownWidth)
 	}
-	return u.value(po.cellType(k), u.p.Initial()[k])
+	return u.value(u.cellType[k], po.init[k])
 }
 
 // read returns event e's view of key k, creating it with its read-from
@@ -412,7 +397,7 @@ func (po *PartialOrder) read(e *event, k int) val {
 		}
 	case k >= u.p.SharedSize:
 		v = termVal(b.BVVar(name, u.ownWidth))
-	case po.cellType(k) == ir.Bool:
+	case u.cellType[k] == ir.Bool && !u.raw:
 		v = termVal(b.BoolVar(name))
 	default:
 		v = termVal(b.BVVar(name, u.w))
@@ -844,6 +829,17 @@ func (po *PartialOrder) Long() (*solver.Term, error) {
 			all = g.atLeast[po.depth]
 		}
 		return b.And(g.status.anyEnabled, g.noFail, all)
+	})
+}
+
+// LimitCut returns an assumption literal, to be used with the generation's,
+// for "an execution within the bounds ends, without a failure, with a thread
+// waiting at a bound of the model" (ir.CutByLimit; see Unrolling.LimitCut).
+func (po *PartialOrder) LimitCut() (*solver.Term, error) {
+	return po.literal("limit", func() *solver.Term {
+		b := po.u.b
+		g := po.gen
+		return b.And(g.noFail, b.Not(g.status.anyEnabled), g.status.anyLimit)
 	})
 }
 

@@ -8,13 +8,19 @@ import (
 // Supported reports, as a *verify.UnsupportedError at its position, the first
 // construct the encoding cannot express faithfully:
 //
-//   - nondet in a guard (an await or assume condition, a lock's or a join's
-//     index): ir decides enabledness with every draw at its low end but draws
-//     again when the step executes, so the step may not be the one that was
-//     enabled. lang rejects these programs already;
-//   - a blocking operation (await, assume, lock, join, send, recv) that does not start its
-//     transition: enabledness is decided by a transition's entry node only
-//     (Program.Status). lang never produces one.
+//   - nondet in the guard of an operation that starts its transition (an
+//     await or assume condition, a lock's index or address, a join's index or
+//     thread value, an allocation's size): ir decides enabledness with every
+//     draw at its low end but draws again when the step executes, so the step
+//     may not be the one that was enabled. lang rejects these programs
+//     already;
+//   - a blocking operation inside a transition that ir does not execute
+//     there (innerAllowed: a send, a receive or a .kb join anywhere but at a
+//     transition's start, or an await, assume, lock or join of a thread value
+//     in a transition without an inner guard): ir's Program.Step stops with an
+//     internal error on them, so they have no semantics to encode. Neither
+//     lang nor cfront produces one (inside a C atomic section these are inner
+//     guards, ir.Transition.InnerGuard).
 func Supported(p *ir.Program) error {
 	const engine = "symbolic engine"
 	for _, tm := range p.Templates {
@@ -26,15 +32,15 @@ func Supported(p *ir.Program) error {
 					return &verify.UnsupportedError{Pos: node.Pos, Engine: engine,
 						Msg: node.Op.String() + " is not supported"}
 				}
-				if msg := memoryConstruct(node); msg != "" {
-					return &verify.UnsupportedError{Pos: node.Pos, Engine: engine, Msg: msg + " is not supported yet"}
-				}
 				if !props.Blocks {
 					continue
 				}
 				if j > 0 {
-					return &verify.UnsupportedError{Pos: node.Pos, Engine: engine,
-						Msg: node.Op.String() + " that does not start a transition"}
+					if !innerAllowed(tr, node) {
+						return &verify.UnsupportedError{Pos: node.Pos, Engine: engine,
+							Msg: node.Op.String() + " inside an atomic section, where it would have to wait (ir cannot execute it there)"}
+					}
+					continue
 				}
 				var nd *ir.Expr
 				ir.Inspect(node.Guard(), func(e *ir.Expr) bool {
@@ -51,41 +57,4 @@ func Supported(p *ir.Program) error {
 		}
 	}
 	return nil
-}
-
-// memoryConstruct names the first construct of C's and Go's memory model (ir's
-// memory.go) that n uses, or returns "": typed integers, pointers, mutexes in
-// memory, thread values.
-func memoryConstruct(n *ir.Node) string {
-	found := ""
-	check := func(e *ir.Expr) {
-		ir.Inspect(e, func(x *ir.Expr) bool {
-			switch {
-			case found != "":
-			case x.Op == ir.EConv || x.Op == ir.EAddr || x.Op == ir.EDeref || x.Op == ir.EPtrAdd || x.Op == ir.EPtrDiff || x.Op == ir.ESelf:
-				found = "the C operation " + x.Op.String()
-			case x.Type != ir.Int && x.Type != ir.Bool:
-				found = "a value of type " + x.Type.String()
-			}
-			return found == ""
-		})
-	}
-	for e := range n.Exprs() {
-		check(e)
-	}
-	for lv := range n.LValues() {
-		if lv.Ptr != nil && found == "" {
-			found = "an assignment through a pointer"
-		}
-	}
-	if n.Addr != nil && found == "" {
-		found = "a mutex in memory"
-	}
-	if n.JThread != nil && found == "" {
-		found = "a join of a thread value"
-	}
-	if n.Kind != ir.NoViolation && n.Kind != ir.Assertion && found == "" {
-		found = "a " + n.Kind.String() + " check"
-	}
-	return found
 }

@@ -21,6 +21,14 @@ func TestSupported(t *testing.T) {
 		n := p.Templates[0].Transitions[0].EntryNode()
 		n.MIndex = &ir.Expr{Op: ir.ENondet, Type: ir.Int, Lo: 0, Hi: 1, Pos: ir.Pos{Line: 9, Col: 9}}
 	}
+	// A lock inside the first transition, where ir's Step would stop with
+	// an internal error: the transition has no inner guard.
+	innerLock := func(p *ir.Program) {
+		tm := p.Templates[0]
+		lock := tm.Transitions[1].Entry
+		tm.Nodes[lock].Pos = ir.Pos{Line: 9, Col: 9}
+		tm.Transitions[0].Nodes = append(tm.Transitions[0].Nodes, lock)
+	}
 	tests := []struct {
 		src  string
 		edit func(*ir.Program)
@@ -28,6 +36,7 @@ func TestSupported(t *testing.T) {
 		{"shared int x; thread a { await(x == 0); }", nondetGuard},
 		{"shared int x; thread a { assume(x == 0); }", nondetGuard},
 		{"mutex m[2]; thread a { lock(m[0]); }", lockIndex},
+		{"shared int x; mutex m; thread a { x = 1; lock(m); }", innerLock},
 	}
 	for _, tt := range tests {
 		p := compile(t, tt.src)

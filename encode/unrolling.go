@@ -60,8 +60,10 @@ type status struct {
 	stuck      []*solver.Term // per thread: terminated or blocked (¬enabled, in another form)
 	terminated []*solver.Term // per thread: at Template.Terminated()
 	assume     []*solver.Term // per thread: sitting on a false assume (BlockedAssume)
+	limit      []*solver.Term // per thread: waiting at a bound of the model (BlockedLimit)
 	deadlock   *solver.Term   // ir.Program.Deadlock: nobody enabled, someone waiting, no false assume
 	anyEnabled *solver.Term
+	anyLimit   *solver.Term
 	allDone    *solver.Term
 }
 
@@ -91,7 +93,9 @@ type Unrolling struct {
 	be   solver.Backend
 	opts Options
 
-	w         int // the width of ints: Program.Width, or ValueBits (see Options.Steps)
+	w         int       // the width of ints: Program.Width, or ValueBits (see Options.Steps), widened for typed values (typed.go)
+	raw       bool      // Bool-typed values are ints, as ir holds them (rawBools)
+	cellType  []ir.Type // per shared cell
 	selWidth  int
 	ownWidth  int
 	locWidth  []int // per thread
@@ -125,7 +129,7 @@ func New(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) (*Un
 	init := p.Initial()
 	for _, v := range p.Shared {
 		for c := v.Offset; c < v.Offset+v.Cells(); c++ {
-			s.shared[c] = u.value(v.Type, init[c])
+			s.shared[c] = u.value(u.cellType[c], init[c])
 		}
 	}
 	for j := range s.owner {
@@ -141,11 +145,11 @@ func New(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) (*Un
 		s.loc[t] = u.constVal(uint64(entry), u.locWidth[t])
 		s.local[t] = make([]val, tm.FrameSize)
 		for _, v := range tm.Locals {
-			for c := v.Offset; c < v.Offset+v.Cells(); c++ {
-				s.local[t][c] = u.value(v.Type, 0)
+			for c := range v.Cells() {
+				s.local[t][v.Offset+c] = u.value(v.CellType(c), init[th.Base+1+v.Offset+c])
 			}
 		}
-		reach[t] = make([]bool, tm.Terminated()+1)
+		reach[t] = make([]bool, lastLoc(tm)+1)
 		reach[t][entry] = true
 	}
 	u.states = []*state{s}
@@ -170,11 +174,54 @@ func newCore(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) 
 	if opts.Steps > 0 {
 		u.w = p.ValueBits(opts.Steps)
 	}
+	if tw := typedWidth(p); tw > 0 {
+		// Typed values are held exactly (typed.go); Int values, which
+		// ValueBits bounds, wrap at W where u.w exceeds it.
+		u.w = max(u.w, tw)
+		u.raw = rawBools(p)
+	}
+	u.cellType = make([]ir.Type, p.SharedSize)
+	for _, v := range p.Shared {
+		for c := range v.Cells() {
+			u.cellType[v.Offset+c] = v.CellType(c)
+		}
+	}
 	u.keyLocal0 = u.layoutChannels(p.SharedSize + p.NumLocks)
 	for _, th := range p.Threads {
-		u.locWidth = append(u.locWidth, widthFor(th.Template.Terminated()))
+		u.locWidth = append(u.locWidth, widthFor(lastLoc(th.Template)))
 	}
 	return u
+}
+
+// innerGuards reports whether some transition of tm has an inner guard, so
+// that its threads may end at Template.Stuck() (Program.Step).
+func innerGuards(tm *ir.Template) bool {
+	for _, tr := range tm.Transitions {
+		if tr.InnerGuard {
+			return true
+		}
+	}
+	return false
+}
+
+// lastLoc is the greatest control location a thread of tm can be at:
+// Terminated(), or Stuck() when an inner guard may leave it there.
+func lastLoc(tm *ir.Template) int {
+	if innerGuards(tm) {
+		return tm.Stuck()
+	}
+	return tm.Terminated()
+}
+
+// successors marks in next the locations a step of tr may end at: its
+// successors, and Stuck() when an inner guard may fail.
+func successors(tr *ir.Transition, next []bool) {
+	for _, succ := range tr.Succ {
+		next[succ] = true
+	}
+	if tr.InnerGuard {
+		next[tr.Template.Stuck()] = true
+	}
 }
 
 // widthFor is the number of bits that hold the values 0..max (at least 1).
@@ -187,7 +234,7 @@ func widthFor(max int) int {
 
 // value is the constant of type t.
 func (u *Unrolling) value(t ir.Type, v int64) val {
-	if t == ir.Bool {
+	if t == ir.Bool && !u.raw {
 		return termVal(u.b.Bool(v != 0))
 	}
 	return u.constVal(uint64(v), u.w)
@@ -377,9 +424,7 @@ func (u *Unrolling) extend() error {
 				return err
 			}
 			stp.moves = append(stp.moves, mv)
-			for _, succ := range tm.Transitions[l].Succ {
-				next[t][succ] = true
-			}
+			successors(tm.Transitions[l], next[t])
 		}
 	}
 
@@ -485,13 +530,14 @@ func (u *Unrolling) keyName(k int) string {
 }
 
 // statusOf computes enabledness, termination and deadlock of a state, following
-// ir.Program.Status and ir.Program.Deadlock (DESIGN.md §3 "Blocking", §4).
+// ir.Program.Status and ir.Program.End (DESIGN.md §3 "Blocking", §4).
 func (u *Unrolling) statusOf(s *state, reach [][]bool) *status {
 	b, p := u.b, u.p
 	st := &status{}
+	var idle []*solver.Term // per thread: terminated or Dormant (neither running nor blocked)
 	for t, th := range p.Threads {
 		tm := th.Template
-		var en, blocked, ab []*solver.Term
+		var en, blocked, ab, dormant, limit []*solver.Term
 		for l := 0; l < tm.Terminated(); l++ {
 			if !reach[t][l] {
 				continue
@@ -500,12 +546,20 @@ func (u *Unrolling) statusOf(s *state, reach [][]bool) *status {
 				return st // half-built: the caller returns u.stop's error and nobody queries it
 			}
 			at := u.is(s.loc[t], uint64(l))
-			e, a := u.guard(s, th, tm.Transitions[l])
-			en = append(en, b.And(at, e))
-			blocked = append(blocked, b.And(at, b.Not(e)))
-			ab = append(ab, b.And(at, a))
+			g := u.guard(s, th, tm.Transitions[l])
+			en = append(en, b.And(at, g.en))
+			blocked = append(blocked, b.And(at, b.Not(g.en)))
+			ab = append(ab, b.And(at, g.assume))
+			dormant = append(dormant, b.And(at, g.dormant))
+			limit = append(limit, b.And(at, g.limit))
 		}
 		term := u.is(s.loc[t], uint64(tm.Terminated()))
+		if innerGuards(tm) {
+			// Stuck for ever on a false inner guard: BlockedAssume.
+			stuck := u.is(s.loc[t], uint64(tm.Stuck()))
+			blocked = append(blocked, stuck)
+			ab = append(ab, stuck)
+		}
 		st.enabled = append(st.enabled, b.Or(en...))
 		// Not enabled, for deadlock: terminated or at a location whose guard
 		// is false. In a state of an execution exactly one location holds, so
@@ -516,17 +570,24 @@ func (u *Unrolling) statusOf(s *state, reach [][]bool) *status {
 		// thread is at one of its locations.)
 		st.stuck = append(st.stuck, b.Or(term, b.Or(blocked...)))
 		st.assume = append(st.assume, b.Or(ab...))
+		st.limit = append(st.limit, b.Or(limit...))
 		st.terminated = append(st.terminated, term)
+		idle = append(idle, b.Or(term, b.Or(dormant...)))
 	}
-	var notEn, notAssume, notDone []*solver.Term
+	var notEn, notAssume, notLimit, notIdle []*solver.Term
 	for t := range p.Threads {
 		notEn = append(notEn, st.stuck[t])
 		notAssume = append(notAssume, b.Not(st.assume[t]))
-		notDone = append(notDone, b.Not(st.terminated[t]))
+		notLimit = append(notLimit, b.Not(st.limit[t]))
+		notIdle = append(notIdle, b.Not(idle[t]))
 	}
 	st.anyEnabled = b.Or(st.enabled...)
+	st.anyLimit = b.Or(st.limit...)
 	st.allDone = b.And(st.terminated...)
-	st.deadlock = b.And(b.And(notEn...), b.And(notAssume...), b.Or(notDone...))
+	// ir.Program.End: a deadlock has no thread enabled, none on a false
+	// assume, none waiting at a bound of the model (that ending is a cut),
+	// and one blocked: not terminated and not Dormant.
+	st.deadlock = b.And(b.And(notEn...), b.And(notAssume...), b.And(notLimit...), b.Or(notIdle...))
 	return st
 }
 
@@ -603,6 +664,32 @@ func (u *Unrolling) Live(k int) (*solver.Term, error) {
 	return u.literal(fmt.Sprintf("#live@%d", k), func() *solver.Term {
 		return u.b.And(u.taken(k), u.status[k].anyEnabled)
 	})
+}
+
+// LimitCut returns an assumption literal for "an execution of at most k steps
+// ends, without a failure, with a thread waiting at a bound of the model" (a
+// full thread or heap pool: ir.CutByLimit). Such an execution was cut by the
+// model, not completed: the verdict is at most bounded-safe. (A state in which
+// no thread is enabled halts its execution, so s_k is that state.)
+func (u *Unrolling) LimitCut(k int) (*solver.Term, error) {
+	u.checkDepth(k)
+	return u.literal(fmt.Sprintf("#limit@%d", k), func() *solver.Term {
+		st := u.status[k]
+		return u.b.And(u.b.Not(u.failed[k]), u.b.Not(st.anyEnabled), st.anyLimit)
+	})
+}
+
+// CanLimit reports whether a thread of p may wait at a bound of the model:
+// some transition starts with a spawn or an allocation.
+func CanLimit(p *ir.Program) bool {
+	for _, tm := range p.Templates {
+		for _, tr := range tm.Transitions {
+			if op := tr.EntryNode().Op; op == ir.OpSpawn || op == ir.OpAlloc {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Complete returns an assumption literal for "the first k steps are taken and

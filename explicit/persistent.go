@@ -905,7 +905,13 @@ func (s *persistentSearch) enablers(cur ir.State, v int, guard []ir.Access, row 
 			row.add(u)
 		}
 	}
-	switch p.Transition(cur, v).EntryNode().Op {
+	tr := p.Transition(cur, v)
+	if tr == nil {
+		// Stuck for ever on a false inner guard (Template.Stuck): no step
+		// of anyone enables it, so the empty set is a necessary enabling set.
+		return
+	}
+	switch tr.EntryNode().Op {
 	case ir.OpLock:
 		// With the index unchanged, only the owner can release the mutex; an
 		// unlock by anyone else fails and changes nothing.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"kbmc/cfront"
 	"kbmc/internal/progen"
 	"kbmc/ir"
 	"kbmc/lang"
@@ -309,6 +310,112 @@ func TestPersistentTestdata(t *testing.T) {
 				return // too big for the reference: covered by benchmarks
 			}
 			persistentCompare(t, p, o)
+		})
+	}
+}
+
+// TestStuckMatchesDFS compares Persistent and DPOR with DFS on C programs in which a
+// thread gets stuck for ever on an inner guard (ir.Template.Stuck: an assume,
+// a lock or a join inside an atomic section that fails after a write). Such a thread
+// sits at a location past Terminated(), which the static analyses and the
+// enabling sets must know: it runs no code and nobody enables it.
+func TestStuckMatchesDFS(t *testing.T) {
+	for _, tc := range []struct{ name, src string }{
+		{"assume", `
+extern void reach_error(void);
+extern void __VERIFIER_atomic_begin(void);
+extern void __VERIFIER_atomic_end(void);
+extern void __VERIFIER_assume(int);
+int pthread_create(unsigned long *t, void *attr, void *(*f)(void *), void *arg);
+int x, ready;
+void *setter(void *arg) {
+    __VERIFIER_atomic_begin();
+    x = 1;
+    __VERIFIER_assume(ready);
+    x = 2;
+    __VERIFIER_atomic_end();
+    return 0;
+}
+int main(void) {
+    unsigned long s;
+    pthread_create(&s, 0, setter, 0);
+    ready = 1;
+    if (x == 1) reach_error();
+    if (x == 2) reach_error();
+    return 0;
+}`},
+		{"lock", `
+extern void reach_error(void);
+extern void __VERIFIER_atomic_begin(void);
+extern void __VERIFIER_atomic_end(void);
+typedef struct { int m; } mutex;
+int pthread_create(unsigned long *t, void *attr, void *(*f)(void *), void *arg);
+int pthread_mutex_lock(mutex *m);
+int pthread_mutex_unlock(mutex *m);
+int z;
+mutex m;
+void *locker(void *arg) {
+    __VERIFIER_atomic_begin();
+    z = 1;
+    pthread_mutex_lock(&m);
+    z = 2;
+    pthread_mutex_unlock(&m);
+    __VERIFIER_atomic_end();
+    return 0;
+}
+int main(void) {
+    unsigned long l;
+    pthread_create(&l, 0, locker, 0);
+    pthread_mutex_lock(&m);
+    int seen = z;
+    pthread_mutex_unlock(&m);
+    if (seen == 1) reach_error();
+    return 0;
+}`},
+		{"join", `
+extern void reach_error(void);
+extern void __VERIFIER_atomic_begin(void);
+extern void __VERIFIER_atomic_end(void);
+int pthread_create(unsigned long *t, void *attr, void *(*f)(void *), void *arg);
+int pthread_join(unsigned long t, void **r);
+int x, r;
+void *w(void *a) { x = 1; return 0; }
+void *seer(void *a) { if (r == 2) reach_error(); return 0; }
+int main(void) {
+    unsigned long t, s;
+    pthread_create(&t, 0, w, 0);
+    pthread_create(&s, 0, seer, 0);
+    __VERIFIER_atomic_begin();
+    r = 2;
+    pthread_join(t, 0);
+    r = x;
+    __VERIFIER_atomic_end();
+    if (r != 1) reach_error();
+    return 0;
+}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := cfront.Compile(filepath.Join(t.TempDir(), "p.i"), []byte(tc.src), cfront.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stuck := false
+			for _, tm := range p.Templates {
+				for _, tr := range tm.Transitions {
+					stuck = stuck || tr.InnerGuard
+				}
+			}
+			if !stuck {
+				t.Fatal("no transition with an inner guard: the test tests nothing")
+			}
+			for _, depth := range []int{4, 8, verify.DefaultDepth} {
+				var o Options
+				o.Depth = depth
+				persistentCompare(t, p, o)
+				for _, e := range dporEngines {
+					comparePOR(t, e, p, o)
+				}
+			}
 		})
 	}
 }

@@ -86,7 +86,9 @@ func newProcessLocal(s *persistentSearch) *processLocal {
 		pl.threads[pl.procOf[t]].add(t)
 		g, ok := byTemplate[th.Template]
 		if !ok {
-			g = make([]bool, len(th.Template.Transitions))
+			// Two more: the terminated and the stuck location
+			// (Template.Stuck) run no code.
+			g = make([]bool, len(th.Template.Transitions)+2)
 			for l, tr := range th.Template.Transitions {
 				g[l] = len(tr.Chans) > 0
 			}

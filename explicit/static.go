@@ -148,8 +148,11 @@ func analyze(p *ir.Program) *staticInfo {
 			shared[tmpl] = t
 		}
 		iv := &intervals{Intervals: p.Intervals(ir.Interval{Lo: int64(th.Tid), Hi: int64(th.Tid)}, nil), p: p, thread: t}
-		own := make([]footprint, L+1)
-		fut := make([]footprint, L+1)
+		// Locations L (terminated) and L+1 (Template.Stuck: an inner guard
+		// failed) run no code: their footprints are empty, and they fail
+		// nowhere.
+		own := make([]footprint, L+2)
+		fut := make([]footprint, L+2)
 		for l := range own {
 			own[l], fut[l] = newFootprint(p), newFootprint(p)
 		}
@@ -169,7 +172,7 @@ func analyze(p *ir.Program) *staticInfo {
 				trFails[l] = trFails[l] || nodeFails[i]
 			}
 		}
-		fails := make([]bool, L+1)
+		fails := make([]bool, L+2)
 		for l := range L {
 			for m := range L {
 				if r[l*(L+1)+m] {

@@ -98,17 +98,22 @@ func (c *Choices) Reset(fixed []int64) {
 	c.Made = c.Made[:0]
 }
 
+// choose draws a value from lo to hi. The range is read modulo 2^64, from lo
+// upwards, so that a U64's (or a pointer's) whole range, held as 0..-1, is a
+// range too.
 func (c *Choices) choose(lo, hi int64) int64 {
 	var v int64
 	switch i := len(c.Made); {
 	case i < len(c.Fixed):
 		v = c.Fixed[i]
+	case c.Rand != nil && uint64(hi-lo) == 1<<64-1:
+		v = int64(c.Rand.Uint64())
 	case c.Rand != nil:
 		v = lo + int64(c.Rand.Uint64N(uint64(hi-lo)+1))
 	default:
 		v = lo
 	}
-	if v < lo || v > hi { // a replayed value from another program: clamp, replay checks it
+	if uint64(v-lo) > uint64(hi-lo) { // a replayed value from another program: clamp, replay checks it
 		v = lo
 	}
 	c.Made = append(c.Made, Choice{lo, hi, v})
@@ -121,7 +126,7 @@ func (c *Choices) choose(lo, hi int64) int64 {
 // fixes a prefix and lets the step discover the rest.
 func (c *Choices) Next(buf []int64) ([]int64, bool) {
 	for i := len(c.Made) - 1; i >= 0; i-- {
-		if c.Made[i].Value < c.Made[i].Hi {
+		if c.Made[i].Value != c.Made[i].Hi {
 			buf = buf[:0]
 			for _, m := range c.Made[:i] {
 				buf = append(buf, m.Value)
@@ -414,8 +419,9 @@ func (p *Program) WaitsFor(s State, t int) string {
 // left as it was when the failure occurred. ch may be nil: then every draw takes its
 // low end and none is recorded.
 //
-// A transition with an inner guard (Transition.InnerGuard: an assume or lock
-// inside a C atomic section, after its first operation) may find it false.
+// A transition with an inner guard (Transition.InnerGuard: an assume, a lock
+// or a join of a thread value inside a C atomic section, after its first
+// operation) may find it false.
 // The step then undoes its writes and leaves the thread Stuck, sitting on a
 // false assume for ever: what it did was never visible to anyone (it was
 // atomic), and the executions in which the section runs later, when its guard
@@ -635,6 +641,10 @@ func (m *machine) exec(n *Node) int {
 				break
 			}
 			if !p.Done(m.s, u) {
+				// Inside an atomic section the thread gets stuck, and
+				// that depends on u's end: a read, as a blocked join's
+				// guard reads it (Probe.Accesses).
+				m.access(p.ThreadLocation(u), Read, 0)
 				m.blocked(n)
 				break
 			}
@@ -998,6 +1008,12 @@ func (m *machine) eval(e *Expr) int64 {
 	case ENondet:
 		if m.ch == nil { // a guard, or a Step without Choices
 			return e.Lo
+		}
+		if e.Unbounded {
+			// Any value of the type: a front end need not fill in Lo and Hi
+			// (cfront leaves them 0 for 64-bit types and pointers).
+			lo, hi := e.Type.Range(m.p.Width)
+			return m.ch.choose(lo, hi)
 		}
 		return m.ch.choose(e.Lo, e.Hi)
 	case ENeg:

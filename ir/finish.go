@@ -217,7 +217,8 @@ func (p *Program) collect(tr *Transition) error {
 	tr.InnerGuard = false
 	for i, n := range tr.Nodes {
 		node := t.Nodes[n]
-		if i > 0 && node.Atomic && (node.Op == OpAssume || node.Op == OpAwait || node.Op == OpLock) {
+		if i > 0 && node.Atomic && (node.Op == OpAssume || node.Op == OpAwait || node.Op == OpLock ||
+			node.Op == OpJoin && node.JThread != nil) {
 			tr.InnerGuard = true
 		}
 		for e := range node.Exprs() {

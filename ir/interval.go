@@ -96,16 +96,16 @@ func (iv *Intervals) Eval(e *Expr) Interval {
 		return iv.top(e.Type)
 	case ENeg:
 		x := iv.Eval(e.X)
-		if x.Lo == iv.min {
+		if x.Lo == math.MinInt64 || e.Type == Int && x.Lo == iv.min {
 			return iv.top(e.Type)
 		}
-		return Interval{-x.Hi, -x.Lo}
+		return iv.typed(e.Type, Interval{-x.Hi, -x.Lo})
 	case ENot:
 		x := iv.Eval(e.X)
 		return Interval{1 - x.Hi, 1 - x.Lo}
 	case ECompl:
 		x := iv.Eval(e.X)
-		return Interval{^x.Hi, ^x.Lo}
+		return iv.typed(e.Type, Interval{^x.Hi, ^x.Lo})
 	case ELAnd:
 		x := iv.Eval(e.X)
 		if x.Hi == 0 {
@@ -138,17 +138,37 @@ func (iv *Intervals) Eval(e *Expr) Interval {
 		return Interval{min(y.Lo, z.Lo), max(y.Hi, z.Hi)}
 	}
 	x, y := iv.Eval(e.X), iv.Eval(e.Y)
+	unsignedNeg := !e.X.Type.Signed() && (x.Lo < 0 || y.Lo < 0)
 	if e.Type != Int && e.Type != Bool && e.Op >= EMul && e.Op <= EShr {
 		// A C or Go integer type: the result is within the type, and exact
 		// below only when no wrap-around can happen at the program's width
-		// either; the type's bounds are checked after.
-		r := iv.eval2(e, x, y)
-		if top := iv.top(e.Type); r.Lo >= top.Lo && r.Hi <= top.Hi && r.Lo <= r.Hi {
-			return r
+		// either; the type's bounds are checked after. A U64 may hold a
+		// negative int64, which ir divides and shifts as the uint64 it
+		// stands for, unlike eval2.
+		if unsignedNeg && (e.Op == EDiv || e.Op == ERem || e.Op == EShr) {
+			return iv.top(e.Type)
 		}
-		return iv.top(e.Type)
+		return iv.typed(e.Type, iv.eval2(e, x, y))
+	}
+	if unsignedNeg && e.Op >= ELt && e.Op <= EGe {
+		// ir compares an unsigned type's (or a pointer's) values as uint64:
+		// a negative int64 is above every non-negative one.
+		return Interval{0, 1}
 	}
 	return iv.eval2(e, x, y)
+}
+
+// typed is r as the value of an operation of type t: r itself when every
+// value of r is one t holds (Int's and Bool's results are the caller's to
+// check), else every value of t, since ir wraps the result to t.
+func (iv *Intervals) typed(t Type, r Interval) Interval {
+	if t == Int || t == Bool {
+		return r
+	}
+	if top := iv.top(t); r.Lo >= top.Lo && r.Hi <= top.Hi && r.Lo <= r.Hi {
+		return r
+	}
+	return iv.top(t)
 }
 
 // eval2 is Eval of a binary operator on the intervals of its operands.

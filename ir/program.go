@@ -272,11 +272,11 @@ var opTable = [...]OpProps{
 	OpCas:     {Name: "cas", Visible: true, Encoded: true},
 	OpSend:    {Name: "send", Blocks: true, Visible: true, Release: true, Encoded: true},
 	OpRecv:    {Name: "recv", Blocks: true, Visible: true, Release: true, Encoded: true},
-	OpTryLock: {Name: "trylock", Visible: true},
-	OpSpawn:   {Name: "spawn", Blocks: true, Visible: true, Release: true},
-	OpStart:   {Name: "start", Blocks: true, Visible: true},
-	OpAlloc:   {Name: "alloc", Blocks: true, Visible: true},
-	OpFree:    {Name: "free", Visible: true},
+	OpTryLock: {Name: "trylock", Visible: true, Encoded: true},
+	OpSpawn:   {Name: "spawn", Blocks: true, Visible: true, Release: true, Encoded: true},
+	OpStart:   {Name: "start", Blocks: true, Visible: true, Encoded: true},
+	OpAlloc:   {Name: "alloc", Blocks: true, Visible: true, Encoded: true},
+	OpFree:    {Name: "free", Visible: true, Encoded: true},
 }
 
 // Props returns the operation's properties.
@@ -393,9 +393,10 @@ type Transition struct {
 	Locks         []*Mutex // lock/unlock operations
 	Joins         []*Template
 	Chans         []*Channel // send, recv and len
-	// InnerGuard: an assume or a lock inside the transition's atomic section,
-	// after its first operation, may fail; the step then undoes what it did
-	// and the thread is stuck (Program.Step).
+	// InnerGuard: an assume, a lock or a join of a thread value inside the
+	// transition's atomic section, after its first operation, may fail (find
+	// its condition false, the mutex held, the thread running); the step then
+	// undoes what it did and the thread is stuck (Program.Step).
 	InnerGuard bool
 }
 

@@ -235,7 +235,7 @@ func (r *run) deepen(bound int) error {
 			// more than 195,513 without). docs/symbolic.md has the figures.
 			r.stats.Depth = int64(k)
 			if k >= static {
-				return nil // safe
+				return r.modelCut(k) // safe, unless a pool cut an execution
 			}
 			continue
 		}
@@ -255,7 +255,8 @@ func (r *run) deepen(bound int) error {
 			return nil
 		case solver.Unsat:
 			r.stats.Depth = int64(k)
-			return nil // safe: every execution ends within k steps
+			// Safe: every execution ends within k steps, unless a pool cut one.
+			return r.modelCut(k)
 		}
 		r.stats.Depth = int64(k)
 		if r.e.Progress != nil {
@@ -263,7 +264,54 @@ func (r *run) deepen(bound int) error {
 			r.e.Progress(&r.stats)
 		}
 	}
+	if err := r.modelCut(bound); err != nil {
+		return err
+	}
 	r.out.CutBy(fmt.Sprintf("some execution is longer than the depth bound %d", bound))
+	return nil
+}
+
+// modelCutNote is the explicit engine's note for an execution a pool cut.
+const modelCutNote = "a thread pool or heap pool of the model ran out (raise --pool)"
+
+// modelCut asks, once the run has shown that no violation exists in
+// executions of at most k steps (the step encoding) or within the final
+// bounds (the partial-order encoding), whether one of those executions ends
+// with a thread waiting at a full thread or heap pool (ir.CutByLimit). Such
+// an execution was cut by a bound of the model, as the explicit engine
+// records it: the verdict is at most bounded-safe, and the outcome says that
+// the model cut it. Completeness (Live, Exceed, Long) counts only enabled
+// threads, so it cannot see these executions.
+func (r *run) modelCut(k int) error {
+	if !encode.CanLimit(r.p) {
+		return nil
+	}
+	var lit, gen *solver.Term
+	var err error
+	if r.po != nil {
+		if gen, err = r.po.Seal(r.ctx); err == nil {
+			lit, err = r.po.LimitCut()
+		}
+	} else {
+		lit, err = r.u.LimitCut(k)
+	}
+	if err != nil {
+		return fmt.Errorf("symbolic: depth %d: %w", k, err)
+	}
+	lits := []*solver.Term{lit}
+	if gen != nil {
+		lits = append(lits, gen)
+	}
+	st, err := r.check(lits...)
+	switch {
+	case err != nil:
+		return fmt.Errorf("symbolic: depth %d: %w", k, err)
+	case st == solver.Unknown:
+		r.stop(r.decided)
+	case st == solver.Sat:
+		r.out.ModelCut = true
+		r.out.CutBy(modelCutNote)
+	}
 	return nil
 }
 
@@ -370,6 +418,16 @@ func (r *run) finish(err error) (*verify.Result, error) {
 	if err != nil && !r.stopError(err) {
 		return nil, err
 	}
+	if v := r.out.Violation; v != nil && v.Kind == ir.Unsupported {
+		// Unknown, but the step the model cannot express must be reached
+		// concretely too; the replayed violation (with ir's message) is
+		// the one reported.
+		got, err := r.confirmUnsupported(v)
+		if err != nil {
+			return nil, fmt.Errorf("symbolic %s/%s: internal error: %w", r.names.Solver, r.names.POR, err)
+		}
+		r.out.Violation = got
+	}
 	res := r.out.Decide()
 	res.Engine, res.Solver, res.POR, res.Algo = r.names.Engine, r.names.Solver, r.names.POR, r.names.Algo
 	res.Bound = r.names.Bound
@@ -386,6 +444,24 @@ func (r *run) finish(err error) (*verify.Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// confirmUnsupported replays the trace of a step the model cannot express,
+// as verify.Validate replays a violation's.
+func (r *run) confirmUnsupported(v *ir.Violation) (*ir.Violation, error) {
+	trace := r.out.Trace
+	if r.e.corrupt != nil {
+		trace = r.e.corrupt(trace)
+	}
+	_, got, err := r.p.Confirm(trace, ir.Unsupported)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%w: %v", verify.ErrReplay, err)
+	case got.Pos != v.Pos || got.Thread != v.Thread:
+		return nil, fmt.Errorf("%w: replay fails at %s in thread %d, engine reported %s in thread %d",
+			verify.ErrReplay, got.Pos, got.Thread, v.Pos, v.Thread)
+	}
+	return got, nil
 }
 
 // canBlock reports whether some transition of p starts with an operation that

@@ -179,7 +179,7 @@ func (r *run) deepenPartialOrder(po *encode.PartialOrder, k int) error {
 		// Every execution of at most K steps is within the bounds and has no
 		// violation. Is any execution longer than K?
 		if sum(bounds) < k {
-			return nil // safe
+			return r.modelCut(k) // safe, unless a pool cut an execution
 		}
 		long, err := po.Long()
 		if err != nil {
@@ -195,9 +195,13 @@ func (r *run) deepenPartialOrder(po *encode.PartialOrder, k int) error {
 			return stop()
 		case solver.Sat:
 			r.stats.Depth = int64(k)
+			if err := r.modelCut(k); err != nil {
+				return err
+			}
 			r.out.CutBy(fmt.Sprintf("some execution is longer than the depth bound %d", k))
+			return nil
 		}
-		return nil // safe when Long is unsatisfiable
+		return r.modelCut(k) // safe when Long is unsatisfiable, unless a pool cut an execution
 	}
 }
 

@@ -83,6 +83,32 @@ int main(void) {
 	if code != 0 || !strings.Contains(out, "unknown explicit algorithm") {
 		t.Errorf("--algo magic: exit %d\n%s", code, out)
 	}
+
+	// A nondet too wide to enumerate: svcomp.Choose gives the task to the
+	// symbolic engine, which finds the one key (false) and proves that no
+	// key below 10 is it (true).
+	const wideSrc = `extern void reach_error(void);
+extern int __VERIFIER_nondet_int(void);
+int main(void) {
+    unsigned k = (unsigned)__VERIFIER_nondet_int();
+    if (k * 3u == 123456790u) reach_error();
+    return 0;
+}
+`
+	put("wide.i", wideSrc)
+	put("narrow.i", strings.Replace(wideSrc, "123456790u)", "123456790u && k < 10u)", 1))
+	wide := task("wide.yml", "wide.i", "  - property_file: unreach-call.prp\n    expected_verdict: false\n")
+	narrow := task("narrow.yml", "narrow.i", "  - property_file: unreach-call.prp\n    expected_verdict: true\n")
+	code, out, _ = kbmc(t, "svcomp", wide, narrow)
+	for _, want := range []string{
+		"wide.yml: unreach-call: false (expected false, +1)",
+		"narrow.yml: unreach-call: true (expected true, +2)",
+		"by symbolic/gini",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("a full-range nondet: exit %d, output lacks %q:\n%s", code, want, out)
+		}
+	}
 	for _, args := range [][]string{{"svcomp"}, {"svcomp", "--depth", "5", racy}, {"svcomp", "--algo", "dfs", "--engine", "symbolic/gini", racy}} {
 		if code, _, _ := kbmc(t, args...); code != 1 {
 			t.Errorf("kbmc %v: exit %d, want 1 (usage)", args, code)
