@@ -22,8 +22,10 @@
 //     condition holds, as .kb's does; an atomic block's guard likewise;
 //   - nondet(lo, hi) is a tree of __VERIFIER_nondet_bool() choices with one
 //     leaf per value (the explicit engine then tries exactly the .kb draw's
-//     values), or, over more than MaxNondet values, __VERIFIER_nondet_int()
-//     filtered by an assume;
+//     values), or, over more than MaxNondet values, nondeterministic bits
+//     reduced to the range (where the explicit engine refuses the .kb form
+//     and enumerates the bits of the C form); nondet() is
+//     __VERIFIER_nondet_int();
 //   - each instance of each thread template is a thread that main creates,
 //     all in one atomic step before any runs, passing tid as the argument;
 //     join of a template is one pthread_join per instance, join(t[i]) one

@@ -2,6 +2,7 @@ package kb2c
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"kbmc/lang/syntax"
@@ -220,12 +221,23 @@ func (b *body) nondet(e *syntax.NondetExpr) cexpr {
 	}
 	lo, _, _ := b.t.constValue(b, e.Args[0])
 	hi, _, _ := b.t.constValue(b, e.Args[1])
-	if hi-lo+1 > MaxNondet {
-		v := b.temp(tInt)
-		return cexpr{pre: []string{
-			fmt.Sprintf("%s = __VERIFIER_nondet_int();", v),
-			fmt.Sprintf("__VERIFIER_assume(%s >= %s && %s <= %s);", v, literal(lo, tInt), v, literal(hi, tInt)),
-		}, text: v, stable: true}
+	if n := uint64(hi - lo + 1); n > MaxNondet {
+		// k nondeterministic bits u, and lo + u mod n in 32-bit unsigned
+		// arithmetic (which cfront, like C, wraps): every value of the range
+		// and no other. A full-width draw filtered by an assume would be a
+		// blocking operation inside the statement's step, which the symbolic
+		// encoding refuses, and no explicit search (nor the tests' oracle)
+		// enumerates 2^32 values; 2^k draws of bits it can.
+		k := bits.Len64(n - 1)
+		terms := make([]string, k)
+		for i := range terms {
+			terms[i] = fmt.Sprintf("((unsigned)__VERIFIER_nondet_bool() << %d)", i)
+		}
+		u := "(" + strings.Join(terms, " | ") + ")"
+		if n < 1<<Width {
+			u = fmt.Sprintf("(%s %% %dU)", u, n)
+		}
+		return cexpr{text: fmt.Sprintf("((int)(%dU + %s))", uint32(lo), u)}
 	}
 	var tree func(lo, hi int64) string
 	tree = func(lo, hi int64) string {

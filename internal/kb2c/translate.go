@@ -17,8 +17,9 @@ import (
 const Width = 32
 
 // MaxNondet is the widest nondet(lo, hi) drawn as a tree of nondeterministic
-// bools (explicit.DefaultMaxNondet values); a wider one is drawn from the
-// whole int range and filtered by an assume.
+// bools with one leaf per value, so that the explicit engine tries as many
+// values in both forms (explicit.DefaultMaxNondet); a wider one is drawn bit
+// by bit and reduced to the range.
 const MaxNondet = 256
 
 // Program is the C form of a .kb program.

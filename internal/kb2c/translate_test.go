@@ -118,6 +118,12 @@ shared int x = 0;
 thread p { for (x = 0; x < 2; x += 1) { } }
 thread q { x = 7; }
 thread main { join(p); join(q); assert(x == 2); }`, "assertion", false},
+	{"a statement function as a for step", `
+shared int x = 0;
+func next(int i) int { x++; int j = i + 1; return j; }
+thread p { for (int i = 0; i < 2; i = next(i)) { if (i == 1) { continue; } } }
+thread q { int v = x; assert(v <= 2); }
+thread main { join(p); assert(x == 2); }`, "", false},
 	{"continue and break inside atomic", `
 shared int x = 0;
 thread p {
@@ -302,6 +308,14 @@ thread q { f = true ^ f | false; assert(f); }`, "", false},
 shared int x = 0;
 thread p { int v = nondet(-2, 3); assume(v != 1); x = v; }
 thread main { join(p); assert(x >= -2 && x <= 3 && x != 1); assert(x != 3, "three"); }`, "assertion", false},
+	{"a wide nondet range", `
+shared int x;
+thread p { int v = nondet(-600, 600); assert(v >= -600 && v <= 600); x = v; }
+thread main { join(p); assert(x != 600, "the top"); assert(x != -600, "the bottom"); }`, "assertion", false},
+	{"a wide nondet range beside a deadlock", `
+mutex a; mutex b;
+thread p { int v = nondet(0, 300); if (v == 300) { lock(a); lock(b); } }
+thread q { lock(b); lock(a); }`, "deadlock", false},
 	{"yield and an empty atomic block are steps", `
 shared int x = 0;
 thread p { yield; atomic { } x = 1; }
