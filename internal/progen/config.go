@@ -122,6 +122,17 @@ func DistributedConfig() Config {
 	return c
 }
 
+// DualFormConfig is DefaultConfig without Await: classic programs that the
+// C translation (package kb2c) keeps verdict for verdict. An await that stays
+// false is a deadlock, and C has no wait with that meaning (an assume that
+// stays false cuts the execution instead). The same seed gives another
+// program than DefaultConfig's.
+func DualFormConfig() Config {
+	c := DefaultConfig()
+	c.Features &^= Await
+	return c
+}
+
 func (c Config) withDefaults() Config {
 	d := DefaultConfig()
 	if c.MinThreads <= 0 {

@@ -23,6 +23,10 @@
 // unanswered, overfill a channel or reorder a thread's operations. The size bound
 // counts every process instance's threads.
 //
+// DualFormConfig leaves out what has no faithful C form (await), for the test
+// that checks every engine on each program and on its C translation
+// (internal/kb2c).
+//
 // progen is not a benchmark generator (see bench for parametric families) and does not
 // produce programs with a known verdict: the verdict is whatever the reference
 // oracle computes. It produces no invalid programs; the parser fuzz targets cover
