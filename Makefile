@@ -43,8 +43,10 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
+# go test's default limit of 10 minutes per package is there to end a hang;
+# explicit's differential tests need most of it on a busy 2-core machine.
 unit:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 
 # The parallel searches share one outcome between workers, their tables, and
 # (dpor, bpor) the states above the work they steal: run them under the race
