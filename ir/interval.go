@@ -22,6 +22,10 @@ type Intervals struct {
 	min, max int64 // the W-bit range
 	tid      Interval
 	vars     func(*Var) (Interval, bool)
+	// memory, when set, evaluates the operations of C's and Go's memory
+	// (EAddr, EDeref, EPtrAdd, EPtrDiff, ESelf); nil, or false from it,
+	// means any value of the expression's type.
+	memory func(iv *Intervals, e *Expr) (Interval, bool)
 }
 
 // Intervals returns an evaluator of p's expressions in threads whose tid lies in
@@ -93,6 +97,11 @@ func (iv *Intervals) Eval(e *Expr) Interval {
 		}
 		return iv.top(e.Type)
 	case EAddr, EDeref, EPtrAdd, EPtrDiff, ESelf:
+		if iv.memory != nil {
+			if r, ok := iv.memory(iv, e); ok {
+				return r
+			}
+		}
 		return iv.top(e.Type)
 	case ENeg:
 		x := iv.Eval(e.X)

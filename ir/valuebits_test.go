@@ -1,9 +1,13 @@
 package ir_test
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"kbmc/cfront"
 	"kbmc/internal/progen"
 	"kbmc/ir"
 	"kbmc/lang"
@@ -124,4 +128,102 @@ func BenchmarkValueBits(b *testing.B) {
 	for b.Loop() {
 		p.ValueBits(50000)
 	}
+}
+
+// TestValueBitsC runs the C programs of testdata and bench/programs at random
+// and checks that every value other than a Bool — every cell of every state
+// within the step bound, every value a step reads, writes or draws — fits in
+// ValueBits(steps) bits: typed integers, pointers, thread values, heap
+// blocks' status.
+func TestValueBitsC(t *testing.T) {
+	const steps = 14
+	files, _ := filepath.Glob("../testdata/c-*.c")
+	more, _ := filepath.Glob("../bench/programs/*.c")
+	files = append(files, more...)
+	if len(files) < 30 {
+		t.Fatalf("%d C programs", len(files))
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := cfront.Compile(f, src, cfront.Config{Defines: map[string]int64{"N": 2}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bits := p.ValueBits(steps)
+			lo, hi := -(int64(1) << (bits - 1)), int64(1)<<(bits-1)-1
+			if bits == 64 {
+				return // every value fits
+			}
+			cells := nonBoolCells(p)
+			check := func(what string, v int64) {
+				t.Helper()
+				if v < lo || v > hi {
+					t.Fatalf("%s holds %d, outside %d bits", what, v, bits)
+				}
+			}
+			rng := rand.New(rand.NewPCG(uint64(len(src)), 7))
+			for run := 0; run < 60; run++ {
+				s := p.Initial()
+				ch := ir.Choices{Rand: rng}
+				ev := ir.Event{TraceLocals: true}
+				for step := 0; step <= steps; step++ {
+					for _, c := range cells {
+						check(fmt.Sprintf("run %d, after %d steps, cell %d", run, step, c), s[c])
+					}
+					var enabled []int
+					for th := range p.Threads {
+						if p.Enabled(s, th) {
+							enabled = append(enabled, th)
+						}
+					}
+					if len(enabled) == 0 || step == steps {
+						break
+					}
+					ch.Reset(nil)
+					p.Step(s, enabled[rng.IntN(len(enabled))], &ch, &ev)
+					for _, a := range ev.Accesses {
+						if k, _ := p.Locate(a.Loc); k == ir.LocCell {
+							check(fmt.Sprintf("run %d, step %d, an access to %s", run, step, p.LocationName(a.Loc)), a.Value)
+						}
+					}
+					for _, a := range ev.LocalWrites {
+						check(fmt.Sprintf("run %d, step %d, a local", run, step), a.Value)
+					}
+					for _, c := range ev.Choices {
+						check(fmt.Sprintf("run %d, step %d, a draw", run, step), c.Value)
+					}
+					if ev.Violation != nil {
+						break
+					}
+				}
+			}
+		})
+	}
+}
+
+// nonBoolCells lists the state cells of p's variables, shared and local,
+// that are not Bools.
+func nonBoolCells(p *ir.Program) []int {
+	var cells []int
+	for _, v := range p.Shared {
+		for c := range v.Cells() {
+			if v.CellType(c) != ir.Bool {
+				cells = append(cells, v.Offset+c)
+			}
+		}
+	}
+	for _, th := range p.Threads {
+		for _, v := range th.Template.Locals {
+			for c := range v.Cells() {
+				if v.CellType(c) != ir.Bool {
+					cells = append(cells, th.Base+1+v.Offset+c)
+				}
+			}
+		}
+	}
+	return cells
 }
