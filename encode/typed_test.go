@@ -7,7 +7,6 @@ import (
 
 	"kbmc/cfront"
 	"kbmc/internal/annotation"
-	"kbmc/ir"
 	"kbmc/lang"
 	"kbmc/solver"
 )
@@ -54,23 +53,28 @@ func TestWidthKB(t *testing.T) {
 	}
 }
 
-// TestWidthC checks the width of C programs' values: wide enough for every
-// typed value the program has (an unsigned type needs a bit more than its
-// width, to stay positive), no wider; and raw Bools only where an 8-bit
-// access may meet a _Bool cell.
+// TestWidthC checks the width of C programs' values. Without a step bound
+// it is the program's (64 bits: every value of every type); with one, what
+// the values of executions within it need (ir.Program.ValueBits): a few bits
+// where they stay small, a type's width where an operation may wrap (an
+// unsigned type one bit more, to stay positive) or a nondet draws any value
+// of it. Raw Bools only where an 8-bit access may meet a _Bool cell, and
+// then every type's full width (ValueBits reads a Bool as 0 or 1).
 func TestWidthC(t *testing.T) {
 	tests := []struct {
 		name, src string
-		w         int
+		bound     int  // the width within 10 steps
+		exact     bool // else at most bound
 		raw       bool
 	}{
-		{"int only", "int x; int main(void) { x = x + 1; return 0; }", 32, false},
-		{"unsigned", "unsigned x; int main(void) { x = x - 1u; return 0; }", 33, false},
-		{"short and char", "short s; signed char c; int main(void) { s = c; return 0; }", 16, false},
-		{"promoted to int", "short s; signed char c; int main(void) { s = s + c; return 0; }", 32, false},
-		{"long long", "long long x; int main(void) { x = x * 3; return 0; }", 64, false},
-		{"a pointer", "int x; int main(void) { int *p = &x; *p = 1; return 0; }", 64, false},
-		{"a char pointer over a _Bool", "_Bool b; int main(void) { char *p = (char *)&b; *p = 2; return b; }", 64, true},
+		{"int only", "int x; int main(void) { x = x + 1; return 0; }", 8, false, false},
+		{"unsigned that wraps", "unsigned x; int main(void) { x = x - 1u; return 0; }", 33, true, false},
+		{"short and char", "short s; signed char c; int main(void) { s = c; return 0; }", 8, false, false},
+		{"long long", "long long x; int main(void) { while (1) x = x * 3 + 1; return 0; }", 24, false, false},
+		{"a full-range int", "extern int __VERIFIER_nondet_int(void); int x; int main(void) { x = __VERIFIER_nondet_int(); return 0; }", 32, true, false},
+		{"a 64-bit nondet", "extern long long __VERIFIER_nondet_longlong(void); long long x; int main(void) { x = __VERIFIER_nondet_longlong(); return 0; }", 64, true, false},
+		{"a pointer", "int x; int main(void) { int *p = &x; *p = 1; return 0; }", 8, false, false},
+		{"a char pointer over a _Bool", "_Bool b; int main(void) { char *p = (char *)&b; *p = 2; return b; }", 64, true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,16 +82,12 @@ func TestWidthC(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			u := newCore(p, solver.NewBuilder(), nil, Options{Steps: 10})
-			if u.w != tt.w || u.raw != tt.raw {
-				t.Errorf("width %d, raw bools %v; want %d, %v", u.w, u.raw, tt.w, tt.raw)
+			if u := newCore(p, solver.NewBuilder(), nil, Options{}); u.w != p.Width || u.raw != tt.raw {
+				t.Errorf("no step bound: width %d, raw bools %v; want %d, %v", u.w, u.raw, p.Width, tt.raw)
 			}
-			for _, v := range p.Shared {
-				for c := range v.Cells() {
-					if ct := v.CellType(c); ct != ir.Bool && ct.Bits(p.Width) > u.w {
-						t.Errorf("%s: a cell of %d bits, width %d", v.Name, ct.Bits(p.Width), u.w)
-					}
-				}
+			u := newCore(p, solver.NewBuilder(), nil, Options{Steps: 10})
+			if tt.exact && u.w != tt.bound || !tt.exact && u.w > tt.bound || u.raw != tt.raw {
+				t.Errorf("10 steps: width %d, raw bools %v; want %d (exact %v), %v", u.w, u.raw, tt.bound, tt.exact, tt.raw)
 			}
 		})
 	}

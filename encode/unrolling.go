@@ -171,14 +171,19 @@ func newCore(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) 
 		numLocs:  p.NumLocations(),
 		lits:     make(map[string]*solver.Term),
 	}
-	if opts.Steps > 0 {
+	switch {
+	case opts.Steps > 0:
+		// Every value of those executions, typed ones included (typed.go).
 		u.w = p.ValueBits(opts.Steps)
+	case typedWidth(p) > 0:
+		// Typed values are held exactly (typed.go); Int values wrap at W
+		// where u.w exceeds it.
+		u.w = max(u.w, typedWidth(p))
 	}
-	if tw := typedWidth(p); tw > 0 {
-		// Typed values are held exactly (typed.go); Int values, which
-		// ValueBits bounds, wrap at W where u.w exceeds it.
-		u.w = max(u.w, tw)
-		u.raw = rawBools(p)
+	if u.raw = rawBools(p); u.raw {
+		// A Bool cell may hold any char, which ValueBits, reading Bools
+		// as 0 or 1, does not follow: every type's full width.
+		u.w = max(p.Width, typedWidth(p))
 	}
 	u.cellType = make([]ir.Type, p.SharedSize)
 	for _, v := range p.Shared {
