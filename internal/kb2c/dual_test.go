@@ -66,7 +66,7 @@ var (
 	dualSeed     = flag.Int64("dual.seed", -1, "TestDualForm checks only this seed, with every engine")
 	dualTimeout  = flag.Duration("dual.timeout", 30*time.Second, "time limit of one engine on one form of one program")
 	dualBounded  = flag.Int("dual.bounded-every", 4, "TestDualForm runs the preemption- and fair-bounded variants on every Nth seed")
-	dualSymbolic = flag.Int("dual.symbolic-every", 5, "TestDualForm runs the symbolic engine on every Nth seed whose C form encode.Supported accepts, one solver and encoding in turn")
+	dualSymbolic = flag.Int("dual.symbolic-every", 10, "TestDualForm runs the symbolic engine on every Nth seed whose C form encode.Supported accepts, one solver and encoding in turn")
 	dualSpin     = flag.Int("dual.spin-every", 10, "every Nth seed's program may spin (0: none)")
 	dualStates   = flag.Int("dual.max-states", 1<<19, "the oracle's limit on a state graph")
 )
