@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,15 +59,14 @@ import (
 //
 // Every third seed's program has more deliberate faults. Every tenth seed
 // (-dual.spin-every) adds spin loops (loop heads that read shared memory),
-// whose executions may run for ever: those are checked at depth 10, as
-// explicit's differential test does.
+// whose executions may run for ever: those are checked at depth 8.
 var (
 	dualSeeds    = flag.Int("dual.seeds", 300, "TestDualForm checks the programs of seeds from..from+N-1")
 	dualFrom     = flag.Uint64("dual.from", 0, "TestDualForm's first seed")
 	dualSeed     = flag.Int64("dual.seed", -1, "TestDualForm checks only this seed, with every engine")
 	dualTimeout  = flag.Duration("dual.timeout", 30*time.Second, "time limit of one engine on one form of one program")
 	dualBounded  = flag.Int("dual.bounded-every", 4, "TestDualForm runs the preemption- and fair-bounded variants on every Nth seed")
-	dualSymbolic = flag.Int("dual.symbolic-every", 5, "TestDualForm runs the symbolic engine on every Nth seed whose C form encode.Supported accepts, one solver and encoding in turn")
+	dualSymbolic = flag.Int("dual.symbolic-every", 10, "TestDualForm runs the symbolic engine on every Nth seed whose C form encode.Supported accepts, one solver and encoding in turn")
 	dualSpin     = flag.Int("dual.spin-every", 10, "every Nth seed's program may spin (0: none)")
 	dualStates   = flag.Int("dual.max-states", 1<<19, "the oracle's limit on a state graph")
 )
@@ -82,10 +82,13 @@ func dualConfig(seed uint64) (progen.Config, int) {
 	}
 	if n := uint64(*dualSpin); n > 0 && seed%n == 7%n {
 		// A spinning thread can always take another step: a small depth
-		// keeps the stateless searches small.
+		// keeps the stateless searches small. Explicit's differential test
+		// takes 10; the C form, whose threads each start with a step of
+		// their own, runs a few steps deeper (Program.Depth), and every
+		// step more that a spinner may take multiplies the executions.
 		cfg.Features |= progen.SpinLoops
 		cfg.MaxThreads, cfg.MaxOps = 3, 3
-		return cfg, 10
+		return cfg, 8
 	}
 	return cfg, verify.DefaultDepth
 }
@@ -303,6 +306,7 @@ type run struct {
 	res     *verify.Result
 	refused *verify.UnsupportedError
 	err     error
+	took    time.Duration
 }
 
 func (e engine) run(f *form, noDeadlock bool) (out run) {
@@ -317,6 +321,8 @@ func (e engine) run(f *form, noDeadlock bool) (out run) {
 	if err != nil {
 		return run{err: err}
 	}
+	start := time.Now()
+	defer func() { out.took = time.Since(start) }()
 	r, err := eng.Check(ctx, f.p)
 	if errors.As(err, &out.refused) {
 		return out
@@ -371,6 +377,16 @@ func (e engine) check(f *form, noDeadlock bool, r run) error {
 	return nil
 }
 
+func (r run) String() string {
+	switch {
+	case r.err != nil:
+		return "error: " + r.err.Error()
+	case r.refused != nil:
+		return "refused: " + r.refused.Error()
+	}
+	return verdictString(r.res)
+}
+
 func verdictString(r *verify.Result) string {
 	if r.Verdict == verify.Unsafe && r.Violation != nil {
 		return fmt.Sprintf("unsafe (%s at %s: %s)", r.Violation.Kind, r.Violation.Pos, r.Violation.Msg)
@@ -392,6 +408,9 @@ type tally struct {
 	cutDiffers      int // verdicts that differ where a bound cuts an execution
 	disagree        int
 	kindDifferSeeds []string
+	// the slowest run: its time, form and seed
+	slowest  time.Duration
+	slowWhat string
 }
 
 func (a *tally) add(b tally) {
@@ -406,11 +425,14 @@ func (a *tally) add(b tally) {
 	a.cutDiffers += b.cutDiffers
 	a.disagree += b.disagree
 	a.kindDifferSeeds = append(a.kindDifferSeeds, b.kindDifferSeeds...)
+	if b.slowest > a.slowest {
+		a.slowest, a.slowWhat = b.slowest, b.slowWhat
+	}
 }
 
 // compare runs engine e on both forms of dc, in both deadlock modes, and
 // returns every failure.
-func (e engine) compare(dc *dualCase, st *tally) []string {
+func (e engine) compare(t *testing.T, dc *dualCase, st *tally, verbose bool) []string {
 	var fails []string
 	st.programs++
 	complete := dc.complete()
@@ -421,6 +443,17 @@ func (e engine) compare(dc *dualCase, st *tally) []string {
 		}
 		rk := e.run(&dc.kb, noDeadlock)
 		rc := e.run(&dc.c, noDeadlock)
+		for _, x := range []struct {
+			f string
+			r run
+		}{{".kb", rk}, {"C", rc}} {
+			if x.r.took > st.slowest {
+				st.slowest, st.slowWhat = x.r.took, fmt.Sprintf("%s form of seed %d", x.f, dc.seed)
+			}
+		}
+		if verbose {
+			t.Logf("%s%s: .kb %s in %v; C %s in %v", e.name, mode, rk, rk.took.Round(time.Millisecond), rc, rc.took.Round(time.Millisecond))
+		}
 		st.runs[0]++
 		st.runs[1]++
 		if e.symbolic && (rk.refused != nil || rc.refused != nil) {
@@ -492,7 +525,7 @@ func parallelEach(n int, f func(i int)) {
 
 // report prints the first failures in full (with both programs), a line for
 // each of the next ones, and the seeds of the rest.
-func report(t *testing.T, seeds []uint64, cases []*dualCase, fails [][]string) {
+func report(t *testing.T, seeds []uint64, programs []string, fails [][]string) {
 	t.Helper()
 	full, lines, rest := 0, []string(nil), []string(nil)
 	for i, fs := range fails {
@@ -502,12 +535,8 @@ func report(t *testing.T, seeds []uint64, cases []*dualCase, fails [][]string) {
 		switch {
 		case full < 5:
 			full++
-			progs := ""
-			if cases[i] != nil {
-				progs = cases[i].programs()
-			}
 			t.Errorf("seed %d:\n  %s\n  reproduce: go test ./internal/kb2c -run TestDualForm -dual.seed=%d -v%s",
-				seeds[i], strings.Join(fs, "\n  "), seeds[i], progs)
+				seeds[i], strings.Join(fs, "\n  "), seeds[i], programs[i])
 		case len(lines) < 30:
 			first, _, _ := strings.Cut(fs[0], "\n")
 			lines = append(lines, fmt.Sprintf("seed %d: %s", seeds[i], first))
@@ -551,13 +580,23 @@ func TestDualForm(t *testing.T) {
 	seeds := dualSeedList()
 	es := engines(t)
 	start := time.Now()
-	cases := make([]*dualCase, len(seeds))
+	// Only the programs of failing seeds are kept: a campaign checks
+	// thousands.
+	programs := make([]string, len(seeds))
 	fails := make([][]string, len(seeds))
+	var done atomic.Int64
 	tallies := make([][]tally, len(seeds))
 	stats := make([]caseStats, len(seeds))
 	parallelEach(len(seeds), func(i int) {
 		dc, err := newDualCase(seeds[i])
-		cases[i] = dc
+		defer func() {
+			if len(fails[i]) > 0 {
+				programs[i] = dc.programs()
+			}
+			if n := done.Add(1); n%1000 == 0 {
+				t.Logf("%d of %d programs checked, %v", n, len(seeds), time.Since(start).Round(time.Second))
+			}
+		}()
 		if err != nil {
 			fails[i] = []string{err.Error()}
 			return
@@ -586,22 +625,22 @@ func TestDualForm(t *testing.T) {
 					continue
 				}
 			}
-			fails[i] = append(fails[i], e.compare(dc, &tallies[i][j])...)
+			fails[i] = append(fails[i], e.compare(t, dc, &tallies[i][j], len(seeds) == 1)...)
 		}
 		if len(seeds) == 1 {
 			t.Logf("seed %d: .kb oracle %v %v; C oracle %v %v%s", seeds[i], dc.kb.o, dc.kb.oerr, dc.c.o, dc.c.oerr, dc.programs())
 		}
 	})
-	report(t, seeds, cases, fails)
+	report(t, seeds, programs, fails)
 
-	var programs, spin, compared, tooBig, complete, symDue int
+	var checked, spin, compared, tooBig, complete, symDue int
 	var symRefused []string
 	verdicts := map[string]int{}
 	for _, st := range stats {
 		if st.checked {
 			verdicts[st.verdict]++
 		}
-		programs += b2i(st.checked)
+		checked += b2i(st.checked)
 		spin += b2i(st.spin)
 		compared += b2i(st.compared)
 		tooBig += b2i(st.tooBig)
@@ -623,6 +662,9 @@ func TestDualForm(t *testing.T) {
 		total.add(st)
 		line := fmt.Sprintf("%-30s programs %4d  runs .kb %5d  C %5d  agree %5d  kind differs %3d  cut differs %3d  disagree %d",
 			e.name, st.programs, st.runs[0], st.runs[1], st.agree, st.kindDiffers, st.cutDiffers, st.disagree)
+		if st.slowest > 0 {
+			line += fmt.Sprintf("  slowest %v (%s)", st.slowest.Round(time.Millisecond), st.slowWhat)
+		}
 		if n := st.refused[0] + st.refused[1]; n > 0 {
 			sort.Strings(st.refusals)
 			line += fmt.Sprintf("  refused .kb %d C %d, e.g. %s", st.refused[0], st.refused[1], st.refusals[0])
@@ -633,7 +675,7 @@ func TestDualForm(t *testing.T) {
 		}
 	}
 	t.Logf("%d programs (%d may spin) in %v; whole state graphs compared on %d, too large for the oracle on %d; every execution of both forms ends within its depth on %d",
-		programs, spin, time.Since(start).Round(time.Millisecond), compared, tooBig, complete)
+		checked, spin, time.Since(start).Round(time.Millisecond), compared, tooBig, complete)
 	var vs []string
 	for v, n := range verdicts {
 		vs = append(vs, fmt.Sprintf("%s %d", v, n))

@@ -844,14 +844,14 @@ func (g *gen) thread(t *template) {
 	t.text = fmt.Sprintf("%s {\n%s}", head, b.w.String())
 }
 
-// estimate is the number of interleavings of the threads' longest paths, times the
-// nondet combinations.
+// estimate is the number of interleavings of the threads' longest paths (each with
+// StartSteps more transitions), times the nondet combinations.
 func (g *gen) estimate() float64 {
 	var steps []int
 	f := 1.0
 	for _, t := range g.allThreads() {
 		for range t.instances() {
-			steps = append(steps, t.steps)
+			steps = append(steps, t.steps+g.cfg.StartSteps)
 			f *= t.nondet
 		}
 	}
