@@ -111,8 +111,15 @@ type Simulation struct {
 // depth steps, when the scheduler says so, or when ctx ends.
 func Simulate(ctx context.Context, p *ir.Program, depth int, sched Scheduler, rng *rand.Rand) (*Simulation, error) {
 	sim := &Simulation{}
+	err := simulate(ctx, p, depth, sched, &ir.Choices{Rand: rng}, sim)
+	return sim, err
+}
+
+// simulate is Simulate with the values drawn by ch, into sim, whose trace's
+// buffer it reuses.
+func simulate(ctx context.Context, p *ir.Program, depth int, sched Scheduler, ch *ir.Choices, sim *Simulation) error {
+	*sim = Simulation{Trace: sim.Trace[:0]}
 	s := p.Initial()
-	ch := ir.Choices{Rand: rng}
 	var ev ir.Event
 	var enabled []int
 	last := -1
@@ -134,31 +141,31 @@ func Simulate(ctx context.Context, p *ir.Program, depth int, sched Scheduler, rn
 			default:
 				sim.End = "every thread terminated"
 			}
-			return sim, nil
+			return nil
 		}
 		if step == depth {
 			sim.End = fmt.Sprintf("depth bound %d reached", depth)
-			return sim, nil
+			return nil
 		}
 		if err := ctx.Err(); err != nil {
 			sim.End = fmt.Sprintf("stopped after %d steps: %v", step, context.Cause(ctx))
-			return sim, nil
+			return nil
 		}
 		t, err := sched.Pick(step, enabled, last)
 		if err != nil {
-			return sim, err
+			return err
 		}
 		if t < 0 {
 			sim.End = "schedule ended"
-			return sim, nil
+			return nil
 		}
 		ch.Reset(nil)
-		p.Step(s, t, &ch, &ev)
+		p.Step(s, t, ch, &ev)
 		sim.Trace = append(sim.Trace, ir.Move{Thread: t, Choices: values(nil, ch.Made)})
 		last = t
 		if ev.Violation != nil {
 			sim.Violation, sim.End = ev.Violation, ev.Violation.Kind.String()
-			return sim, nil
+			return nil
 		}
 	}
 }

@@ -83,13 +83,16 @@ type Choice struct {
 }
 
 // Choices supplies nondeterministic values to Step: the first len(Fixed) draws take
-// their values from Fixed, later ones the range's low end (or a random value when
-// Rand is set). Made records every draw, so that an exhaustive search can enumerate
-// the alternatives with Next.
+// their values from Fixed, later ones the range's low end (or a value Draw picks
+// when set, else a random one when Rand is set). Made records every draw, so that
+// an exhaustive search can enumerate the alternatives with Next.
 type Choices struct {
 	Fixed []int64
 	Made  []Choice
 	Rand  *rand.Rand
+	// Draw picks a value from lo to hi (read as choose reads them); a random
+	// search sets it to favour the values programs test for.
+	Draw func(lo, hi int64) int64
 }
 
 // Reset prepares for a step whose draws start with fixed.
@@ -106,6 +109,8 @@ func (c *Choices) choose(lo, hi int64) int64 {
 	switch i := len(c.Made); {
 	case i < len(c.Fixed):
 		v = c.Fixed[i]
+	case c.Draw != nil:
+		v = c.Draw(lo, hi)
 	case c.Rand != nil && uint64(hi-lo) == 1<<64-1:
 		v = int64(c.Rand.Uint64())
 	case c.Rand != nil:

@@ -1,0 +1,173 @@
+package explicit
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"kbmc/ir"
+	"kbmc/verify"
+)
+
+// Hunt is the explicit engine's bug finder: random executions, one after
+// another, until one ends in a violation. It is not a search — it proves
+// nothing when it finds nothing, and its answer is then Unknown — but it draws
+// every nondeterministic value from the value's whole range, where the
+// searches refuse a range wider than MaxNondet, and it costs one execution's
+// steps per try whatever the program's state space. kbmc svcomp runs it beside
+// the engine it plans, so that a task whose bug lies behind a full-range
+// __VERIFIER_nondet_int, or in a state space too large to search, is still
+// answered false.
+//
+// Half the executions pick the next thread uniformly among the enabled ones;
+// the other half follow PCT ("A Randomized Scheduler with Probabilistic
+// Guarantees of Finding Bugs", Burckhardt et al., ASPLOS 2010, §3): random
+// thread priorities, the highest-priority enabled thread runs, and at a few
+// random steps the running thread drops below every other — a bug that needs
+// d ordering constraints is found with probability at least 1/(n·k^(d−1)).
+
+// HuntOptions configures Hunt.
+type HuntOptions struct {
+	Depth int    // steps per execution; 0 means DefaultHuntDepth
+	Seed  uint64 // the random source's seed: the same seed gives the same executions
+	// Want says which violations end the hunt (nil: every one); an execution
+	// that ends in another is counted and the hunt goes on.
+	Want func(*ir.Violation) bool
+}
+
+// DefaultHuntDepth is the length of Hunt's executions when none is given: long
+// enough for loops of a few hundred iterations, short enough for hundreds of
+// executions a second.
+const DefaultHuntDepth = 5000
+
+// Hunt runs random executions of p until one ends in a violation opts.Want
+// accepts (Unsafe, its trace replayed by verify.Validate) or ctx ends (Unknown,
+// with the number of executions tried).
+func Hunt(ctx context.Context, p *ir.Program, opts HuntOptions) (*verify.Result, error) {
+	start := time.Now()
+	depth := opts.Depth
+	if depth <= 0 {
+		depth = DefaultHuntDepth
+	}
+	h := &hunter{p: p, rng: newHuntRand(opts.Seed)}
+	h.ch.Draw = h.draw
+	res := &verify.Result{Engine: "explicit", Algo: "random", Bound: verify.Bound{Depth: depth, Preemptions: -1, Fair: -1},
+		StatKeys: []string{"executions", "transitions", "failed", "longest"}}
+	st := &res.Stats
+	var sim Simulation
+	for ctx.Err() == nil {
+		var sched Scheduler = randomScheduler{h.rng}
+		if st.Executions%2 == 1 {
+			sched = h.pct(depth)
+		}
+		if err := simulate(ctx, p, depth, sched, &h.ch, &sim); err != nil {
+			return nil, err
+		}
+		if ctx.Err() != nil && sim.Violation == nil {
+			break // a cut-short execution is not one
+		}
+		st.Executions++
+		st.Transitions += int64(len(sim.Trace))
+		h.lastLen = len(sim.Trace)
+		if sim.Violation == nil {
+			continue
+		}
+		st.Failed++
+		if opts.Want != nil && !opts.Want(sim.Violation) {
+			continue
+		}
+		st.Longest = int64(len(sim.Trace))
+		res.Verdict, res.Violation = verify.Unsafe, sim.Violation
+		res.Trace = append([]ir.Move(nil), sim.Trace...)
+		st.Time = time.Since(start)
+		if _, err := verify.Validate(p, res); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	st.Time = time.Since(start)
+	res.Verdict = verify.Unknown
+	res.Stopped = verify.StopReason(context.Cause(ctx))
+	res.Note = fmt.Sprintf("no violation in %d random executions of up to %d steps", st.Executions, depth)
+	return res, nil
+}
+
+// newHuntRand is Hunt's random source for a seed.
+func newHuntRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x6b626d63)) }
+
+// hunter holds Hunt's random source and the buffers its executions reuse.
+type hunter struct {
+	p       *ir.Program
+	rng     *rand.Rand
+	ch      ir.Choices
+	prio    []int
+	drops   []int
+	lastLen int
+}
+
+// draw picks a nondeterministic value from lo to hi (modulo 2^64, as
+// ir.Choices reads a range): narrow ranges uniformly; wide ones a quarter of
+// the time from the values programs test for (0, ±1, 2, the ends), a quarter
+// from small numbers, and the rest uniformly.
+func (h *hunter) draw(lo, hi int64) int64 {
+	n := uint64(hi - lo) // the range holds n+1 values
+	in := func(v int64) bool { return uint64(v-lo) <= n }
+	uniform := func() int64 {
+		if n == 1<<64-1 {
+			return int64(h.rng.Uint64())
+		}
+		return lo + int64(h.rng.Uint64N(n+1))
+	}
+	if n < 64 {
+		return uniform()
+	}
+	switch h.rng.IntN(4) {
+	case 0:
+		special := [...]int64{0, 1, -1, 2, lo, hi, lo + 1, hi - 1}
+		if v := special[h.rng.IntN(len(special))]; in(v) {
+			return v
+		}
+	case 1:
+		if v := h.rng.Int64N(33) - 16; in(v) {
+			return v
+		}
+	}
+	return uniform()
+}
+
+// pct returns a PCT scheduler for the next execution: a random priority per
+// thread, and up to three steps (within the last execution's length) at which
+// the running thread's priority drops below every other.
+func (h *hunter) pct(depth int) Scheduler {
+	n := len(h.p.Threads)
+	h.prio = h.prio[:0]
+	for i := range n {
+		h.prio = append(h.prio, i+1)
+	}
+	h.rng.Shuffle(n, func(i, j int) { h.prio[i], h.prio[j] = h.prio[j], h.prio[i] })
+	span := min(max(h.lastLen, 1), depth)
+	h.drops = h.drops[:0]
+	for range h.rng.IntN(4) {
+		h.drops = append(h.drops, h.rng.IntN(span))
+	}
+	return pctScheduler{h}
+}
+
+type pctScheduler struct{ h *hunter }
+
+func (s pctScheduler) Pick(step int, enabled []int, last int) (int, error) {
+	h := s.h
+	for _, d := range h.drops {
+		if d == step && last >= 0 {
+			h.prio[last] = -step - 1 // below every priority given so far
+		}
+	}
+	best := enabled[0]
+	for _, t := range enabled[1:] {
+		if h.prio[t] > h.prio[best] {
+			best = t
+		}
+	}
+	return best, nil
+}

@@ -1,0 +1,105 @@
+package explicit
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"kbmc/ir"
+	"kbmc/lang"
+	"kbmc/verify"
+)
+
+func TestHunt(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		src  string
+		want ir.ViolationKind // NoViolation: none, the hunt ends Unknown
+		only ir.ViolationKind // Want accepts only this kind (NoViolation: every kind)
+	}{
+		{"a bug behind a full-range value", `shared int x = 0;
+thread a { int v = nondet(); if (v == -1) { x = 1; } }
+thread b { assert(x == 0); }
+`, ir.Assertion, ir.NoViolation},
+		{"a lost update needs one interleaving", `shared int x = 0;
+thread w[2] { int r = x; x = r + 1; }
+thread m { join(w[0]); join(w[1]); assert(x == 2); }
+`, ir.Assertion, ir.NoViolation},
+		{"a deadlock passed over for the assertion asked for", `shared int x = 0;
+mutex a; mutex b;
+thread one { lock(a); lock(b); x = x + 1; unlock(b); unlock(a); }
+thread two { lock(b); lock(a); x = x + 2; unlock(a); unlock(b); }
+thread c { assert(x != 3); }
+`, ir.Assertion, ir.Assertion},
+		{"a safe program: nothing found, nothing claimed", `shared int x = 0;
+mutex m;
+thread w[3] { lock(m); x = x + 1; unlock(m); }
+thread c { int v = nondet(); assert(x <= 3); }
+`, ir.NoViolation, ir.NoViolation},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := lang.Compile("hunt.kb", []byte(tc.src), lang.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := HuntOptions{Seed: 1}
+			if tc.only != ir.NoViolation {
+				opts.Want = func(v *ir.Violation) bool { return v.Kind == tc.only }
+			}
+			// A safe program's hunt ends at the deadline; an unsafe one's
+			// deadline only ends a hang, and fails the test as too slow.
+			limit := time.Minute
+			if tc.want == ir.NoViolation {
+				limit = 200 * time.Millisecond
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), limit)
+			defer cancel()
+			res, err := Hunt(ctx, p, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == ir.NoViolation {
+				if res.Verdict != verify.Unknown || res.Stats.Executions == 0 {
+					t.Fatalf("verdict %v after %d executions, want unknown after some", res.Verdict, res.Stats.Executions)
+				}
+				return
+			}
+			if res.Verdict != verify.Unsafe {
+				t.Fatalf("no violation within %v: %s", limit, res.Note)
+			}
+			if res.Violation.Kind != tc.want {
+				t.Fatalf("found %v, want %v", res.Violation.Kind, tc.want)
+			}
+			// Hunt validated the trace; the same seed finds the same one.
+			again, err := Hunt(context.Background(), p, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.EqualFunc(res.Trace, again.Trace, func(a, b ir.Move) bool {
+				return a.Thread == b.Thread && slices.Equal(a.Choices, b.Choices)
+			}) {
+				t.Errorf("the same seed gave another trace")
+			}
+		})
+	}
+}
+
+// The values a hunt draws stay inside their range, narrow or full, and a wide
+// range's draws include the ends and small numbers.
+func TestHuntDraw(t *testing.T) {
+	h := &hunter{rng: newHuntRand(7)}
+	for _, r := range []struct{ lo, hi int64 }{{0, 3}, {-5, 200}, {0, 255}, {-1 << 31, 1<<31 - 1}, {0, -1}, {10, 1 << 40}} {
+		seen := map[int64]bool{}
+		for range 4000 {
+			v := h.draw(r.lo, r.hi)
+			if uint64(v-r.lo) > uint64(r.hi-r.lo) {
+				t.Fatalf("draw(%d, %d) = %d, outside the range", r.lo, r.hi, v)
+			}
+			seen[v] = true
+		}
+		if uint64(r.hi-r.lo) >= 64 && (!seen[r.lo] || !seen[r.hi]) {
+			t.Errorf("draw(%d, %d) never drew an end of the range", r.lo, r.hi)
+		}
+	}
+}
