@@ -135,20 +135,35 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 
 // svcompCheck runs the engines planned for a program (svcomp.Choose, or the
 // one --engine names) until one answers, each under the task's time limit
-// (what is left of it).
+// (what is left of it). Unless --engine or --algo chose the engine, a random
+// bug hunt (explicit.Hunt) runs beside them for the whole time limit: the
+// first reach_error() either finds ends the task false.
 func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, prop svcomp.Property, memory int64) (svcomp.Answer, string, string) {
 	attempts := svcomp.Choose(l.prog, explicit.DefaultMaxNondet)
+	hunt := true
 	if e := c.String("engine"); e != "" {
 		attempts = []svcomp.Attempt{{Engine: e, Depth: c.Int("depth")}}
+		hunt = false
 	}
 	if a := c.String("algo"); a != "" {
 		attempts = []svcomp.Attempt{{Engine: "explicit/" + a, Depth: c.Int("depth")}}
+		hunt = false
 	}
 	deadline := time.Now().Add(timeoutOf(c))
+	engCtx, stopEngines := context.WithCancel(ctx)
+	defer stopEngines()
+	var hunted <-chan *verify.Result
+	stopHunt := func() {}
+	if hunt && prop.Name == "unreach-call" {
+		var huntCtx context.Context
+		huntCtx, stopHunt = context.WithDeadline(ctx, deadline)
+		hunted = huntBeside(huntCtx, l.prog, stopEngines)
+	}
+	defer stopHunt()
 	answer, reason, engine := svcomp.Unknown, "", ""
 	for _, a := range attempts {
 		left := time.Until(deadline)
-		if left <= 0 {
+		if left <= 0 || engCtx.Err() != nil {
 			break
 		}
 		ec, err := engineByName(a.Engine, engineConfig{Solver: "gini", Explicit: explicit.Options{MaxNondet: explicit.DefaultMaxNondet, TCSSolver: "topo"}})
@@ -163,7 +178,7 @@ func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, prop svcomp.Pro
 		ec.Bounds.Memory = memory
 		ec.Timeout = left
 		engine = a.Engine
-		res, err := runEngine(ctx, l, ec)
+		res, err := runEngine(engCtx, l, ec)
 		if err != nil {
 			var ee *exitError
 			if errors.As(err, &ee) && ee.err != nil {
@@ -173,15 +188,46 @@ func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, prop svcomp.Pro
 			}
 			continue
 		}
+		if engCtx.Err() != nil && ctx.Err() == nil {
+			break // stopped because the hunt found the error
+		}
 		answer, reason = svcomp.Judge(prop.Name, res, a.Closed)
 		if answer != svcomp.Unknown {
+			stopHunt()
+			if hunted != nil {
+				<-hunted
+			}
 			return answer, "", engine
 		}
 		if res.Verdict.String() == "unknown" && res.Stopped != "" {
 			reason = unknownNote(res)
 		}
 	}
+	// No engine answered: the hunt has the rest of the time.
+	if hunted != nil {
+		if res := <-hunted; res != nil {
+			return svcomp.False, "", "explicit/random"
+		}
+	}
 	return answer, reason, engine
+}
+
+// huntBeside runs explicit.Hunt for reach_error() until ctx ends, and sends
+// its result: the validated counterexample, after calling found, or nil.
+func huntBeside(ctx context.Context, p *ir.Program, found func()) <-chan *verify.Result {
+	out := make(chan *verify.Result, 1)
+	go func() {
+		res, err := explicit.Hunt(ctx, p, explicit.HuntOptions{
+			Want: func(v *ir.Violation) bool { return v.Kind == ir.ReachError },
+		})
+		if err != nil || res.Verdict != verify.Unsafe {
+			out <- nil
+			return
+		}
+		found()
+		out <- res
+	}()
+	return out
 }
 
 // writeSvcompRow prints one answer as it comes:
