@@ -507,7 +507,7 @@ func variantsOf(algo string) []variant {
 	par.set = func(o *Options) { set(o); o.Workers = 2 }
 	sh := vs[0]
 	shards := fmt.Sprintf("shards=%d", *diffParts)
-	sh.name, sh.every, sh.engine = shards, 3, shardedMaker(algo, *diffParts)
+	sh.name, sh.every, sh.engine = shards, 3, shardedMaker(algo, *diffParts, false)
 	switch algo {
 	case "dfs":
 		par.set = func(o *Options) { o.Workers = 2 } // stateless: its counts add up exactly
@@ -517,7 +517,7 @@ func variantsOf(algo string) []variant {
 		spar, ssh := vs[0], vs[0]
 		spar.name, spar.every = "stateful/workers=2", 3
 		spar.set = func(o *Options) { o.Stateful, o.Workers = true, 2 }
-		ssh.name, ssh.every, ssh.engine = "stateful/"+shards, 3, shardedMaker(algo, *diffParts)
+		ssh.name, ssh.every, ssh.engine = "stateful/"+shards, 3, shardedMaker(algo, *diffParts, false)
 		vs = append(vs, spar, ssh)
 	case "bpor-preempt", "bpor-fair":
 		// The bounded runs too: the workers and the frontier carry the bound.
@@ -538,14 +538,15 @@ func variantsOf(algo string) []variant {
 		par4.set = func(o *Options) { set(o); o.Workers = 4 }
 		eager := par
 		eager.name, eager.every = "workers=3/eager", 6
-		eager.set = func(o *Options) { set(o); o.Workers, o.eagerSteal = 3, true }
+		eager.set = func(o *Options) { set(o); o.Workers = 3 }
+		eager.engine = func(o Options) (verify.Engine, error) { return newEager(algo, o) }
 		shp := sh
 		shp.name = shards + "/workers=2"
 		shp.set = func(o *Options) { set(o); o.Workers = 2 }
 		// The split of a sharded run (splitSearch), every 64 transitions.
 		she := sh
 		she.name = shards + "/eager"
-		she.set = func(o *Options) { set(o); o.eagerSteal = true }
+		she.engine = shardedMaker(algo, *diffParts, true)
 		vs = append(vs, par4, eager, shp, she)
 	case "persistent", "process-local":
 		// Each part on two workers, which share the part's tables.
@@ -561,14 +562,16 @@ func variantsOf(algo string) []variant {
 // parts shards, one after the other, and combines the parts' results as kbmc merge
 // does: unsafe if a part is (with its counterexample), else unknown if a part is,
 // else bounded-safe if a part is, safe only if every part is; counters add up.
-func shardedMaker(algo string, parts int) engineMaker {
-	return func(o Options) (verify.Engine, error) { return shardedEngine{algo, o, parts}, nil }
+// Each part runs eagerly (see eagerly) if eager says so.
+func shardedMaker(algo string, parts int, eager bool) engineMaker {
+	return func(o Options) (verify.Engine, error) { return shardedEngine{algo, o, parts, eager}, nil }
 }
 
 type shardedEngine struct {
 	algo  string
 	opts  Options
 	parts int
+	eager bool
 }
 
 func (e shardedEngine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
@@ -578,6 +581,9 @@ func (e shardedEngine) Check(ctx context.Context, p *ir.Program) (*verify.Result
 		o := e.opts
 		o.Shard = Shard{Index: i, Count: e.parts}
 		eng, err := New(e.algo, o)
+		if e.eager {
+			eng, err = newEager(e.algo, o)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -200,4 +201,62 @@ func loadFamily(t testing.TB, family string, n int64, noFold bool) *ir.Program {
 		t.Fatal(err)
 	}
 	return porCompile(t, family, string(src), lang.Config{Defines: map[string]int64{"N": n}, NoFold: noFold})
+}
+
+// eagerly wraps the engine of an algorithm whose workers steal work so that its
+// run gives work away at every chance (sharing.eager): thousands of tasks on
+// small programs, and a sharded run's search split every 64 transitions.
+type eagerly struct {
+	engine
+	name string
+}
+
+func (eagerly) eagerSteal() bool { return true }
+
+func (e eagerly) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
+	return check(ctx, p, e.name, e)
+}
+
+// newEager is New for an eager run (see eagerly).
+func newEager(name string, o Options) (verify.Engine, error) {
+	a, err := algorithmNamed(name)
+	if err != nil {
+		return nil, err
+	}
+	return eagerly{a.engine(o), name}, nil
+}
+
+// runSearches runs e on p as one run whose searches the test starts by hand,
+// all at once, one worker per task, sharing sh, and returns the run's result.
+func runSearches(ctx context.Context, p *ir.Program, name string, e engine, sh *sharing, tasks []*task) (*verify.Result, error) {
+	a, err := algorithmNamed(name)
+	if err != nil {
+		return nil, err
+	}
+	x, err := newExecutor(ctx, p, a, e.options())
+	if err != nil {
+		return nil, err
+	}
+	r, err := e.start(x, sh)
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	var total verify.Stats
+	var wg sync.WaitGroup
+	for i, t := range tasks {
+		wg.Go(func() {
+			w := x.newWorker(i)
+			w.at(t.root)
+			r.search(w).explore(t)
+			mu.Lock()
+			addStats(&total, &w.stats)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if err := r.finish(); err != nil {
+		return nil, err
+	}
+	return x.result(total)
 }

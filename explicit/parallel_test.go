@@ -29,7 +29,7 @@ func TestWorkersAndShardsOnTestdata(t *testing.T) {
 	}
 	ways := []way{
 		{"workers=2", func(algo string, o Options) (verify.Engine, error) { o.Workers = 2; return New(algo, o) }},
-		{"shards=3", func(algo string, o Options) (verify.Engine, error) { return shardedMaker(algo, 3)(o) }},
+		{"shards=3", func(algo string, o Options) (verify.Engine, error) { return shardedMaker(algo, 3, false)(o) }},
 	}
 	bounded := map[string]bool{"bpor-preempt": true, "bpor-fair": true}
 	for _, td := range readTestdata(t) {
@@ -190,9 +190,7 @@ func TestSharedVisitedUnderWayElsewhere(t *testing.T) {
 		}
 		// Every state the search reaches: those a first search stores.
 		first := newSharedVisited[struct{}](1)
-		o1 := o
-		o1.visited = first
-		if _, err := (DFS{Options: o1}).Check(context.Background(), p); err != nil {
+		if _, err := runSearches(context.Background(), p, "dfs", DFS{Options: o}, &sharing{workers: 1, visited: first}, []*task{{}}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		elsewhere := newSharedVisited[struct{}](1)
@@ -200,9 +198,7 @@ func TestSharedVisitedUnderWayElsewhere(t *testing.T) {
 			e, _ := elsewhere.visit(s, 0)
 			e.active.Or(1 << 63) // worker 63, under way
 		})
-		o2 := o
-		o2.visited = elsewhere
-		got, err := DFS{Options: o2}.Check(context.Background(), p)
+		got, err := runSearches(context.Background(), p, "dfs", DFS{Options: o}, &sharing{workers: 1, visited: elsewhere}, []*task{{}})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -217,11 +213,11 @@ func TestSharedVisitedUnderWayElsewhere(t *testing.T) {
 
 // runSharded runs every part of algo's search split into parts shards and
 // combines them as kbmc merge does (shardedMaker), collecting the terminal states.
-func runSharded(t *testing.T, algo string, o Options, p *ir.Program, parts int) (*verify.Result, *terminalSet) {
+func runSharded(t *testing.T, algo string, o Options, p *ir.Program, parts int, eager bool) (*verify.Result, *terminalSet) {
 	t.Helper()
 	terms := newTerminalSet()
 	o.Terminal = terms.add
-	eng, _ := shardedMaker(algo, parts)(o)
+	eng, _ := shardedMaker(algo, parts, eager)(o)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	r, err := eng.Check(ctx, p)
@@ -276,12 +272,12 @@ func TestStealing(t *testing.T) {
 	run := func(algo string, o Options, p *ir.Program) (*verify.Result, *terminalSet) {
 		terms := newTerminalSet()
 		o.Terminal = terms.add
-		var eng verify.Engine = parallelSearch{algo: algo, opts: o}
-		if o.Workers == 0 {
-			var err error
-			if eng, err = New(algo, o); err != nil {
-				t.Fatal(err)
-			}
+		eng, err := New(algo, o)
+		if o.Workers > 0 {
+			eng, err = newEager(algo, o) // one worker: the parallel search all the same
+		}
+		if err != nil {
+			t.Fatal(err)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -304,7 +300,7 @@ func TestStealing(t *testing.T) {
 			}
 			for _, workers := range []int{1, 3, -3} {
 				o := pr.opts
-				o.Workers, o.eagerSteal = workers, true // one worker: the parallel search all the same
+				o.Workers = workers
 				name := fmt.Sprintf("%s/%s/workers=%d", pr.name, algo, workers)
 				var got *verify.Result
 				var gotTerms *terminalSet
@@ -313,7 +309,7 @@ func TestStealing(t *testing.T) {
 					// each on two workers.
 					o.Workers = 2
 					name = fmt.Sprintf("%s/%s/shards=3", pr.name, algo)
-					got, gotTerms = runSharded(t, algo, o, pr.p, 3)
+					got, gotTerms = runSharded(t, algo, o, pr.p, 3, true)
 				} else {
 					got, gotTerms = run(algo, o, pr.p)
 				}
@@ -441,7 +437,7 @@ process idle { shared bool f; thread t { f = true; yield; f = false; } }`,
 				for _, parts := range []int{2, 3, 4} {
 					for _, workers := range []int{1, 2} {
 						o := Options{Options: verify.Options{Depth: d}, Workers: workers}
-						r, _ := runSharded(t, algo, o, p, parts)
+						r, _ := runSharded(t, algo, o, p, parts, false)
 						if r.Verdict != verify.Unsafe {
 							t.Errorf("%s at depth %d (least failing %d): %s in %d parts on %d workers says %s",
 								name, d, least, algo, parts, workers, r.Verdict)

@@ -2,11 +2,9 @@ package explicit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -473,12 +471,14 @@ func TestPersistentExhaustivePhase(t *testing.T) {
 			if want.Verdict == verify.Unsafe {
 				continue
 			}
-			x, err := newExecutor(context.Background(), p, o)
+			a, _ := algorithmNamed("persistent")
+			x, err := newExecutor(context.Background(), p, a, o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := newPersistentSearch(x, false, false)
+			s := newPersistentSearch(x.newWorker(0), false, false)
 			s.exhaust(0)
+			x.release()
 			if s.long != (want.Verdict == verify.BoundedSafe) {
 				t.Errorf("%s, depth %d: the exhaustive phase finds an execution longer than the bound: %v; dfs says %s",
 					tc.name, k, s.long, want.Verdict)
@@ -586,35 +586,32 @@ func sharedTablesAgree(p *ir.Program, depth int, algo string, boundedOnly bool, 
 	}
 	op, got := withTerminals(o)
 	var results []*verify.Result
-	phase := func(tables *persistentTables) error {
-		rs := make([]*verify.Result, workers)
-		errs := make([]error, workers)
-		var wg sync.WaitGroup
-		for w := range workers {
-			wg.Go(func() {
-				ow := op
-				ow.tables, ow.worker = tables, w
-				var e verify.Engine = Persistent{Options: ow}
-				if algo == "process-local" {
-					e = ProcessLocal{Options: ow}
-				}
-				rs[w], errs[w] = e.Check(context.Background(), p)
-			})
+	phase := func(tables *persistentTables, n int) error {
+		var e engine = Persistent{Options: op}
+		if algo == "process-local" {
+			e = ProcessLocal{Options: op}
 		}
-		wg.Wait()
-		results = append(results, rs...)
-		return errors.Join(errs...)
+		tasks := make([]*task, workers)
+		for w := range tasks {
+			tasks[w] = &task{phase: n}
+		}
+		r, err := runSearches(context.Background(), p, algo, e, &sharing{workers: workers, tables: tables}, tasks)
+		if err != nil {
+			return err
+		}
+		results = append(results, r)
+		return nil
 	}
 	long := true
 	if !boundedOnly {
 		exhaustive := newPersistentTables(workers, false)
-		if err := phase(exhaustive); err != nil {
+		if err := phase(exhaustive, 0); err != nil {
 			return err.Error()
 		}
 		long = exhaustive.long.Load()
 	}
 	if long {
-		if err := phase(newPersistentTables(workers, true)); err != nil {
+		if err := phase(newPersistentTables(workers, true), 1); err != nil {
 			return err.Error()
 		}
 	}

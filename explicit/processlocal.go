@@ -52,16 +52,13 @@ type ProcessLocal struct {
 
 // Check runs the search.
 func (a ProcessLocal) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
-	x, err := newExecutor(ctx, p, a.Options)
-	if err != nil {
-		return nil, err
-	}
-	s := newPersistentSearch(x, a.NoSleep, false)
-	s.share(a.Options)
-	pl := newProcessLocal(s)
-	s.choose = pl.choose
-	s.search(false)
-	return x.result("process-local", depthOnly(), "states", "local_states", "sleep_blocked")
+	return check(ctx, p, "process-local", a)
+}
+
+func (a ProcessLocal) options() Options { return a.Options }
+
+func (a ProcessLocal) start(x *executor, sh *sharing) (runner, error) {
+	return persistentRun{opts: a.Options, sh: sh, local: true}, nil
 }
 
 // processLocal chooses Branch(s, p).

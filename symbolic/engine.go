@@ -383,7 +383,7 @@ func (r *run) validate(res *verify.Result) error {
 	if r.e.corrupt != nil {
 		res.Trace = r.e.corrupt(res.Trace)
 	}
-	if _, err := verify.Validate(r.p, res); err != nil {
+	if err := verify.Validate(r.p, res); err != nil {
 		if !errors.Is(err, verify.ErrReplay) {
 			err = fmt.Errorf("%w: %v", verify.ErrReplay, err)
 		}

@@ -776,7 +776,7 @@ func optional(s string) *string {
 func jsonOf(l *loaded, ec engineConfig, res *verify.Result, opts traceOptions) (*jsonResult, error) {
 	j := &jsonResult{File: l.path, Verdict: res.Verdict.String(), Engine: res.Engine,
 		Algo: optional(res.Algo), Solver: optional(res.Solver), POR: optional(res.POR),
-		Stateful: res.Engine == "explicit" && res.Algo == "dfs" && ec.Explicit.Stateful,
+		Stateful: res.Engine == "explicit" && ec.Explicit.Stateful,
 		Bound:    map[string]int{"depth": res.Bound.Depth}, Stats: statValues(res), Property: l.property, Stopped: res.Stopped}
 	if res.Verdict == verify.Unknown {
 		j.Note = unknownNote(res)
