@@ -38,17 +38,6 @@ func ParseVerdict(s string) (Verdict, bool) {
 	return 0, false
 }
 
-// ExitCode is the CBMC-compatible process exit code for the verdict (DESIGN.md §7).
-func (v Verdict) ExitCode() int {
-	switch v {
-	case Unsafe:
-		return 10
-	case Unknown:
-		return 5
-	}
-	return 0
-}
-
 // Options are the bounds and switches common to every engine.
 type Options struct {
 	Depth      int  // maximum steps of an execution

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -289,21 +288,14 @@ func verdictLine(l *loaded, res *verify.Result) string {
 	return fmt.Sprintf("%s: safe: no violation; every execution ends within %s", l.path, boundText(res))
 }
 
-var symbolicStopped = regexp.MustCompile(`^stopped after depth (\d+): (.*)$`)
-
-// unknownNote says what an unknown run established before it stopped.
+// unknownNote says what an unknown run established before it stopped (the
+// symbolic engine's note already says how deep it showed there is no
+// violation, verify.Outcome.Decide).
 func unknownNote(res *verify.Result) string {
-	note := res.Note
-	switch {
-	case res.Engine == "explicit" && strings.HasPrefix(note, "stopped: "):
-		note = fmt.Sprintf("%s; no violation in the %s executions explored", note, formatCount(res.Stats.Executions))
-	case res.Engine == "symbolic" && symbolicStopped.MatchString(note):
-		// "stopped after depth 27: time limit 1s" says what the engine
-		// established as if it were a failure; say it as a result.
-		m := symbolicStopped.FindStringSubmatch(note)
-		note = fmt.Sprintf("no violation up to depth %s; stopped: %s", m[1], m[2])
+	if res.Engine == "explicit" && strings.HasPrefix(res.Note, "stopped: ") {
+		return fmt.Sprintf("%s; no violation in the %s executions explored", res.Note, formatCount(res.Stats.Executions))
 	}
-	return note
+	return res.Note
 }
 
 func boundText(res *verify.Result) string {
