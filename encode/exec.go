@@ -185,7 +185,7 @@ func (u *Unrolling) exec(i int, s *state, th *ir.Thread, tr *ir.Transition, act 
 				exitLocs = append(exitLocs, u.constVal(uint64(tm.Loc(t)), u.locWidth[th.ID]))
 				if t == ir.Exit {
 					// A terminating step writes the thread's termination status,
-					// which join reads (SYMBOLIC-POR.md, footprints).
+					// which join reads (docs/symbolic.md, "Footprints").
 					loc := u.p.ThreadLocation(th.ID)
 					acc.write[loc] = append(acc.write[loc], e.cond)
 				}
@@ -478,7 +478,8 @@ func (f *frame) owner(m *ir.Mutex, conds []*solver.Term) val {
 }
 
 // setOwner writes the owner of the lock conds selects, recording the lock's
-// location as written (SYMBOLIC-POR.md: lock and unlock write the mutex).
+// location as written (docs/symbolic.md, "Footprints": lock and unlock write
+// the mutex).
 func (f *frame) setOwner(m *ir.Mutex, conds []*solver.Term, x val) {
 	u, p := f.u, f.u.p
 	for j, at := range conds {

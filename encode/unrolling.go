@@ -12,7 +12,7 @@ import (
 
 // Options configure an Unrolling.
 type Options struct {
-	// Reduction adds partial-order constraints to every step (SYMBOLIC-POR.md);
+	// Reduction adds partial-order constraints to every step (docs/symbolic.md);
 	// nil adds none. A Reduction serves one Unrolling.
 	Reduction Reduction
 	// NoDeadlock leaves deadlocks out of Bad (--no-deadlock).
@@ -287,7 +287,7 @@ func (u *Unrolling) Threads() int { return len(u.p.Threads) }
 // Variables returns the number of solver variables the encoding has created.
 func (u *Unrolling) Variables() int { return u.vars }
 
-// Conflict is conflict(F, G) of SYMBOLIC-POR.md: ir's dependency relation
+// Conflict is conflict(F, G) (docs/symbolic.md, "Footprints"): ir's dependency relation
 // (ir.Conflicts) on some location both touch, as a term.
 func (u *Unrolling) Conflict(f, g Footprint) *solver.Term {
 	b := u.b
@@ -397,7 +397,7 @@ func (u *Unrolling) extend() error {
 	sel := b.BVVar(fmt.Sprintf("#sel@%d", i), u.selWidth)
 	u.vars += 2
 	// The halt flag is absorbing, and a failed step ends the execution
-	// (SYMBOLIC-POR.md, "The base encoding"). A halted step selects thread 0, so
+	// (docs/symbolic.md, "Scheduler and halting"). A halted step selects thread 0, so
 	// that a halted suffix has one model and schedules can be enumerated.
 	if i > 0 {
 		prev := u.steps[i-1]
@@ -546,7 +546,8 @@ func (u *Unrolling) keyName(k ir.StoreKey) string {
 }
 
 // statusOf computes enabledness, termination and deadlock of a state, following
-// ir.Program.Status and ir.Program.End (DESIGN.md §3 "Blocking", §4).
+// ir.Program.Status and ir.Program.End (docs/symbolic.md, "Enabledness,
+// termination, deadlock").
 func (u *Unrolling) statusOf(s *state, reach [][]bool) *status {
 	b, p := u.b, u.p
 	st := &status{}
@@ -672,7 +673,8 @@ func (u *Unrolling) taken(k int) *solver.Term {
 	return u.b.And(u.b.Not(u.steps[k-1].halt), u.b.Not(u.failed[k]))
 }
 
-// Live returns an assumption literal for the completeness query of DESIGN.md §4:
+// Live returns an assumption literal for the completeness query (docs/symbolic.md,
+// "Properties and queries"):
 // the first k steps are taken and some thread is still enabled in s_k. When it is
 // unsatisfiable (and Bad(k) is) every execution ends within k steps.
 func (u *Unrolling) Live(k int) (*solver.Term, error) {

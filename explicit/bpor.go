@@ -11,7 +11,7 @@ import (
 )
 
 // BPORPreempt is the preemption-bounded search of Coons, Musuvathi and McKinley's
-// Bounded Partial-Order Reduction (papers/bpor-bounded-por-proofs.txt): Algorithm 1
+// "Bounded Partial-Order Reduction" (OOPSLA 2013, and its proofs): Algorithm 1
 // with the Initialize and Backtrack of Algorithm 2. It explores every execution with
 // at most Preemptions preemptions (Def. 1.5: a step by another thread while the
 // previous step's thread is still enabled), up to partial-order equivalence; a

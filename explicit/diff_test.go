@@ -22,7 +22,7 @@ import (
 )
 
 // The differential harness: every algorithm in Algorithms() is run on generated
-// programs and compared with the reference DFS (DESIGN.md §9). There are two
+// programs and compared with the reference DFS (docs/explicit.md). There are two
 // families of programs: classic ones, threads over shared memory
 // (progen.DefaultConfig), and distributed ones, processes that talk through
 // channels (progen.DistributedConfig).
@@ -360,9 +360,9 @@ func setMinus(a, b *terminalSet) []terminal {
 // For the preemption-bounded algorithm it is the exact reference; unbounded, it
 // checks the reference DFS itself.
 //
-// Preemptions follow BPOR Def. 1.5 (DESIGN.md §3): Pb(S.t) = Pb(S) + 1 when t's thread
-// differs from last(S)'s and last(S)'s thread is enabled in final(S), the state in
-// which t is taken; the first step is free.
+// Preemptions follow BPOR Def. 1.5 (docs/explicit.md, bpor): Pb(S.t) = Pb(S) + 1 when
+// t's thread differs from last(S)'s and last(S)'s thread is enabled in final(S), the
+// state in which t is taken; the first step is free.
 type naiveSearch struct {
 	p          *ir.Program
 	depth      int
@@ -712,7 +712,8 @@ func (v variant) check(c *diffCase, st *stats) []string {
 		st.runs++
 		var unsup *verify.UnsupportedError
 		if errors.As(out.err, &unsup) {
-			// DESIGN.md §5: an algorithm may reject a construct it cannot handle.
+			// An algorithm may reject a construct it cannot handle
+			// (verify.UnsupportedError).
 			st.rejected++
 			if len(st.rejections) < 5 {
 				st.rejections = append(st.rejections, fmt.Sprintf("%s seed %d: %v", c.fam, c.seed, unsup))
@@ -759,7 +760,7 @@ func (v variant) check(c *diffCase, st *stats) []string {
 				fail("%s%s says %s; reference dfs says %s", label, modeName, got, want)
 			} else if res.Verdict == verify.Unsafe && res.Violation.Kind != ref.Violation.Kind {
 				// Both counterexamples replayed: two real violations, met in a
-				// different order (DESIGN.md §4: the first the search reaches).
+				// different order (verify.Outcome: the first the search reaches).
 				st.kindDiffers++
 				if len(st.kindDifferSeeds) < 10 {
 					st.kindDifferSeeds = append(st.kindDifferSeeds,

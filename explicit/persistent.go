@@ -10,8 +10,8 @@ import (
 )
 
 // Persistent is the selective search of Godefroid and Wolper, "Using partial orders
-// for the efficient verification of deadlock freedom and safety properties"
-// (papers/godefroid-wolper-deadlock-safety.txt): a stateful depth-first search that
+// for the efficient verification of deadlock freedom and safety properties" (CAV
+// 1991; docs/explicit.md, persistent): a stateful depth-first search that
 // executes, in each state, only a persistent set of the enabled transitions
 // (Figure 2) and prunes further with sleep sets (Figure 1); it finds deadlocks, and
 // assertion violations and run-time errors through the reduction of safety

@@ -246,8 +246,8 @@ func persistentCompareWith(t *testing.T, p *ir.Program, opts Options, a Persiste
 			continue
 		}
 		if porKind(got) != porKind(want) {
-			// Two different violations, each the first its search met (DESIGN.md
-			// §4): correct if the one found is reachable within the bound.
+			// Two different violations, each the first its search met
+			// (verify.Outcome): correct if the one found is reachable within the bound.
 			if kinds, _ := reachableKinds(p, o.Depth, noDeadlock); !kinds[got.Violation.Kind] {
 				t.Errorf("depth %d, no-deadlock %v: persistent reports %s, which no execution within the bound reaches",
 					o.Depth, noDeadlock, got.Violation.Kind)

@@ -9,7 +9,7 @@ import (
 
 // ProcessLocal is the partial-order reduction for distributed programs of
 // "Reduction Techniques for Distributed Applications"
-// (papers/reduction-distributed-applications.txt §3, Algorithm 1): a stateful
+// (§3, Algorithm 1; docs/explicit.md, process-local): a stateful
 // search that, in a state where process p can go on by itself, explores only p's
 // transitions:
 //

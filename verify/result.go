@@ -9,7 +9,7 @@ import (
 	"kbmc/ir"
 )
 
-// Verdict is the answer to "can a violation be reached?" (DESIGN.md §4).
+// Verdict is the answer to "can a violation be reached?" (docs/output.md).
 type Verdict uint8
 
 const (
