@@ -44,10 +44,18 @@ func TestWorkersAndShardsOnTestdata(t *testing.T) {
 			if stateful {
 				algo, opts.Stateful = "dfs", true
 			}
-			check := func(eng verify.Engine) *verify.Result {
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				defer cancel()
-				r, err := eng.Check(ctx, p)
+			// The sequential run gets 20 s, which only picks the programs
+			// compared; the others run until they end (untilHang).
+			check := func(eng verify.Engine, ref bool) *verify.Result {
+				var r *verify.Result
+				var err error
+				if ref {
+					ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+					r, err = eng.Check(ctx, p)
+					cancel()
+				} else {
+					r, err = untilHang(t, name, eng, p)
+				}
 				if err != nil {
 					if _, unsupported := err.(*verify.UnsupportedError); !unsupported {
 						t.Errorf("%s: %v", name, err)
@@ -60,7 +68,7 @@ func TestWorkersAndShardsOnTestdata(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref := check(seq)
+			ref := check(seq, true)
 			if ref == nil || ref.Verdict == verify.Unknown {
 				continue
 			}
@@ -69,11 +77,9 @@ func TestWorkersAndShardsOnTestdata(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got := check(eng)
+				got := check(eng, false)
 				switch {
 				case got == nil:
-				case got.Verdict == verify.Unknown:
-					t.Logf("%s %s: %s (sequential: %s)", name, w.name, verdictString(got), verdictString(ref))
 				case bounded[algo] && got.Verdict == verify.BoundedSafe && ref.Verdict == verify.Safe:
 					// The frontier cuts every prefix past the preemption bound;
 					// the sequential search knows when the cut one was redundant.
@@ -218,9 +224,7 @@ func runSharded(t *testing.T, algo string, o Options, p *ir.Program, parts int, 
 	terms := newTerminalSet()
 	o.Terminal = terms.add
 	eng, _ := shardedMaker(algo, parts, eager)(o)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	r, err := eng.Check(ctx, p)
+	r, err := untilHang(t, fmt.Sprintf("%s in %d parts", algo, parts), eng, p)
 	if err != nil {
 		t.Fatalf("%s: %v", algo, err)
 	}
@@ -279,9 +283,7 @@ func TestStealing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		r, err := eng.Check(ctx, p)
+		r, err := untilHang(t, fmt.Sprintf("%s on %d workers", algo, o.Workers), eng, p)
 		if err != nil {
 			if _, unsupported := err.(*verify.UnsupportedError); unsupported {
 				return nil, nil
