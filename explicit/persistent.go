@@ -410,7 +410,7 @@ func newPersistentRecord(threads int) persistentRecord {
 }
 
 // persistentTables is the table that the searches of one phase of a parallel run
-// share (see checkPhases): the exhaustive phase's heights (exhaustShared), or
+// share (see executor.runPhases): the exhaustive phase's heights (exhaustShared), or
 // the bounded phase's H (enterShared). The searches then run that phase alone.
 type persistentTables struct {
 	heights *sharedVisited[struct{}]

@@ -531,7 +531,7 @@ thread t[6] { for (int i = 0; i < 20; i++) { c[(tid + i) % 6] += 1; } }
 
 // TestPersistentSharedTables runs several searches of persistent and of
 // process-local at once from the initial state, phase by phase as a parallel run
-// does (checkPhases), all searches of a phase sharing its table, so that they meet
+// does (executor.runPhases), all searches of a phase sharing its table, so that they meet
 // each other's records under way on nearly every state, and requires of them
 // together what the sequential search guarantees: a violation exactly when dfs
 // finds one (replayed, of a kind some execution within the bound reaches), and
