@@ -320,8 +320,8 @@ func (t *lazyVar) swapOrders() []lazyOrder {
 //
 //  1. If c(w) swaps nothing, w is equivalent to u2: every event of Q reads what it
 //     read in u2, so w's next event would be matched too; and a pending event of
-//     Q+ would still be blocked, or w would be longer than the bound, since a
-//     pending event of a cut run is dependent with every other event.
+//     Q+ would still be blocked. (A run the bound cut has no system: it is
+//     explored along it, alongAt.)
 //  2. Let E be the closure, under the constraints of c(w), of the events the swaps
 //     move forward; E lies within Q+. Execute events of E, each after its
 //     constraint predecessors, with the values planned for it, and keep only those
