@@ -284,7 +284,13 @@ func (s *lazySearch) explore(*task) {
 		if !ok {
 			return
 		}
-		copy(s.path(n.depth), n.path)
+		// The path's values go into this search's own buffers: draws below
+		// the node reuse them (worker.draw), and the node's path is shared
+		// with every worker that takes one of its iterations.
+		for i, mv := range n.path {
+			m := &s.path(n.depth)[i]
+			m.Thread, m.Choices = mv.Thread, append(m.Choices[:0], mv.Choices...)
+		}
 		s.node = n
 		before := x.stats.Executions
 		l, c := s.iterate(n, it)
