@@ -36,7 +36,7 @@ func (f Family) Source() ([]byte, error) {
 	return programs.ReadFile("programs/" + f.File())
 }
 
-// suites names the benchmark suites (DESIGN.md §8).
+// suites names the benchmark suites of kbmc bench --suite.
 func suites() map[string][]string {
 	return map[string][]string{
 		"thesis": {"readers-writers", "indexer", "indexer-small", "branching"},

@@ -73,8 +73,7 @@ func (s *search) dfs(res *Result, persistent bool) error {
 			continue
 		}
 		if err := s.poll(); err != nil {
-			s.stopped(res)
-			return nil
+			return err
 		}
 		f.hi--
 		t := int(d.todo[f.hi])
@@ -86,9 +85,6 @@ func (s *search) dfs(res *Result, persistent bool) error {
 		if _, err := d.enter(int32(t)); err != nil {
 			return err
 		}
-	}
-	if res.Witness == nil && res.Verdict != Unknown {
-		res.Verdict = map[Modality]Verdict{Possibly: No, Definitely: Yes}[s.m]
 	}
 	return nil
 }
@@ -256,12 +252,10 @@ func (d *dfsRun) goal(proc int32) (bool, error) {
 		if err != nil || !ok {
 			return false, err
 		}
-		d.res.Verdict = Yes
 	case Definitely:
 		if !s.isFinal() {
 			return false, nil
 		}
-		d.res.Verdict = No
 	}
 	h := make([]int, 0, len(d.frames))
 	for _, f := range d.frames[1:] {

@@ -1,8 +1,8 @@
 // Package detect decides whether a recorded distributed computation possibly
 // (Poss Φ) or definitely (Def Φ) passed through a global state satisfying a
 // predicate Φ, after Stoller, Unnikrishnan and Liu, "Efficient Detection of Global
-// Properties in Distributed Systems Using Partial-Order Methods" (CAV 2000;
-// ../shared/papers/stoller-global-properties.txt, cited below as "Stoller §n").
+// Properties in Distributed Systems Using Partial-Order Methods" (CAV 2000, cited
+// below as "Stoller §n"; docs/detect.md).
 //
 // It is for three things:
 //

@@ -36,8 +36,7 @@ func (s *search) lattice(res *Result) error {
 					continue
 				}
 				if err := s.poll(); err != nil {
-					s.stopped(res)
-					return nil
+					return err
 				}
 				s.stats.Transitions++
 				s.advance(i)
@@ -54,7 +53,6 @@ func (s *search) lattice(res *Result) error {
 					s.stats.States++
 					parent, via = append(parent, id), append(via, int32(i))
 					if s.m == Possibly && ok || s.m == Definitely && s.isFinal() {
-						res.Verdict = map[Modality]Verdict{Possibly: Yes, Definitely: No}[s.m]
 						res.Witness = &Witness{Cut: s.cutCopy(), History: history(nid)}
 						return nil
 					}
@@ -62,11 +60,6 @@ func (s *search) lattice(res *Result) error {
 				s.retreat(i)
 			}
 		}
-	}
-	if s.m == Possibly {
-		res.Verdict = No
-	} else {
-		res.Verdict = Yes
 	}
 	return nil
 }
@@ -80,16 +73,10 @@ func (s *search) initial(res *Result) (bool, error) {
 		return true, err
 	}
 	switch {
-	case ok && s.m == Possibly:
-		res.Verdict = Yes
+	case ok && s.m == Possibly, !ok && s.m == Definitely && s.isFinal():
 		res.Witness = &Witness{Cut: s.cutCopy(), History: []int{}}
 		return true, nil
-	case ok:
-		res.Verdict = Yes
-		return true, nil
-	case s.m == Definitely && s.isFinal():
-		res.Verdict = No
-		res.Witness = &Witness{Cut: s.cutCopy(), History: []int{}}
+	case ok: // Def Φ holds: every history starts where Φ holds
 		return true, nil
 	}
 	return false, nil

@@ -171,3 +171,28 @@ func TestDetectTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdict checks the one place a search's answer is decided: a witness
+// settles it, a stopped search without one knows nothing, and a search that
+// ran out without one has shown there is none.
+func TestVerdict(t *testing.T) {
+	w := &Witness{}
+	tests := []struct {
+		m       Modality
+		w       *Witness
+		stopped bool
+		want    Verdict
+	}{
+		{Possibly, w, false, Yes},
+		{Definitely, w, false, No},
+		{Possibly, nil, false, No},
+		{Definitely, nil, false, Yes},
+		{Possibly, nil, true, Unknown},
+		{Definitely, nil, true, Unknown},
+	}
+	for _, tt := range tests {
+		if got := verdict(tt.m, tt.w, tt.stopped); got != tt.want {
+			t.Errorf("verdict(%v, witness %v, stopped %v) = %v, want %v", tt.m, tt.w != nil, tt.stopped, got, tt.want)
+		}
+	}
+}

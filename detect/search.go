@@ -151,8 +151,13 @@ func Detect(ctx context.Context, c *Computation, phi *Predicate, m Modality, opt
 	}
 	res.Stats = s.stats
 	res.Stats.Time = time.Since(s.start)
-	if err != nil {
+	stopped := errors.Is(err, errStopped)
+	if err != nil && !stopped {
 		return nil, err
+	}
+	res.Verdict = verdict(m, res.Witness, stopped)
+	if stopped {
+		res.Note = s.stopNote()
 	}
 	if res.Witness != nil {
 		if err := CheckWitness(c, phi, m, res.Witness); err != nil {
@@ -230,14 +235,33 @@ func (s *search) poll() error {
 // errStopped is how a search unwinds when its context ends.
 var errStopped = errors.New("stopped")
 
-// stopped fills in res for a search that the context ended.
-func (s *search) stopped(res *Result) {
-	res.Verdict = Unknown
+// verdict is the one place a search's answer is decided, from what it found.
+// The lattice and depth-first searches only look for a witness: a global state
+// where Φ holds (Poss Φ holds) or a history from the initial to the final
+// state that never passes through Φ (Def Φ fails). They stop at the first, so
+// a search that ends without one has shown there is none: Poss Φ fails, Def Φ
+// holds. A search the context stopped first shows nothing.
+func verdict(m Modality, w *Witness, stopped bool) Verdict {
+	switch {
+	case w != nil && m == Possibly:
+		return Yes
+	case w != nil:
+		return No
+	case stopped:
+		return Unknown
+	case m == Possibly:
+		return No
+	}
+	return Yes
+}
+
+// stopNote says why the context stopped the search.
+func (s *search) stopNote() string {
 	cause := context.Cause(s.ctx)
 	if cause == nil {
 		cause = s.ctx.Err()
 	}
-	res.Note = fmt.Sprintf("stopped: %v", cause)
+	return fmt.Sprintf("stopped: %v", cause)
 }
 
 // blocker returns a process whose next event must happen before the next event

@@ -34,7 +34,7 @@ const (
 
 // layoutChannels assigns the channels' store keys from key 0 on and returns
 // the first key after them.
-func (u *Unrolling) layoutChannels(k0 int) int {
+func (u *Unrolling) layoutChannels(k0 ir.StoreKey) ir.StoreKey {
 	p := u.p
 	u.chanKey0 = k0
 	k := k0
@@ -45,7 +45,7 @@ func (u *Unrolling) layoutChannels(k0 int) int {
 		for range n {
 			u.keyChan = append(u.keyChan, c)
 		}
-		k += n
+		k += ir.StoreKey(n)
 	}
 	return k
 }
@@ -55,16 +55,16 @@ func countWidth(ch *ir.Channel) int { return widthFor(ch.Cap) }
 
 // chanCell returns the channel number and the cell (chanLen, chanHead, or a
 // slot's chanSlot+…) of a channel store key.
-func (u *Unrolling) chanCell(k int) (c, cell int) {
+func (u *Unrolling) chanCell(k ir.StoreKey) (c, cell int) {
 	c = u.keyChan[k-u.chanKey0]
-	return c, k - u.chanKey[c]
+	return c, int(k - u.chanKey[c])
 }
 
 // isChanKey reports whether store key k is a channel cell.
-func (u *Unrolling) isChanKey(k int) bool { return k >= u.chanKey0 && k < u.keyLocal0 }
+func (u *Unrolling) isChanKey(k ir.StoreKey) bool { return k >= u.chanKey0 && k < u.keyLocal0 }
 
 // chanZero is a channel cell's initial value: every channel starts empty.
-func (u *Unrolling) chanZero(k int) val {
+func (u *Unrolling) chanZero(k ir.StoreKey) val {
 	c, cell := u.chanCell(k)
 	ch := u.p.ChannelOf(c)
 	if cell < chanSlot {
@@ -74,7 +74,7 @@ func (u *Unrolling) chanZero(k int) val {
 }
 
 // chanKeyName names a channel cell, for variable names.
-func (u *Unrolling) chanKeyName(k int) string {
+func (u *Unrolling) chanKeyName(k ir.StoreKey) string {
 	c, cell := u.chanCell(k)
 	name := "chan:" + u.p.LocationName(u.p.ChannelLocation(c))
 	switch cell {
@@ -122,7 +122,7 @@ func (f *frame) chanCells(ch *ir.Channel, index *ir.Expr) []*solver.Term {
 // putKey writes x to a channel cell when at holds, recording the write of the
 // cell for the partial-order encoding (the footprint's channel location is
 // recorded by the operation).
-func (f *frame) putKey(k int, x val, at *solver.Term) {
+func (f *frame) putKey(k ir.StoreKey, x val, at *solver.Term) {
 	if at.IsFalse() {
 		return
 	}
@@ -144,7 +144,7 @@ func (f *frame) putKey(k int, x val, at *solver.Term) {
 		if g := f.b.And(f.g, at); !g.IsFalse() {
 			i := k - f.u.chanKey0
 			if f.mv.logging {
-				f.mv.pending = append(f.mv.pending, pendingWrite{key: i, g: g})
+				f.mv.pending = append(f.mv.pending, pendingWrite{key: int(i), g: g})
 			} else {
 				f.acc.keyWrite[i] = append(f.acc.keyWrite[i], g)
 			}
@@ -180,7 +180,7 @@ func (f *frame) send(n *ir.Node) {
 			}
 			slot := b.And(at, b.Or(or...))
 			for i := range nf {
-				f.putKey(k0+chanSlot+s*nf+i, msg[i], slot)
+				f.putKey(k0+ir.StoreKey(chanSlot+s*nf+i), msg[i], slot)
 			}
 		}
 		f.putKey(k0+chanLen, u.small(ln, ch.Cap, func(l int) int { return l + 1 }, w), at)
@@ -217,7 +217,7 @@ func (f *frame) recv(n *ir.Node) {
 					vs[s] = u.value(ch.Fields[i], 0) // a slot the head cannot name
 					continue
 				}
-				vs[s] = f.get(k0 + chanSlot + s*nf + i)
+				vs[s] = f.get(k0 + ir.StoreKey(chanSlot+s*nf+i))
 			}
 			fields[i] = append(fields[i], u.choose(at0, vs))
 		}

@@ -1,6 +1,6 @@
 // Package encode turns an ir.Program into solver terms: the step-based bounded
-// model checking unrolling of DESIGN.md §6, with the peephole and monotonic
-// partial-order constraints of SYMBOLIC-POR.md.
+// model checking unrolling, with the peephole and monotonic partial-order
+// constraints (docs/symbolic.md).
 //
 // An Unrolling holds state copies s_0, s_1, … (shared cells, lock owners, each
 // thread's control location and locals), and for every step i a scheduler term

@@ -21,10 +21,11 @@ import (
 // g ∧ ¬fail, so that — as in ir, where a failed step stops — nothing after a
 // failure draws values, touches locations or fails again.
 
-// Store keys: shared cell c is key c, lock j is key SharedSize+j, then the
-// channels' cells (channel.go), then the moving thread's frame: its cell c is
-// key keyLocal0+c.
-type store map[int]val
+// Store keys (ir.StoreKey): the shared cells' and locks' (ir.Program.CellKey,
+// LockKey), then from ir.Program.FirstFreeKey the channels' cells
+// (channel.go), then the moving thread's frame: its cell c is key
+// keyLocal0+c.
+type store map[ir.StoreKey]val
 
 func (s store) clone() store {
 	n := make(store, len(s))
@@ -80,7 +81,7 @@ type accesses struct {
 func (u *Unrolling) newAccesses() *accesses {
 	n := u.numLocs
 	return &accesses{read: make([][]*solver.Term, n), write: make([][]*solver.Term, n),
-		keyWrite: make([][]*solver.Term, u.keyLocal0-u.chanKey0)}
+		keyWrite: make([][]*solver.Term, int(u.keyLocal0-u.chanKey0))}
 }
 
 func (a *accesses) footprint(b *solver.Builder) Footprint {
@@ -184,7 +185,7 @@ func (u *Unrolling) exec(i int, s *state, th *ir.Thread, tr *ir.Transition, act 
 				exitLocs = append(exitLocs, u.constVal(uint64(tm.Loc(t)), u.locWidth[th.ID]))
 				if t == ir.Exit {
 					// A terminating step writes the thread's termination status,
-					// which join reads (SYMBOLIC-POR.md, footprints).
+					// which join reads (docs/symbolic.md, "Footprints").
 					loc := u.p.ThreadLocation(th.ID)
 					acc.write[loc] = append(acc.write[loc], e.cond)
 				}
@@ -261,21 +262,23 @@ func (u *Unrolling) join(s *state, th *ir.Thread, es []edge) (*solver.Term, stor
 }
 
 // base is the value of store key k in the pre-state.
-func (u *Unrolling) base(s *state, th *ir.Thread, k int) val {
+func (u *Unrolling) base(s *state, th *ir.Thread, k ir.StoreKey) val {
 	switch {
 	case k < u.keyLocal0 && s.lazy != nil:
 		return s.lazy(k)
-	case k < u.p.SharedSize:
-		return s.shared[k]
 	case k < u.chanKey0:
-		return s.owner[k-u.p.SharedSize]
+		kind, i := u.p.LocateKey(k)
+		if kind == ir.LocLock {
+			return s.owner[i]
+		}
+		return s.shared[i]
 	case k < u.keyLocal0:
 		return s.chans[k-u.chanKey0]
 	}
 	return s.local[th.ID][k-u.keyLocal0]
 }
 
-func (f *frame) get(k int) val {
+func (f *frame) get(k ir.StoreKey) val {
 	if v, ok := f.st[k]; ok {
 		return v
 	}
@@ -364,11 +367,11 @@ func (u *Unrolling) cells(idx val, n int) (conds []*solver.Term, oob *solver.Ter
 }
 
 // key is the store key of cell c of variable v (c counts from v's first cell).
-func (f *frame) key(v *ir.Var, c int) int {
+func (f *frame) key(v *ir.Var, c int) ir.StoreKey {
 	if v.Shared {
-		return v.Offset + c
+		return f.u.p.CellKey(v.Offset + c)
 	}
-	return f.u.keyLocal0 + v.Offset + c
+	return f.u.keyLocal0 + ir.StoreKey(v.Offset+c)
 }
 
 // index evaluates an array index and checks its bounds, as machine.cell does, and
@@ -469,20 +472,21 @@ func (f *frame) owner(m *ir.Mutex, conds []*solver.Term) val {
 			vs[j] = f.u.constVal(0, f.u.ownWidth) // a lock the index cannot name
 			continue
 		}
-		vs[j] = f.get(f.u.p.SharedSize + m.Offset + j)
+		vs[j] = f.get(f.u.p.LockKey(m.Offset + j))
 	}
 	return f.u.choose(conds, vs)
 }
 
 // setOwner writes the owner of the lock conds selects, recording the lock's
-// location as written (SYMBOLIC-POR.md: lock and unlock write the mutex).
+// location as written (docs/symbolic.md, "Footprints": lock and unlock write
+// the mutex).
 func (f *frame) setOwner(m *ir.Mutex, conds []*solver.Term, x val) {
 	u, p := f.u, f.u.p
 	for j, at := range conds {
 		if at.IsFalse() {
 			continue
 		}
-		k := p.SharedSize + m.Offset + j
+		k := p.LockKey(m.Offset + j)
 		if at.IsTrue() {
 			f.st[k] = x
 		} else {
@@ -936,7 +940,7 @@ func (u *Unrolling) guard(s *state, th *ir.Thread, tr *ir.Transition) guardVal {
 	case ir.OpSend, ir.OpRecv:
 		g.en = f.chanGuard(n)
 	case ir.OpStart:
-		started := b.Not(u.is(f.get(startKey(th.Template, ir.StartFlag)), 0))
+		started := b.Not(u.is(f.get(f.u.p.CellKey(startKey(th.Template, ir.StartFlag))), 0))
 		g.en, g.dormant = started, b.Not(started)
 	case ir.OpSpawn:
 		_, none := f.freeSlot(n)

@@ -144,7 +144,7 @@ func complete(t testing.TB, p *ir.Program) [][]int {
 // classOf returns the Mazurkiewicz class of a complete schedule as a canonical
 // key: its events (thread, index in the thread, concrete accesses) and the order
 // of every dependent pair. Two events are dependent when they are of different
-// threads and access a common location, at least one writing (DESIGN.md §3);
+// threads and access a common location, at least one writing (ir.Conflicts);
 // program order orders a thread's own events.
 func classOf(t testing.TB, p *ir.Program, sched []int) string {
 	t.Helper()

@@ -114,7 +114,7 @@ func (f *frame) cellAt(v val, t ir.Type, pos ir.Pos) []target {
 		if o.Block != nil {
 			sc := o.Block.Status.Offset + o.BlockIndex
 			f.access(sc, false, at)
-			status = u.toInt(f.get(sc), u.w)
+			status = u.toInt(f.get(f.u.p.CellKey(sc)), u.w)
 			dead := u.where(status, func(c int64) bool { return c <= 0 },
 				func(s *solver.Term) *solver.Term { return b.Sle(s, b.BV(0, u.w)) })
 			invalid = append(invalid, b.And(at, dead))
@@ -178,7 +178,7 @@ func (f *frame) cellsValue(ts []target, t ir.Type) val {
 	vs := make([]val, len(ts))
 	for i, x := range ts {
 		conds[i] = x.at
-		vs[i] = f.get(x.key)
+		vs[i] = f.get(f.u.p.CellKey(x.key))
 	}
 	return f.u.choose(conds, vs)
 }
@@ -192,9 +192,9 @@ func (f *frame) write(k int, x val, at *solver.Term) {
 	}
 	x = f.conv(u.cellType[k], x)
 	if at.IsTrue() {
-		f.st[k] = x
+		f.st[u.p.CellKey(k)] = x
 	} else {
-		f.st[k] = u.ite(at, x, f.get(k))
+		f.st[u.p.CellKey(k)] = u.ite(at, x, f.get(f.u.p.CellKey(k)))
 	}
 	f.access(u.p.CellLocation(k), true, at)
 }
@@ -228,7 +228,7 @@ func (f *frame) casAt(n *ir.Node) {
 	nv := f.eval(n.Y)
 	var oks []*solver.Term
 	for _, t := range ts {
-		eq := b.And(t.at, f.equal(f.get(t.key), exp))
+		eq := b.And(t.at, f.equal(f.get(f.u.p.CellKey(t.key)), exp))
 		f.access(f.u.p.CellLocation(t.key), false, b.And(t.at, b.Not(eq)))
 		f.write(t.key, nv, eq)
 		oks = append(oks, eq)
@@ -401,7 +401,7 @@ func (f *frame) start(n *ir.Node) {
 	if n.LHS != nil {
 		k := startKey(tm, ir.StartArg)
 		f.access(k, false, f.b.True())
-		f.store(n.LHS, f.get(k))
+		f.store(n.LHS, f.get(f.u.p.CellKey(k)))
 	}
 }
 
@@ -414,7 +414,7 @@ func (f *frame) freeSlot(n *ir.Node) (chosen []*solver.Term, none *solver.Term) 
 	for _, t := range n.Pool.Slots {
 		k := startKey(t, ir.StartFlag)
 		f.access(k, false, taken)
-		free := u.is(f.get(k), 0)
+		free := u.is(f.get(f.u.p.CellKey(k)), 0)
 		chosen = append(chosen, b.And(taken, free))
 		taken = b.And(taken, b.Not(free))
 	}
@@ -452,7 +452,7 @@ func (f *frame) freeBlock(n *ir.Node, from *solver.Term) (chosen []*solver.Term,
 	for i := range a.Blocks {
 		k := a.Status.Offset + i
 		f.access(k, false, taken)
-		free := u.is(f.get(k), 0)
+		free := u.is(f.get(f.u.p.CellKey(k)), 0)
 		chosen = append(chosen, b.And(taken, free))
 		taken = b.And(taken, b.Not(free))
 	}
@@ -538,7 +538,7 @@ func (f *frame) free(n *ir.Node) {
 		}
 		k := o.Block.Status.Offset + o.BlockIndex
 		f.access(k, false, at)
-		status := u.toInt(f.get(k), u.w)
+		status := u.toInt(f.get(f.u.p.CellKey(k)), u.w)
 		dead := u.where(status, func(c int64) bool { return c < 0 },
 			func(s *solver.Term) *solver.Term { return b.Slt(s, b.BV(0, u.w)) })
 		start := u.is(v, uint64(p.MakePointer(obj, 0)))
@@ -593,7 +593,7 @@ func (f *frame) joinThread(n *ir.Node) {
 		k := startKey(p.Threads[t].Template, ir.StartReturn)
 		if n.LHS != nil {
 			f.access(k, false, cs[j])
-			vals[j] = f.get(k)
+			vals[j] = f.get(f.u.p.CellKey(k))
 		}
 	}
 	if n.LHS != nil && len(ts) > 0 {
@@ -602,14 +602,14 @@ func (f *frame) joinThread(n *ir.Node) {
 }
 
 // zeroOf is a store key's value where it is never observed, of its kind.
-func (u *Unrolling) zeroOf(k int) val {
-	switch {
-	case u.isChanKey(k):
+func (u *Unrolling) zeroOf(k ir.StoreKey) val {
+	if u.isChanKey(k) {
 		return u.chanZero(k)
-	case k >= u.p.SharedSize:
-		return u.constVal(0, u.ownWidth)
 	}
-	return u.value(u.cellType[k], 0)
+	if c, ok := u.cellOf(k); ok {
+		return u.value(u.cellType[c], 0)
+	}
+	return u.constVal(0, u.ownWidth)
 }
 
 // joinCandidates returns the threads join node n may wait for: the instances

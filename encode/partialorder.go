@@ -38,10 +38,10 @@ type PartialOrder struct {
 	events     []*event
 	end        *event // a pseudo-event after every event: the final state
 
-	writers map[int][]*event    // per key: the events that may write it
-	readers map[int][]*readVal  // per key: the reads of it
-	reads   []*readVal          // every read, in the order made
-	byLoc   map[[2]int]*readVal // by (thread, key): the thread's latest read of the key
+	writers map[ir.StoreKey][]*event   // per key: the events that may write it
+	readers map[ir.StoreKey][]*readVal // per key: the reads of it
+	reads   []*readVal                 // every read, in the order made
+	byLoc   map[[2]int]*readVal        // by (thread, key): the thread's latest read of the key
 	ords    map[[2]int]*solver.Term
 	as      []*solver.Term // assertions not yet given to the backend
 
@@ -65,9 +65,9 @@ type event struct {
 	id, t, j int
 	act      *solver.Term // the thread takes its step j
 	clk      *solver.Term // nil: the event takes part in no order
-	reads    map[int]*readVal
+	reads    map[ir.StoreKey]*readVal
 	moves    []*move
-	writes   map[int]write // by key
+	writes   map[ir.StoreKey]write // by key
 	fail     *solver.Term
 	bad      *solver.Term // fails with a wanted violation
 	badOther *solver.Term // fails with a violation that is not wanted
@@ -83,7 +83,7 @@ type write struct {
 // initial value), chosen by one selector per candidate write.
 type readVal struct {
 	ev         *event
-	key        int
+	key        ir.StoreKey
 	v          val
 	sInit      *solver.Term
 	cands      []rfCand
@@ -106,10 +106,10 @@ type generation struct {
 	lits    map[string]*solver.Term
 }
 
-// Keys: a shared cell c is key c, lock j is key SharedSize+j, a channel's
-// cells follow (as in a step's store), and thread t's termination, which join
+// Keys: the shared cells' and locks' keys (ir.StoreKey), a channel's cells
+// after them (as in a step's store), and thread t's termination, which join
 // reads, is key -1-t.
-func termKey(t int) int { return -1 - t }
+func termKey(t int) ir.StoreKey { return ir.StoreKey(-1 - t) }
 
 // NewPartialOrder returns the partial-order encoding of p for executions of at
 // most depth steps, with no events yet. opts.Reduction must be nil.
@@ -127,12 +127,12 @@ func NewPartialOrder(p *ir.Program, b *solver.Builder, be solver.Backend, opts O
 	po := &PartialOrder{
 		u: u, depth: depth, clkW: widthFor(depth),
 		joinTarget: make([]bool, len(p.Threads)),
-		writers:    make(map[int][]*event),
+		writers:    make(map[ir.StoreKey][]*event),
 		byLoc:      make(map[[2]int]*readVal),
-		readers:    make(map[int][]*readVal),
+		readers:    make(map[ir.StoreKey][]*readVal),
 		ords:       make(map[[2]int]*solver.Term),
 	}
-	po.end = &event{id: -1, t: -1, j: -1, act: b.True(), reads: make(map[int]*readVal)}
+	po.end = &event{id: -1, t: -1, j: -1, act: b.True(), reads: make(map[ir.StoreKey]*readVal)}
 	for _, tm := range p.Templates {
 		for _, n := range tm.Nodes {
 			if n.Op == ir.OpJoin {
@@ -209,7 +209,7 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 	th := pt.th
 	tm := th.Template
 	j := len(pt.events)
-	e := &event{id: len(po.events), t: th.ID, j: j, reads: make(map[int]*readVal), writes: make(map[int]write)}
+	e := &event{id: len(po.events), t: th.ID, j: j, reads: make(map[ir.StoreKey]*readVal), writes: make(map[ir.StoreKey]write)}
 	e.act = b.BoolVar(fmt.Sprintf("#act@%s.%d", th.Name, j))
 	u.vars++
 	po.events = append(po.events, e)
@@ -226,7 +226,7 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 	s := &state{loc: make([]val, len(p.Threads)), local: make([][]val, len(p.Threads))}
 	s.loc[th.ID] = pt.loc[j]
 	s.local[th.ID] = pt.local[j]
-	s.lazy = func(k int) val { return po.read(e, k) }
+	s.lazy = func(k ir.StoreKey) val { return po.read(e, k) }
 	reach := pt.reach[j]
 	for l := 0; l < tm.Terminated(); l++ {
 		if !reach[l] {
@@ -299,20 +299,21 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 
 	// Writes: every shared cell, lock and channel cell some move may write,
 	// with the value the moving transition leaves; termination, when a join
-	// may wait for it. (A cell's or lock's store key is its location.)
+	// may wait for it.
 	fp := acc.footprint(b)
-	var keys []int
-	guards := make(map[int]*solver.Term)
-	for k := 0; k < u.chanKey0; k++ {
-		if !fp.Write[k].IsFalse() {
+	var keys []ir.StoreKey
+	guards := make(map[ir.StoreKey]*solver.Term)
+	for k := ir.StoreKey(0); k < p.FirstFreeKey(); k++ {
+		if w := fp.Write[p.KeyLocation(k)]; !w.IsFalse() {
 			keys = append(keys, k)
-			guards[k] = fp.Write[k]
+			guards[k] = w
 		}
 	}
 	for i, ws := range acc.keyWrite {
 		if g := b.Or(ws...); !g.IsFalse() {
-			keys = append(keys, u.chanKey0+i)
-			guards[u.chanKey0+i] = g
+			k := u.chanKey0 + ir.StoreKey(i)
+			keys = append(keys, k)
+			guards[k] = g
 		}
 	}
 	for _, k := range keys {
@@ -352,7 +353,7 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 	frame := make([]val, len(pt.local[j]))
 	for c := range frame {
 		frame[c] = u.freshVal(fmt.Sprintf("%s.%s#%d@%d", th.Name, tm.LocalName(c), c, j+1),
-			u.merged(e.moves, th.ID, u.keyLocal0+c, pt.local[j][c]), &po.as)
+			u.merged(e.moves, th.ID, u.keyLocal0+ir.StoreKey(c), pt.local[j][c]), &po.as)
 	}
 	pt.local = append(pt.local, frame)
 	pt.reach = append(pt.reach, next)
@@ -361,25 +362,26 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 
 // placeholder stands for a key's old value in a written value, where it is
 // never observed: under the write's guard the moving transition wrote it.
-func (po *PartialOrder) placeholder(k int) val { return po.u.zeroOf(k) }
+func (po *PartialOrder) placeholder(k ir.StoreKey) val { return po.u.zeroOf(k) }
 
 // initial is a key's value in the initial state.
-func (po *PartialOrder) initial(k int) val {
+func (po *PartialOrder) initial(k ir.StoreKey) val {
 	u := po.u
 	switch {
 	case k < 0:
 		return termVal(u.b.False())
 	case u.isChanKey(k):
 		return u.chanZero(k) // every channel starts empty
-	case k >= u.p.SharedSize:
-		return u.constVal(0, u.ownWidth)
 	}
-	return u.value(u.cellType[k], po.init[k])
+	if c, ok := u.cellOf(k); ok {
+		return u.value(u.cellType[c], po.init[c])
+	}
+	return u.constVal(0, u.ownWidth)
 }
 
 // read returns event e's view of key k, creating it with its read-from
 // candidates on first use.
-func (po *PartialOrder) read(e *event, k int) val {
+func (po *PartialOrder) read(e *event, k ir.StoreKey) val {
 	if r, ok := e.reads[k]; ok {
 		return r.v
 	}
@@ -395,12 +397,14 @@ func (po *PartialOrder) read(e *event, k int) val {
 		} else {
 			v = termVal(b.BVVar(name, z.w))
 		}
-	case k >= u.p.SharedSize:
-		v = termVal(b.BVVar(name, u.ownWidth))
-	case u.cellType[k] == ir.Bool && !u.raw:
-		v = termVal(b.BoolVar(name))
 	default:
-		v = termVal(b.BVVar(name, u.w))
+		if c, ok := u.cellOf(k); !ok {
+			v = termVal(b.BVVar(name, u.ownWidth))
+		} else if u.cellType[c] == ir.Bool && !u.raw {
+			v = termVal(b.BoolVar(name))
+		} else {
+			v = termVal(b.BVVar(name, u.w))
+		}
 	}
 	u.vars++
 	r := &readVal{ev: e, key: k, v: v, sInit: b.BoolVar(name + "=init")}
@@ -411,7 +415,7 @@ func (po *PartialOrder) read(e *event, k int) val {
 	}
 	po.as = append(po.as, b.Implies(r.sInit, u.equal(r.v, po.initial(k))))
 	if e != po.end {
-		at := [2]int{e.t, k}
+		at := [2]int{e.t, int(k)}
 		if prev := po.byLoc[at]; prev != nil {
 			r.prev, prev.next = prev, r
 			// Once a read has seen a write, a later read of the thread
@@ -495,7 +499,7 @@ func (po *PartialOrder) coherentReads(r *readVal, w *event, s *solver.Term) {
 
 // newWriter registers e as a writer of key k: a candidate of every read of k,
 // and a write every read of k from another candidate must not fall between.
-func (po *PartialOrder) newWriter(e *event, k int) {
+func (po *PartialOrder) newWriter(e *event, k ir.StoreKey) {
 	b := po.u.b
 	g := e.writes[k].guard
 	for _, r := range po.readers[k] {
@@ -634,7 +638,7 @@ func (po *PartialOrder) Seal(ctx context.Context) (*solver.Term, error) {
 	// The final state: each thread after its last event, shared keys as the
 	// last write leaves them.
 	s := &state{loc: make([]val, len(po.threads)), local: make([][]val, len(po.threads))}
-	s.lazy = func(k int) val { return po.read(po.end, k) }
+	s.lazy = func(k ir.StoreKey) val { return po.read(po.end, k) }
 	reach := make([][]bool, len(po.threads))
 	for t, pt := range po.threads {
 		n := len(pt.events)

@@ -7,11 +7,11 @@ import (
 )
 
 // A Reduction adds partial-order constraints to each step of an Unrolling
-// (DESIGN.md §6, SYMBOLIC-POR.md). Extend calls Constrain once for every step,
-// in order, after encoding the step; the constraints only restrict which
-// interleavings are admitted, never a halted step. A Constrain whose work grows
-// faster than the threads counts it with u.stop.stopped and returns early when
-// that reports the context's end; Extend then returns the stop.
+// (docs/symbolic.md, "Peephole" and "Monotonic"). Extend calls Constrain once for
+// every step, in order, after encoding the step; the constraints only restrict
+// which interleavings are admitted, never a halted step. A Constrain whose work
+// grows faster than the threads counts it with u.stop.stopped and returns early
+// when that reports the context's end; Extend then returns the stop.
 type Reduction interface {
 	Name() string
 	Constrain(u *Unrolling, i int) []*solver.Term
@@ -32,7 +32,7 @@ func NewReduction(name string) (Reduction, error) {
 }
 
 // Peephole is the peephole partial-order reduction (Wang, Yang, Kahlon, Gupta,
-// TACAS 2008) as stated in SYMBOLIC-POR.md: of two consecutive non-halted steps,
+// TACAS 2008) as docs/symbolic.md states it: of two consecutive non-halted steps,
 // a higher-numbered thread's step may be followed by a lower-numbered thread's
 // only when their footprints conflict:
 //
@@ -57,7 +57,7 @@ func (Peephole) Constrain(u *Unrolling, i int) []*solver.Term {
 }
 
 // Monotonic is the monotonic partial-order reduction (Kahlon, Wang, Gupta, CAV
-// 2009) as stated in SYMBOLIC-POR.md: only quasi-monotonic interleavings are
+// 2009) as docs/symbolic.md states it: only quasi-monotonic interleavings are
 // admitted, exactly one per Mazurkiewicz class. It keeps, per ordered pair of
 // threads (i, l), the dependency-chain value DC_{i,l} ∈ {−1, 0, 1} as two
 // propositions (nz: ≠ 0, one: = 1 when nz), and per thread the footprint of its

@@ -12,7 +12,8 @@ import (
 	"kbmc/solver"
 )
 
-// The worked examples of SYMBOLIC-POR.md. Thread numbers follow declaration order.
+// Worked examples of the reductions (docs/symbolic.md, "Tests"), whose admitted
+// schedules are worked out by hand below. Thread numbers follow declaration order.
 const (
 	exampleE2 = `
 shared int x; shared int y; shared int z;
@@ -33,7 +34,7 @@ thread t1 { y = 1; }
 )
 
 // TestExamplesE2E3 checks that the complete executions each encoding admits
-// are exactly the ones SYMBOLIC-POR.md lists (a = thread 0, b = 1, c = 2).
+// are exactly the ones worked out by hand (a = thread 0, b = 1, c = 2).
 func TestExamplesE2E3(t *testing.T) {
 	tests := []struct {
 		name, src, por string
@@ -171,7 +172,7 @@ func straightLine(r *rand.Rand, threads int, chans bool) string {
 // schedules each reduction admits and compares them with the Mazurkiewicz
 // classes computed by brute force: every class must be represented (soundness);
 // monotonic must admit exactly one schedule per class, and peephole too for two
-// threads (SYMBOLIC-POR.md, "Tests that make this trustworthy"). Programs with
+// threads (docs/symbolic.md, "Tests"). Programs with
 // channels check that sends, receives and len are in the footprints the
 // reductions compare.
 func TestOptimality(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 
 // Options configure an Unrolling.
 type Options struct {
-	// Reduction adds partial-order constraints to every step (SYMBOLIC-POR.md);
+	// Reduction adds partial-order constraints to every step (docs/symbolic.md);
 	// nil adds none. A Reduction serves one Unrolling.
 	Reduction Reduction
 	// NoDeadlock leaves deadlocks out of Bad (--no-deadlock).
@@ -40,7 +40,16 @@ type state struct {
 	// lazy, when set, supplies shared cells, lock owners and channel cells
 	// (by store key) instead of shared, owner and chans: the partial-order
 	// encoding creates a read only for the cells a step actually looks at.
-	lazy func(k int) val
+	lazy func(k ir.StoreKey) val
+}
+
+// cellOf returns the shared cell store key k stands for, if it stands for one.
+func (u *Unrolling) cellOf(k ir.StoreKey) (int, bool) {
+	if k < 0 || k >= u.p.FirstFreeKey() {
+		return 0, false
+	}
+	kind, c := u.p.LocateKey(k)
+	return c, kind == ir.LocCell
 }
 
 func (u *Unrolling) newState() *state {
@@ -48,7 +57,7 @@ func (u *Unrolling) newState() *state {
 	return &state{
 		shared: make([]val, p.SharedSize),
 		owner:  make([]val, p.NumLocks),
-		chans:  make([]val, u.keyLocal0-u.chanKey0),
+		chans:  make([]val, int(u.keyLocal0-u.chanKey0)),
 		loc:    make([]val, len(p.Threads)),
 		local:  make([][]val, len(p.Threads)),
 	}
@@ -98,12 +107,12 @@ type Unrolling struct {
 	cellType  []ir.Type // per shared cell
 	selWidth  int
 	ownWidth  int
-	locWidth  []int // per thread
-	numLocs   int   // ir location space
-	chanKey0  int   // store key of the first channel cell (see channel.go)
-	chanKey   []int // per channel number: the store key of its first cell
-	keyChan   []int // per channel cell (store key − chanKey0): its channel number
-	keyLocal0 int   // store key of frame cell 0 (see exec.go)
+	locWidth  []int         // per thread
+	numLocs   int           // ir location space
+	chanKey0  ir.StoreKey   // store key of the first channel cell (see channel.go)
+	chanKey   []ir.StoreKey // per channel number: the store key of its first cell
+	keyChan   []int         // per channel cell (store key − chanKey0): its channel number
+	keyLocal0 ir.StoreKey   // store key of frame cell 0 (see exec.go)
 
 	states  []*state
 	status  []*status
@@ -136,7 +145,7 @@ func New(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) (*Un
 		s.owner[j] = u.constVal(0, u.ownWidth)
 	}
 	for j := range s.chans {
-		s.chans[j] = u.chanZero(u.chanKey0 + j)
+		s.chans[j] = u.chanZero(u.chanKey0 + ir.StoreKey(j))
 	}
 	reach := make([][]bool, len(p.Threads))
 	for t, th := range p.Threads {
@@ -191,7 +200,7 @@ func newCore(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) 
 			u.cellType[v.Offset+c] = v.CellType(c)
 		}
 	}
-	u.keyLocal0 = u.layoutChannels(p.SharedSize + p.NumLocks)
+	u.keyLocal0 = u.layoutChannels(p.FirstFreeKey())
 	for _, th := range p.Threads {
 		u.locWidth = append(u.locWidth, widthFor(lastLoc(th.Template)))
 	}
@@ -278,7 +287,7 @@ func (u *Unrolling) Threads() int { return len(u.p.Threads) }
 // Variables returns the number of solver variables the encoding has created.
 func (u *Unrolling) Variables() int { return u.vars }
 
-// Conflict is conflict(F, G) of SYMBOLIC-POR.md: ir's dependency relation
+// Conflict is conflict(F, G) (docs/symbolic.md, "Footprints"): ir's dependency relation
 // (ir.Conflicts) on some location both touch, as a term.
 func (u *Unrolling) Conflict(f, g Footprint) *solver.Term {
 	b := u.b
@@ -388,7 +397,7 @@ func (u *Unrolling) extend() error {
 	sel := b.BVVar(fmt.Sprintf("#sel@%d", i), u.selWidth)
 	u.vars += 2
 	// The halt flag is absorbing, and a failed step ends the execution
-	// (SYMBOLIC-POR.md, "The base encoding"). A halted step selects thread 0, so
+	// (docs/symbolic.md, "Scheduler and halting"). A halted step selects thread 0, so
 	// that a halted suffix has one model and schedules can be enumerated.
 	if i > 0 {
 		prev := u.steps[i-1]
@@ -456,14 +465,15 @@ func (u *Unrolling) extend() error {
 		if u.stop.stopped(1 + len(stp.moves)) {
 			return u.stop.stopErr()
 		}
-		ns.shared[c] = u.freshVal(fmt.Sprintf("%s@%d", u.keyName(c), i+1), u.merged(stp.moves, -1, c, s.shared[c]), &as)
+		k := p.CellKey(c)
+		ns.shared[c] = u.freshVal(fmt.Sprintf("%s@%d", u.keyName(k), i+1), u.merged(stp.moves, -1, k, s.shared[c]), &as)
 	}
 	for j := range ns.owner {
-		k := p.SharedSize + j
+		k := p.LockKey(j)
 		ns.owner[j] = u.freshVal(fmt.Sprintf("%s@%d", u.keyName(k), i+1), u.merged(stp.moves, -1, k, s.owner[j]), &as)
 	}
 	for j := range ns.chans {
-		k := u.chanKey0 + j
+		k := u.chanKey0 + ir.StoreKey(j)
 		ns.chans[j] = u.freshVal(fmt.Sprintf("%s@%d", u.keyName(k), i+1), u.merged(stp.moves, -1, k, s.chans[j]), &as)
 	}
 	for t, th := range p.Threads {
@@ -485,7 +495,7 @@ func (u *Unrolling) extend() error {
 		ns.loc[t] = u.freshVal(fmt.Sprintf("pc:%s@%d", th.Name, i+1), loc, &as)
 		ns.local[t] = make([]val, len(s.local[t]))
 		for c := range ns.local[t] {
-			k := u.keyLocal0 + c
+			k := u.keyLocal0 + ir.StoreKey(c)
 			ns.local[t][c] = u.freshVal(fmt.Sprintf("%s.%s#%d@%d", th.Name, th.Template.LocalName(c), c, i+1),
 				u.merged(stp.moves, t, k, s.local[t][c]), &as)
 		}
@@ -505,7 +515,7 @@ func (u *Unrolling) extend() error {
 
 // merged is the value of store key k after the step: the active move's value, or
 // old. thread restricts the moves to one thread's (for its locals), -1 for all.
-func (u *Unrolling) merged(moves []*move, thread, k int, old val) val {
+func (u *Unrolling) merged(moves []*move, thread int, k ir.StoreKey, old val) val {
 	var conds []*solver.Term
 	var vs []val
 	for _, mv := range moves {
@@ -524,18 +534,20 @@ func (u *Unrolling) merged(moves []*move, thread, k int, old val) val {
 }
 
 // keyName names a shared cell, lock or channel cell key, for variable names.
-func (u *Unrolling) keyName(k int) string {
-	switch {
-	case k < u.p.SharedSize:
-		return u.p.LocationName(k)
-	case u.isChanKey(k):
+func (u *Unrolling) keyName(k ir.StoreKey) string {
+	if u.isChanKey(k) {
 		return u.chanKeyName(k)
 	}
-	return "lock:" + u.p.LocationName(k)
+	name := u.p.LocationName(u.p.KeyLocation(k))
+	if kind, _ := u.p.LocateKey(k); kind == ir.LocLock {
+		return "lock:" + name
+	}
+	return name
 }
 
 // statusOf computes enabledness, termination and deadlock of a state, following
-// ir.Program.Status and ir.Program.End (DESIGN.md §3 "Blocking", §4).
+// ir.Program.Status and ir.Program.End (docs/symbolic.md, "Enabledness,
+// termination, deadlock").
 func (u *Unrolling) statusOf(s *state, reach [][]bool) *status {
 	b, p := u.b, u.p
 	st := &status{}
@@ -661,7 +673,8 @@ func (u *Unrolling) taken(k int) *solver.Term {
 	return u.b.And(u.b.Not(u.steps[k-1].halt), u.b.Not(u.failed[k]))
 }
 
-// Live returns an assumption literal for the completeness query of DESIGN.md §4:
+// Live returns an assumption literal for the completeness query (docs/symbolic.md,
+// "Properties and queries"):
 // the first k steps are taken and some thread is still enabled in s_k. When it is
 // unsatisfiable (and Bad(k) is) every execution ends within k steps.
 func (u *Unrolling) Live(k int) (*solver.Term, error) {

@@ -11,7 +11,7 @@ import (
 )
 
 // BPORPreempt is the preemption-bounded search of Coons, Musuvathi and McKinley's
-// Bounded Partial-Order Reduction (papers/bpor-bounded-por-proofs.txt): Algorithm 1
+// "Bounded Partial-Order Reduction" (OOPSLA 2013, and its proofs): Algorithm 1
 // with the Initialize and Backtrack of Algorithm 2. It explores every execution with
 // at most Preemptions preemptions (Def. 1.5: a step by another thread while the
 // previous step's thread is still enabled), up to partial-order equivalence; a
@@ -26,7 +26,13 @@ type BPORPreempt struct {
 
 // Check runs the search.
 func (b BPORPreempt) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
-	return checkBPOR(ctx, p, b.Options, false)
+	return check(ctx, p, "bpor-preempt", b)
+}
+
+func (b BPORPreempt) options() Options { return b.Options }
+
+func (b BPORPreempt) start(x *executor, sh *sharing) (runner, error) {
+	return bporRun{opts: b.Options, sh: sh}, nil
 }
 
 // BPORFair is the fair-bounded search of the same paper: Algorithm 1 with the
@@ -45,49 +51,65 @@ type BPORFair struct {
 
 // Check runs the search.
 func (b BPORFair) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
-	return checkBPOR(ctx, p, b.Options, true)
+	return check(ctx, p, "bpor-fair", b)
 }
 
-func checkBPOR(ctx context.Context, p *ir.Program, opts Options, fair bool) (*verify.Result, error) {
-	x, err := newExecutor(ctx, p, opts)
-	if err != nil {
-		return nil, err
-	}
-	s := &bporSearch{porStack: newPORStack(x, false), fair: fair, found: newBitSet(len(p.Threads))}
-	bound, name := opts.Preemptions, "bpor-preempt"
-	if fair {
-		bound, name = opts.Fair, "bpor-fair"
+func (b BPORFair) options() Options { return b.Options }
+
+func (b BPORFair) start(x *executor, sh *sharing) (runner, error) {
+	return bporRun{opts: b.Options, sh: sh, fair: true}, nil
+}
+
+// bporRun is one run of BPOR: its searches give work away to the driver's
+// pool, if the run has one.
+type bporRun struct {
+	opts Options
+	sh   *sharing
+	fair bool
+}
+
+func (r bporRun) finish() error { return nil }
+
+func (r bporRun) search(w *worker) search {
+	p := w.p
+	s := &bporSearch{porStack: newPORStack(w, false), fair: r.fair, found: newBitSet(len(p.Threads))}
+	s.bound = r.opts.Preemptions
+	if r.fair {
+		s.bound = r.opts.Fair
 		s.release = releases(p)
 		s.yields = make([]int, len(p.Threads))
+		s.maxSteps = r.opts.MaxSteps
+	}
+	if s.bound < 0 {
+		s.bound = math.MaxInt
+	}
+	s.pool = r.sh.pool
+	s.capture = s.captureTask
+	return s
+}
+
+// explore explores a task: the search from its root, or work another search
+// gave away.
+func (s *bporSearch) explore(t *task) {
+	x := s.x
+	s.begin(t)
+	if st, ok := t.stolen.(*porTask); ok && st.depth >= 0 {
+		s.resume(st)
+		return
+	}
+	if s.fair {
+		clear(s.yields)
 		if x.from != nil && x.from.yields != nil {
 			copy(s.yields, x.from.yields)
 		}
-		s.maxSteps = opts.MaxSteps
 	}
-	s.bound = bound
-	if bound < 0 {
-		s.bound = math.MaxInt
+	copy(s.frame(0).state, x.initial())
+	cost := 0
+	if x.from != nil {
+		cost = x.from.cost
 	}
-	s.pool = opts.pool
-	s.capture = s.captureTask
-	if opts.task != nil && opts.task.depth >= 0 {
-		s.resume(opts.task)
-	} else {
-		copy(s.frame(0).state, x.initial())
-		cost := 0
-		if x.from != nil {
-			cost = x.from.cost
-		}
-		s.costs = append(s.costs[:0], cost)
-		s.explore(0)
-	}
-	b := depthOnly()
-	if fair {
-		b.Fair = bound
-	} else {
-		b.Preemptions = bound
-	}
-	return x.result(name, b)
+	s.costs = append(s.costs[:0], cost)
+	s.visit(0)
 }
 
 type bporSearch struct {
@@ -103,8 +125,8 @@ type bporSearch struct {
 
 func (s *bporSearch) stopped() bool { return s.x.done() }
 
-// explore is Algorithm 1's Explore(S) for the execution on the stack, |S| = d.
-func (s *bporSearch) explore(d int) {
+// visit is Algorithm 1's Explore(S) for the execution on the stack, |S| = d.
+func (s *bporSearch) visit(d int) {
 	x := s.x
 	_, more := s.enter(d, s.races)
 	if !more {
@@ -334,7 +356,7 @@ func (s *bporSearch) run(d, u int) {
 	f.succ.start(f.state, c.state, u, &s.ev, &s.moves, d+1)
 	for x.next(&f.succ) {
 		s.trace.push(u, s.ev.Accesses)
-		s.explore(d + 1)
+		s.visit(d + 1)
 		s.trace.pop()
 		if s.stopped() {
 			break

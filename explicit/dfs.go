@@ -16,48 +16,70 @@ type DFS struct {
 
 // Check runs the search.
 func (d DFS) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
-	x, err := newExecutor(ctx, p, d.Options)
-	if err != nil {
-		return nil, err
+	return check(ctx, p, "dfs", d)
+}
+
+func (d DFS) options() Options { return d.Options }
+
+func (d DFS) start(x *executor, sh *sharing) (runner, error) {
+	if d.LocalDeadlock {
+		sh.workers = 1 // the analysis runs on one state graph
 	}
-	k := x.opts.Depth
-	s := &dfsSearch{x: x, states: make([]ir.State, 1), moves: make([]ir.Move, 0, min(k, 64))}
+	return dfsRun{d: d, sh: sh}, nil
+}
+
+// dfsRun is one run of DFS: its searches share the driver's visited store, if
+// it has one (dfs --stateful split at a frontier).
+type dfsRun struct {
+	d  DFS
+	sh *sharing
+}
+
+func (r dfsRun) finish() error { return nil }
+
+func (r dfsRun) search(w *worker) search {
+	s := &dfsSearch{x: w, states: make([]ir.State, 1), moves: make([]ir.Move, 0, min(w.depth, 64))}
+	if r.d.Stateful && r.sh.visited != nil {
+		s.shared, s.owner, s.path = r.sh.visited, w.id, newSharedPath[struct{}](w.id)
+	}
+	s.stateful, s.localDeadlock = r.d.Stateful, r.d.LocalDeadlock
+	return s
+}
+
+// explore searches below the task's root.
+func (s *dfsSearch) explore(*task) {
+	x := s.x
 	s.states[0] = x.initial()
-	switch {
-	case d.Stateful && d.visited != nil:
-		s.shared, s.owner, s.path = d.visited, d.worker, newSharedPath[struct{}](d.worker)
-	case d.Stateful:
+	if s.stateful && s.shared == nil {
 		s.visited = newVisitedStore[int32]()
 	}
-	if d.LocalDeadlock {
+	if s.localDeadlock {
 		s.graph = &stateGraph{}
 		s.ids = []int32{-1}
 	}
-	s.explore(0)
-	keys := []string(nil)
-	if d.Stateful {
-		if s.visited != nil {
-			x.stats.States = int64(s.visited.len())
-		}
-		keys = append(keys, "states")
+	s.subtree(0)
+	if s.visited != nil {
+		x.stats.States += int64(s.visited.len())
 	}
 	if s.graph != nil && !x.halted() {
-		if v, trace := s.graph.localDeadlock(p); v != nil {
+		if v, trace := s.graph.localDeadlock(x.p); v != nil {
 			x.found(v, trace)
 		}
 	}
-	return x.result("dfs", depthOnly(), keys...)
 }
 
 type dfsSearch struct {
-	x       *executor
-	states  []ir.State   // states[i]: the state after i steps on the current path
-	moves   []ir.Move    // the current path
-	succ    []successors // per depth, so that a step's alternatives survive the recursion
-	ev      ir.Event
-	visited *visitedStore[int32] // with the state's number in graph
-	graph   *stateGraph          // --local-deadlock: the explored graph
-	ids     []int32              // graph: ids[d] is the number of states[d]
+	x      *worker
+	states []ir.State   // states[i]: the state after i steps on the current path
+	moves  []ir.Move    // the current path
+	succ   []successors // per depth, so that a step's alternatives survive the recursion
+	ev     ir.Event
+	// stateful: keep a visited set (visited, or shared); localDeadlock:
+	// record the explored graph for the analysis.
+	stateful, localDeadlock bool
+	visited                 *visitedStore[int32] // with the state's number in graph
+	graph                   *stateGraph          // --local-deadlock: the explored graph
+	ids                     []int32              // graph: ids[d] is the number of states[d]
 
 	// A parallel run's shared store (see sharedVisited) instead of visited: the
 	// search counts the states it stores.
@@ -69,7 +91,7 @@ type dfsSearch struct {
 	// two meet in the middle instead of doing the same work side by side.
 	reverse bool
 	// later holds, per depth, the successors put off because another worker
-	// was exploring them (see exploreShared); retry tells exploreShared that
+	// was exploring them (see subtreeShared); retry tells subtreeShared that
 	// it is called for one of them, which is not put off again.
 	later []postponed
 	retry bool
@@ -81,7 +103,7 @@ func (s *dfsSearch) resume(depth int) int {
 	height := 0
 	s.later[depth].drain(s.states[depth+1], &s.moves[depth], func() bool {
 		s.retry = true
-		height = max(height, 1+s.explore(depth+1))
+		height = max(height, 1+s.subtree(depth+1))
 		return !s.x.done()
 	})
 	return height
@@ -105,15 +127,15 @@ func (s *dfsSearch) grow(d int) {
 	}
 }
 
-// explore searches below states[depth] and returns the length of the longest
+// subtree searches below states[depth] and returns the length of the longest
 // execution it found from there (budget+1 if some went past the depth bound).
-func (s *dfsSearch) explore(depth int) int {
+func (s *dfsSearch) subtree(depth int) int {
 	if s.shared != nil {
-		return s.exploreShared(depth)
+		return s.subtreeShared(depth)
 	}
 	x := s.x
 	cur := s.states[depth]
-	budget := x.opts.Depth - depth
+	budget := x.budget - depth
 	var seen *visit[int32]
 	if s.visited != nil {
 		var fresh bool
@@ -161,7 +183,7 @@ func (s *dfsSearch) link(depth int, seen *visit[int32], fresh bool) {
 // when the state must be explored (again).
 func (s *dfsSearch) revisit(depth int, onPath bool, seenBudget, seenHeight int) (int, bool) {
 	x := s.x
-	budget := x.opts.Depth - depth
+	budget := x.budget - depth
 	switch {
 	case onPath:
 		x.cycleAt(s.moves[:depth])
@@ -176,17 +198,17 @@ func (s *dfsSearch) revisit(depth int, onPath bool, seenBudget, seenHeight int) 
 	return 0, false
 }
 
-// exploreShared is explore with the store the workers of a parallel run share.
+// subtreeShared is subtree with the store the workers of a parallel run share.
 // The budget is what is left of the run's depth bound, so the searches of all
 // subtrees measure it alike. A record is trusted only once an exploration of the
 // state has completed (see sharedVisited); heights are exact whoever computed
 // them, because each is min(longest execution, budget+1): a cycle on the
 // search's own stack is an execution that runs forever, and a trusted record's
 // height was computed the same way.
-func (s *dfsSearch) exploreShared(depth int) int {
+func (s *dfsSearch) subtreeShared(depth int) int {
 	x := s.x
 	cur := s.states[depth]
-	budget := x.opts.Depth - depth
+	budget := x.budget - depth
 	retry := s.retry
 	s.retry = false
 	e, fresh := s.shared.visit(cur, s.owner)
@@ -215,9 +237,9 @@ func (s *dfsSearch) exploreShared(depth int) int {
 	return height
 }
 
-// successors explores every successor of the state at depth (explore) and
+// successors explores every successor of the state at depth (subtree) and
 // returns the height found below it. The graph of --local-deadlock is kept in
-// explore and link, not here: this is the loop every dfs search spends its
+// subtree and link, not here: this is the loop every dfs search spends its
 // time in.
 func (s *dfsSearch) successors(depth int) int {
 	x := s.x
@@ -259,7 +281,7 @@ func (s *dfsSearch) successors(depth int) int {
 		}
 		it.start(cur, s.states[depth+1], t, &s.ev, &s.moves, depth+1)
 		for x.next(it) {
-			if h := s.explore(depth + 1); h != putOff {
+			if h := s.subtree(depth + 1); h != putOff {
 				height = max(height, 1+h)
 			} else {
 				s.later[depth].add(s.states[depth+1], s.moves[depth])

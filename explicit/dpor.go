@@ -38,28 +38,45 @@ type DPOR struct {
 
 // Check runs the search.
 func (a DPOR) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
-	x, err := newExecutor(ctx, p, a.Options)
-	if err != nil {
-		return nil, err
-	}
-	n := len(p.Threads)
-	s := &dporSearch{porStack: newPORStack(x, true), sleep: !a.NoSleep,
+	return check(ctx, p, "dpor", a)
+}
+
+func (a DPOR) options() Options { return a.Options }
+
+func (a DPOR) start(x *executor, sh *sharing) (runner, error) { return dporRun{a, sh}, nil }
+
+// dporRun is one run of DPOR: its searches give work away to the driver's pool,
+// if the run has one.
+type dporRun struct {
+	a  DPOR
+	sh *sharing
+}
+
+func (r dporRun) finish() error { return nil }
+
+func (r dporRun) search(w *worker) search {
+	n := len(w.p.Threads)
+	s := &dporSearch{porStack: newPORStack(w, true), sleep: !r.a.NoSleep,
 		next: make(vclock, n), first: make([]int, n), initials: newBitSet(n)}
-	s.sleepy, s.pool, s.split = s.sleep, a.pool, a.split
-	if a.task != nil && a.task.depth >= 0 {
-		s.resume(a.task)
-	} else {
-		copy(s.frame(0).state, x.initial())
-		if s.sleep && x.from != nil && x.from.sleep != nil {
-			s.frame(0).sleep.copyFrom(x.from.sleep)
-		}
-		s.explore(0)
+	s.sleepy, s.pool = s.sleep, r.sh.pool
+	return s
+}
+
+// explore explores a task: the search from its root, or work another search
+// gave away.
+func (s *dporSearch) explore(t *task) {
+	x := s.x
+	s.begin(t)
+	if st, ok := t.stolen.(*porTask); ok && st.depth >= 0 {
+		s.resume(st)
+		return
 	}
-	var keys []string
-	if s.sleep {
-		keys = append(keys, "sleep_blocked")
+	copy(s.frame(0).state, x.initial())
+	s.frame(0).sleep.clear()
+	if s.sleep && x.from != nil && x.from.sleep != nil {
+		s.frame(0).sleep.copyFrom(x.from.sleep)
 	}
-	return x.result("dpor", depthOnly(), keys...)
+	s.visit(0)
 }
 
 type dporSearch struct {
@@ -73,8 +90,8 @@ type dporSearch struct {
 	initials bitSet // initial steps of the race's reversal
 }
 
-// explore is FG05's Explore(S) for the execution on the stack, |S| = d.
-func (s *dporSearch) explore(d int) {
+// visit is FG05's Explore(S) for the execution on the stack, |S| = d.
+func (s *dporSearch) visit(d int) {
 	x := s.x
 	f, more := s.enter(d, s.races)
 	if !more {
@@ -226,7 +243,7 @@ func (s *dporSearch) run(d, t int, after []ir.Choice) {
 			}
 		}
 		s.trace.push(t, s.ev.Accesses)
-		s.explore(d + 1)
+		s.visit(d + 1)
 		s.trace.pop()
 		if x.done() || s.quit {
 			break

@@ -9,8 +9,9 @@ import (
 	"kbmc/verify"
 )
 
-// Benchmarks of the dynamic partial-order reductions on the thesis's families
-// (papers/lazypor-thesis.txt §6.3) and two classic ones, beside plain DFS:
+// Benchmarks of the dynamic partial-order reductions on the families of the
+// thesis "Lazy POR for the Verification of Distributed Programs" (§6.3) and two
+// classic ones, beside plain DFS:
 //
 //	go test ./explicit -run '^$' -bench 'DPOR|BPOR' -benchmem
 //

@@ -11,53 +11,47 @@ import (
 	"kbmc/verify"
 )
 
-// executor is what every explicit algorithm shares: it executes ir transitions,
-// enumerates a step's nondeterministic successors, probes next transitions,
-// decides where an execution ends (leaf), enforces the depth bound and the time
-// limit, and turns what the search found into a validated verify.Result.
-//
-// What a run has established (the outcome: the first violation, cuts, a stop) is
-// kept apart from what one search works with (its statistics, the probe, the
-// polling counters): the parallel searches of one run (parallel.go) each have an
-// executor of their own and share one outcome.
+// executor is one run of one algorithm: what every search of the run shares. It
+// owns the run's outcome (the first violation, cuts, a stop: what the run has
+// established), the depth bound and the time limit, and it turns the outcome into
+// the run's one validated verify.Result. The searches themselves run on workers
+// (worker), one executor per run however many workers it has.
 type executor struct {
 	p     *ir.Program
 	opts  Options
 	ctx   context.Context
-	out   *outcome
-	stats verify.Stats
-	depth int // the depth bound of the whole run (opts.Depth is what is left below from)
-
-	// from is where this search starts: the initial state, or the end of a
-	// schedule prefix when it explores one subtree of a parallel or sharded run.
-	from *prefix
-
-	release func() bool // unregisters the stop on the context's end (the run's owner only)
-
-	// Scratch of one search.
-	probe *ir.Probe // looks at next transitions (accesses)
+	algo  *algorithm
+	depth int // the depth bound of the whole run
 	start time.Time
-	polls int
-	last  time.Time // last progress report
 
-	// cutTraced and cutNoted are set once this search has recorded a cut
-	// execution's schedule and a bound's note: the outcome keeps the first of
-	// each, so later ones need not take its lock (once per cut execution).
-	cutTraced, cutNoted bool
-}
-
-// outcome is what a run has found so far. The searches of a parallel run share
-// one: the first violation any of them finds stops them all.
-type outcome struct {
 	mu    sync.Mutex
 	facts verify.Outcome
 	end   atomic.Bool // a violation was found or the run was stopped: every search ends
-	// progress, if set, receives each search's statistics now and then (see done).
-	progress func(id int, st *verify.Stats)
+
+	release  func() bool    // unregisters the stop on the context's end
+	progress *progressBoard // sums the workers' statistics for progress reports
+}
+
+// newExecutor starts a run of algo on p: it checks that the engine can explore
+// p (Supported) once for the run.
+func newExecutor(ctx context.Context, p *ir.Program, algo *algorithm, opts Options) (*executor, error) {
+	if err := Supported(p, opts); err != nil {
+		return nil, err
+	}
+	if opts.Depth <= 0 {
+		opts.Depth = verify.DefaultDepth
+	}
+	x := &executor{p: p, opts: opts, ctx: ctx, algo: algo, depth: opts.Depth, start: time.Now()}
+	x.progress = newProgressBoard(opts.Progress, x.start)
+	// The run ends the moment its context does: every search polls an atomic
+	// flag, cheaply, also inside long computations (a persistent set over a
+	// thousand threads, a trace constraint system), not only between steps.
+	x.release = context.AfterFunc(ctx, func() { x.stop(ctx) })
+	return x, nil
 }
 
 // A prefix is a schedule from the initial state and the state it leads to, with
-// what BPOR's bounds need to know about it.
+// what BPOR's bounds need to know about it: where a search starts.
 type prefix struct {
 	moves  []ir.Move
 	state  ir.State
@@ -69,107 +63,107 @@ type prefix struct {
 	parent *prefix // the prefix one step shorter (dfs --stateful: cycles within the frontier)
 }
 
-func newExecutor(ctx context.Context, p *ir.Program, opts Options) (*executor, error) {
-	if err := Supported(p, opts); err != nil {
-		return nil, err
+// worker is what one search works with on one goroutine: its statistics, the
+// probe that looks at next transitions, the polling of the run's end, and where
+// its current task starts. Every explicit algorithm executes steps, counts them,
+// and ends executions through it (next, leaf, accesses, done); the run's outcome
+// is its executor's.
+type worker struct {
+	*executor
+	id    int // the worker's number in the run
+	stats verify.Stats
+
+	// from is where the current task starts: nil (the initial state) or the end
+	// of a schedule prefix; budget is the depth left below it.
+	from   *prefix
+	budget int
+
+	probe *ir.Probe
+	polls int
+	last  time.Time // last progress report
+
+	// cutTraced and cutNoted are set once the run has recorded a cut
+	// execution's schedule and a bound's note as far as this worker knows: the
+	// outcome keeps the first of each, so later ones need not take its lock
+	// (once per cut execution).
+	cutTraced, cutNoted bool
+}
+
+// newWorker returns worker id of the run, starting at the initial state.
+func (x *executor) newWorker(id int) *worker {
+	return &worker{executor: x, id: id, budget: x.depth, probe: x.p.NewProbe(), last: x.start}
+}
+
+// at makes the worker's next search start at from (nil: the initial state).
+func (w *worker) at(from *prefix) {
+	w.from = from
+	w.budget = w.depth
+	if from != nil {
+		w.budget = max(w.depth-len(from.moves), 0)
 	}
-	if opts.Depth <= 0 {
-		opts.Depth = verify.DefaultDepth
-	}
-	now := time.Now()
-	x := &executor{p: p, opts: opts, ctx: ctx, out: opts.shared, depth: opts.Depth, from: opts.from,
-		start: now, last: now, probe: p.NewProbe()}
-	if x.out == nil {
-		x.out = new(outcome)
-		// The run ends the moment its context does: every search polls an atomic
-		// flag, cheaply, also inside long computations (a persistent set over a
-		// thousand threads, a trace constraint system), not only between steps.
-		out := x.out
-		x.release = context.AfterFunc(ctx, func() { out.stop(ctx) })
-	}
-	if x.from != nil {
-		x.opts.Depth = max(opts.Depth-len(x.from.moves), 0)
-	}
-	return x, nil
 }
 
 // initial is the state the search starts from.
-func (x *executor) initial() ir.State {
-	if x.from != nil {
-		return x.from.state.Clone()
+func (w *worker) initial() ir.State {
+	if w.from != nil {
+		return w.from.state.Clone()
 	}
-	return x.p.Initial()
+	return w.p.Initial()
 }
 
 // lastThread is the thread that moved last before depth d of the search's own
 // path moves (d > 0: moves[d-1]; d == 0: the prefix's last move), or -1.
-func (x *executor) lastThread(moves []ir.Move, d int) int {
+func (w *worker) lastThread(moves []ir.Move, d int) int {
 	switch {
 	case d > 0:
 		return moves[d-1].Thread
-	case x.from != nil:
-		return x.from.last
+	case w.from != nil:
+		return w.from.last
 	}
 	return -1
 }
 
 // prefixLen is the length of the schedule prefix the search starts after.
-func (x *executor) prefixLen() int {
-	if x.from == nil {
+func (w *worker) prefixLen() int {
+	if w.from == nil {
 		return 0
 	}
-	return len(x.from.moves)
+	return len(w.from.moves)
 }
 
 // halted reports whether the run is over: a violation was found (by any search of
 // the run) or the context ended.
-func (x *executor) halted() bool { return x.out.end.Load() }
-
-// violated reports whether some search of the run found a violation.
-func (x *executor) violated() bool {
-	x.out.mu.Lock()
-	defer x.out.mu.Unlock()
-	return x.out.facts.Violation != nil
-}
+func (x *executor) halted() bool { return x.end.Load() }
 
 // done reports whether the search must stop: a violation was found or the context
 // ended (halted). Now and then it also reports progress.
-func (x *executor) done() bool {
-	if x.halted() {
+func (w *worker) done() bool {
+	if w.halted() {
 		return true
 	}
-	if x.polls++; x.polls&1023 == 0 {
-		x.report()
+	if w.polls++; w.polls&1023 == 0 {
+		w.report()
 	}
 	return false
 }
 
 // report reports progress if half a second has passed since the last report.
-func (x *executor) report() {
-	if now := time.Now(); now.Sub(x.last) >= 500*time.Millisecond {
-		x.last = now
-		x.stats.Time = now.Sub(x.start)
-		switch {
-		case x.out.progress != nil:
-			id := 0
-			if x.from != nil {
-				id = x.from.id
-			}
-			x.out.progress(id, &x.stats)
-		case x.opts.Progress != nil:
-			x.opts.Progress(&x.stats)
-		}
+func (w *worker) report() {
+	if now := time.Now(); now.Sub(w.last) >= 500*time.Millisecond {
+		w.last = now
+		w.stats.Time = now.Sub(w.start)
+		w.progress.report(w.id, &w.stats)
 	}
 }
 
 // stop records that ctx ended the run, unless a violation was found first.
-func (o *outcome) stop(ctx context.Context) {
-	o.mu.Lock()
-	if o.facts.Stopped == nil && o.facts.Violation == nil {
-		o.facts.Stopped = context.Cause(ctx)
+func (x *executor) stop(ctx context.Context) {
+	x.mu.Lock()
+	if x.facts.Stopped == nil && x.facts.Violation == nil {
+		x.facts.Stopped = context.Cause(ctx)
 	}
-	o.mu.Unlock()
-	o.end.Store(true)
+	x.mu.Unlock()
+	x.end.Store(true)
 }
 
 // cancelled reports whether the context has ended; the search then stops with
@@ -177,89 +171,93 @@ func (o *outcome) stop(ctx context.Context) {
 // seen an operation fail, which may be the context's doing).
 func (x *executor) cancelled() bool {
 	if x.ctx.Err() != nil {
-		x.out.stop(x.ctx)
+		x.stop(x.ctx)
 		return true
 	}
 	return false
 }
 
+// abort ends the run because a search failed (err is returned instead of a
+// verdict): the other searches stop.
+func (x *executor) abort() { x.end.Store(true) }
+
 // found records a violation reached by trace (the search's own path, below its
 // prefix): the run's first one wins, and every search of the run stops.
-func (x *executor) found(v *ir.Violation, trace []ir.Move) {
-	trace = x.fromRoot(trace)
-	x.out.mu.Lock()
-	x.out.facts.Found(v, trace)
-	x.out.mu.Unlock()
-	x.out.end.Store(true)
+func (w *worker) found(v *ir.Violation, trace []ir.Move) {
+	trace = w.fromRoot(trace)
+	w.mu.Lock()
+	w.facts.Found(v, trace)
+	w.mu.Unlock()
+	w.end.Store(true)
 }
 
 // cutAt records the schedule of an execution the depth bound cut, and cycleAt
 // one whose last state repeats an earlier state of it (verify.Outcome keeps
 // the first of each); like found, a subtree's trace starts at the root.
-func (x *executor) cutAt(trace []ir.Move) {
-	if x.cutTraced {
+func (w *worker) cutAt(trace []ir.Move) {
+	if w.cutTraced {
 		return
 	}
-	x.cutTraced = true
-	trace = x.fromRoot(trace)
-	x.out.mu.Lock()
-	x.out.facts.CutAt(trace)
-	x.out.mu.Unlock()
+	w.cutTraced = true
+	trace = w.fromRoot(trace)
+	w.mu.Lock()
+	w.facts.CutAt(trace)
+	w.mu.Unlock()
 }
 
-func (x *executor) cycleAt(trace []ir.Move) {
-	trace = x.fromRoot(trace)
-	x.out.mu.Lock()
-	x.out.facts.CycleAt(trace)
-	x.out.mu.Unlock()
+func (w *worker) cycleAt(trace []ir.Move) {
+	trace = w.fromRoot(trace)
+	w.mu.Lock()
+	w.facts.CycleAt(trace)
+	w.mu.Unlock()
 }
 
-// fromRoot is trace, a schedule from the root of this worker's subtree, as a
+// fromRoot is trace, a schedule from the start of this worker's task, as a
 // schedule from the initial state.
-func (x *executor) fromRoot(trace []ir.Move) []ir.Move {
-	if x.from == nil {
+func (w *worker) fromRoot(trace []ir.Move) []ir.Move {
+	if w.from == nil {
 		return trace
 	}
-	return append(append([]ir.Move(nil), x.from.moves...), trace...)
+	return append(append([]ir.Move(nil), w.from.moves...), trace...)
 }
 
 // cutOff records that a bound kept the search from some execution (note says
 // which), so that the verdict can no longer be safe; it counts no execution.
-func (x *executor) cutOff(note string) {
-	if x.cutNoted {
+func (w *worker) cutOff(note string) {
+	if w.cutNoted {
 		return
 	}
-	x.cutNoted = true
-	x.out.mu.Lock()
-	x.out.facts.CutBy(note)
-	x.out.mu.Unlock()
+	w.cutNoted = true
+	w.mu.Lock()
+	w.facts.CutBy(note)
+	w.mu.Unlock()
 }
 
 // livelock records a possible livelock (bpor-fair past --max-steps); the run
 // stops with verdict unknown.
 func (x *executor) livelock(msg string) {
-	x.out.mu.Lock()
-	if x.out.facts.Livelock == "" {
-		x.out.facts.Livelock = msg
+	x.mu.Lock()
+	if x.facts.Livelock == "" {
+		x.facts.Livelock = msg
 	}
-	x.out.mu.Unlock()
-	x.out.end.Store(true)
+	x.mu.Unlock()
+	x.end.Store(true)
 }
 
 // step executes thread t in s (in place) and counts it.
-func (x *executor) step(s ir.State, t int, ch *ir.Choices, ev *ir.Event) {
-	x.stats.Transitions++
-	x.p.Step(s, t, ch, ev)
+func (w *worker) step(s ir.State, t int, ch *ir.Choices, ev *ir.Event) {
+	w.stats.Transitions++
+	w.p.Step(s, t, ch, ev)
 }
 
 // accesses is what thread t, whose status in s is status, may access in its next
 // transition, at precision prec (ir.Probe.Accesses). The transitions a probe
 // executes count like every other, so the statistic means the same in every
 // algorithm.
-func (x *executor) accesses(s ir.State, t int, status ir.Status, prec ir.Precision, buf []ir.Access) []ir.Access {
-	before := x.probe.Steps
-	buf = x.probe.Accesses(s, t, status, prec, buf)
-	x.stats.Transitions += x.probe.Steps - before
+func (w *worker) accesses(s ir.State, t int, status ir.Status, prec ir.Precision, buf []ir.Access) []ir.Access {
+	before := w.probe.Steps
+	buf = w.probe.Accesses(s, t, status, prec, buf)
+	w.stats.Transitions += w.probe.Steps - before
 	return buf
 }
 
@@ -312,15 +310,15 @@ func (it *successors) resume(made []ir.Choice) {
 // (into it.to, recorded as the last move of it.path()). It returns false when
 // every combination has been executed, and when the step failed: the executor
 // has then recorded the violation, one execution ending in it.
-func (x *executor) next(it *successors) bool {
+func (w *worker) next(it *successors) bool {
 	if it.started && len(it.ch.Made) == 0 {
 		return false // most steps draw nothing: one successor, without a call
 	}
-	return x.draw(it)
+	return w.draw(it)
 }
 
 // draw is next beyond its shortcut.
-func (x *executor) draw(it *successors) bool {
+func (w *worker) draw(it *successors) bool {
 	if it.started {
 		var more bool
 		if it.fixed, more = it.ch.Next(it.fixed); !more {
@@ -331,13 +329,13 @@ func (x *executor) draw(it *successors) bool {
 	copy(it.to, it.from)
 	it.ch.Reset(it.fixed)
 	ev := it.ev
-	x.step(it.to, it.thread, &it.ch, ev)
+	w.step(it.to, it.thread, &it.ch, ev)
 	path := it.path()
 	mv := &path[len(path)-1]
 	mv.Thread = it.thread
 	mv.Choices = values(mv.Choices, it.ch.Made)
 	if it.failed = ev.Violation != nil; it.failed {
-		x.failed(ev.Violation, path)
+		w.failed(ev.Violation, path)
 		return false
 	}
 	return true
@@ -349,95 +347,91 @@ func (x *executor) draw(it *successors) bool {
 // execution. It reports whether s is a leaf, and whether the bound cut it. (The
 // test stays small enough to be inlined into every search's loop; ending the
 // execution is endAt's.)
-func (x *executor) leaf(s ir.State, anyEnabled bool, path []ir.Move) (leaf, cut bool) {
-	if anyEnabled && len(path) < x.opts.Depth {
+func (w *worker) leaf(s ir.State, anyEnabled bool, path []ir.Move) (leaf, cut bool) {
+	if anyEnabled && len(path) < w.budget {
 		return false, false
 	}
-	return true, x.endAt(s, anyEnabled, path)
+	return true, w.endAt(s, anyEnabled, path)
 }
 
 // endAt ends an execution at the leaf s (see leaf) and reports whether the
 // depth bound cut it.
-func (x *executor) endAt(s ir.State, anyEnabled bool, path []ir.Move) (cut bool) {
+func (w *worker) endAt(s ir.State, anyEnabled bool, path []ir.Move) (cut bool) {
 	if !anyEnabled {
-		x.terminal(s, path)
+		w.terminal(s, path)
 		return false
 	}
-	x.cutAt(path)
-	x.bounded("depth bound reached")
+	w.cutAt(path)
+	w.bounded("depth bound reached")
 	return true
 }
 
 // failed records a step that failed at the end of trace (the moves so far):
 // one execution, ending in a violation.
-func (x *executor) failed(v *ir.Violation, trace []ir.Move) {
-	x.stats.Executions++
-	x.stats.Failed++
-	x.found(v, trace)
+func (w *worker) failed(v *ir.Violation, trace []ir.Move) {
+	w.stats.Executions++
+	w.stats.Failed++
+	w.found(v, trace)
 }
 
 // terminal handles a state in which no thread is enabled: one maximal execution
 // ends here, and it may be a deadlock.
-func (x *executor) terminal(s ir.State, trace []ir.Move) {
-	x.stats.Executions++
-	steps := len(trace)
-	if x.from != nil {
-		steps += len(x.from.moves) // a subtree's trace starts below its prefix
-	}
-	x.stats.Longest = max(x.stats.Longest, int64(steps))
-	end, v := x.p.End(s)
+func (w *worker) terminal(s ir.State, trace []ir.Move) {
+	w.stats.Executions++
+	steps := len(trace) + w.prefixLen() // a subtree's trace starts below its prefix
+	w.stats.Longest = max(w.stats.Longest, int64(steps))
+	end, v := w.p.End(s)
 	switch end {
 	case ir.Deadlocked:
-		x.stats.Deadlocked++
+		w.stats.Deadlocked++
 	case ir.Complete:
-		x.stats.Complete++
+		w.stats.Complete++
 	case ir.CutByLimit:
 		// A thread waits at a bound of the model (a full thread or heap
 		// pool): the execution is cut, as by the depth bound.
-		x.stats.Executions--
-		x.cutAt(trace)
-		x.out.mu.Lock()
-		x.out.facts.ModelCut = true
-		x.out.mu.Unlock()
-		x.bounded("a thread pool or heap pool of the model ran out (raise --pool)")
+		w.stats.Executions--
+		w.cutAt(trace)
+		w.mu.Lock()
+		w.facts.ModelCut = true
+		w.mu.Unlock()
+		w.bounded("a thread pool or heap pool of the model ran out (raise --pool)")
 		return
 	default:
-		x.stats.AssumeBlocked++
+		w.stats.AssumeBlocked++
 	}
-	if x.opts.Terminal != nil {
-		x.opts.Terminal(s, v != nil)
+	if w.opts.Terminal != nil {
+		w.opts.Terminal(s, v != nil)
 	}
-	if v != nil && !x.opts.NoDeadlock {
-		x.found(v, trace)
+	if v != nil && !w.opts.NoDeadlock {
+		w.found(v, trace)
 	}
 }
 
 // bounded records an execution cut by the depth bound (or another bound).
-func (x *executor) bounded(note string) {
-	x.stats.Executions++
-	x.stats.Cut++
-	x.cutOff(note)
+func (w *worker) bounded(note string) {
+	w.stats.Executions++
+	w.stats.Cut++
+	w.cutOff(note)
 }
 
-// result decides the verdict from the outcome (verify.Outcome.Decide), replays any
-// counterexample and fills in the statistics; bound is what limited the search
-// besides the depth.
-func (x *executor) result(algo string, bound verify.Bound, keys ...string) (*verify.Result, error) {
-	if x.release != nil {
-		x.release()
-	}
-	x.out.mu.Lock()
-	r := x.out.facts.Decide()
-	x.out.mu.Unlock()
-	x.stats.Time = time.Since(x.start)
-	r.Stats = x.stats
-	r.StatKeys = append([]string{"executions", "transitions"}, keys...)
+// result decides the run's verdict from its outcome (verify.Outcome.Decide, once
+// for the run), fills in stats, what the run's searches counted, and validates
+// the counterexample (verify.Validate, once: the replayed run travels with the
+// result).
+func (x *executor) result(stats verify.Stats) (*verify.Result, error) {
+	x.release()
+	x.mu.Lock()
+	r := x.facts.Decide()
+	x.mu.Unlock()
+	stats.Time = time.Since(x.start)
+	r.Stats = stats
+	r.StatKeys = append([]string{"executions", "transitions"}, x.algo.statKeys(x.opts)...)
 	r.StatKeys = append(r.StatKeys, "time_ms")
-	r.Engine, r.Algo = "explicit", algo
-	bound.Depth = x.depth
-	r.Bound = bound
-	if _, err := verify.Validate(x.p, r); err != nil {
-		return nil, fmt.Errorf("explicit %s: %w", algo, err)
+	r.Engine, r.Algo = "explicit", x.algo.name
+	r.Bound = x.algo.boundOf(x.opts)
+	r.Bound.Depth = x.depth
+	if err := verify.Validate(x.p, r); err != nil {
+		return nil, fmt.Errorf("explicit %s: %w", x.algo.name, err)
 	}
 	return r, nil
 }
@@ -452,4 +446,57 @@ func values(buf []int64, cs []ir.Choice) []int64 {
 		buf = append(buf, c.Value)
 	}
 	return buf
+}
+
+// addStats adds the counters of s to t (not the times: the run's time is its wall
+// time).
+func addStats(t, s *verify.Stats) {
+	t.Executions += s.Executions
+	t.Complete += s.Complete
+	t.AssumeBlocked += s.AssumeBlocked
+	t.Deadlocked += s.Deadlocked
+	t.Cut += s.Cut
+	t.Failed += s.Failed
+	t.Longest = max(t.Longest, s.Longest)
+	t.Transitions += s.Transitions
+	t.States += s.States
+	t.SleepBlocked += s.SleepBlocked
+	t.TCSBuilt += s.TCSBuilt
+	t.TCSSolved += s.TCSSolved
+	t.TCSUnsat += s.TCSUnsat
+	t.LocalStates += s.LocalStates
+}
+
+// progressBoard merges the statistics of a run's workers for progress reports:
+// each worker reports its own now and then; the board adds up the latest of
+// every worker and reports the sum (at most twice a second).
+type progressBoard struct {
+	mu      sync.Mutex
+	sink    func(*verify.Stats)
+	start   time.Time
+	workers map[int]verify.Stats
+	base    verify.Stats // counted outside the workers (a frontier)
+	last    time.Time
+}
+
+func newProgressBoard(f func(*verify.Stats), start time.Time) *progressBoard {
+	return &progressBoard{sink: f, start: start, workers: map[int]verify.Stats{}}
+}
+
+func (b *progressBoard) report(id int, st *verify.Stats) {
+	if b.sink == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.workers[id] = *st
+	if now := time.Now(); now.Sub(b.last) >= 500*time.Millisecond {
+		b.last = now
+		sum := b.base
+		for _, s := range b.workers {
+			addStats(&sum, &s)
+		}
+		sum.Time = now.Sub(b.start)
+		b.sink(&sum)
+	}
 }

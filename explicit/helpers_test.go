@@ -2,10 +2,12 @@ package explicit
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,27 +30,45 @@ func porCompile(t testing.TB, name, src string, cfg lang.Config) *ir.Program {
 	return p
 }
 
-// porRun runs an engine with a generous time limit. A panic fails the test
+// hangLimit is the time limit of every test run whose verdict a test checks or
+// compares. It is there to end a hang, not to judge speed: far above what any
+// such run takes on a machine busy with other work, and a run it stops fails
+// its test as too slow (untilHang), never as a verdict that differs. Where a
+// test picks its programs by how long a reference run takes, that choice is
+// the only thing time decides.
+var hangLimit = flag.Duration("explicit.hang", 30*time.Minute, "time limit of a checked test run: a run it stops fails as too slow")
+
+// untilHang runs e on p under hangLimit. A run the limit stopped fails the test
+// at once, saying that it was too slow: its verdict (unknown) is never compared.
+func untilHang(t testing.TB, name string, e verify.Engine, p *ir.Program) (*verify.Result, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), *hangLimit)
+	defer cancel()
+	r, err := e.Check(ctx, p)
+	if ctx.Err() != nil {
+		t.Fatalf("%s: too slow: no verdict within %v (-explicit.hang); a hang, or a machine far busier than the limit allows. This says nothing about the verdict", name, *hangLimit)
+	}
+	return r, err
+}
+
+// porRun runs an engine under hangLimit (untilHang). A panic fails the test
 // instead of ending every test of the package.
 func porRun(t testing.TB, e verify.Engine, p *ir.Program) (r *verify.Result) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	defer func() {
 		if v := recover(); v != nil {
 			t.Fatalf("%T: panic: %v", e, v)
 		}
 	}()
-	r, err := e.Check(ctx, p)
+	r, err := untilHang(t, fmt.Sprintf("%T", e), e, p)
 	if err != nil {
 		t.Fatalf("%T: %v", e, err)
 	}
 	return r
 }
 
-// porCheck is porRun for a run that must end with a verdict: running out of time
-// fails the test (timing has no place in pass/fail tests, but a hang must not
-// pass).
+// porCheck is porRun for a run that must end with a verdict (porRun already
+// fails one the hang limit stopped).
 func porCheck(t testing.TB, e verify.Engine, p *ir.Program) *verify.Result {
 	t.Helper()
 	r := porRun(t, e, p)
@@ -200,4 +220,62 @@ func loadFamily(t testing.TB, family string, n int64, noFold bool) *ir.Program {
 		t.Fatal(err)
 	}
 	return porCompile(t, family, string(src), lang.Config{Defines: map[string]int64{"N": n}, NoFold: noFold})
+}
+
+// eagerly wraps the engine of an algorithm whose workers steal work so that its
+// run gives work away at every chance (sharing.eager): thousands of tasks on
+// small programs, and a sharded run's search split every 64 transitions.
+type eagerly struct {
+	engine
+	name string
+}
+
+func (eagerly) eagerSteal() bool { return true }
+
+func (e eagerly) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
+	return check(ctx, p, e.name, e)
+}
+
+// newEager is New for an eager run (see eagerly).
+func newEager(name string, o Options) (verify.Engine, error) {
+	a, err := algorithmNamed(name)
+	if err != nil {
+		return nil, err
+	}
+	return eagerly{a.engine(o), name}, nil
+}
+
+// runSearches runs e on p as one run whose searches the test starts by hand,
+// all at once, one worker per task, sharing sh, and returns the run's result.
+func runSearches(ctx context.Context, p *ir.Program, name string, e engine, sh *sharing, tasks []*task) (*verify.Result, error) {
+	a, err := algorithmNamed(name)
+	if err != nil {
+		return nil, err
+	}
+	x, err := newExecutor(ctx, p, a, e.options())
+	if err != nil {
+		return nil, err
+	}
+	r, err := e.start(x, sh)
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	var total verify.Stats
+	var wg sync.WaitGroup
+	for i, t := range tasks {
+		wg.Go(func() {
+			w := x.newWorker(i)
+			w.at(t.root)
+			r.search(w).explore(t)
+			mu.Lock()
+			addStats(&total, &w.stats)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if err := r.finish(); err != nil {
+		return nil, err
+	}
+	return x.result(total)
 }

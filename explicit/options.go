@@ -11,8 +11,8 @@ import (
 type Options struct {
 	verify.Options
 	Stateful bool // dfs: keep a visited set
-	// Workers > 1 explores subtrees of the search on that many goroutines; Shard
-	// makes the run one part of a sharded search (see parallel.go).
+	// Workers > 1 shares the search among that many goroutines; Shard makes the
+	// run one part of a sharded search (see parallel.go).
 	Workers int
 	Shard   Shard
 	// LocalDeadlock (dfs --stateful): after the search, report a reachable state
@@ -26,35 +26,17 @@ type Options struct {
 	MaxSteps    int    // bpor-fair: livelock report past this many steps
 	TCSSolver   string // lazypor: "topo" (default), "z3" or "gini"
 
-	// Set by a parallel or sharded run (parallel.go) for each of its searches:
-	// the outcome they share, and the subtree this search explores.
-	shared *outcome
-	from   *prefix
-	// For dfs --stateful and lazypor on several workers: the store the run's
-	// searches share (visited states; completed nodes), and the worker (of
-	// workers) this search runs on.
-	visited *sharedVisited[struct{}]
-	worker  int
-	// For persistent and process-local on several workers: the tables the run's
-	// searches share.
-	tables *persistentTables
-	// For dpor and BPOR on several workers (steal.go): where the search gives
-	// work away, and the work it was given (nil, or a task of depth -1: start at
-	// from).
-	pool  *porPool
-	task  *porTask
-	split *porSplit // give all the work away at a budget (a sharded run's split)
-	// eagerSteal (tests) makes the searches of such a run give work away
-	// whenever fewer than two tasks wait, whether or not a worker does, and a
-	// sharded run split its search every 64 transitions.
-	eagerSteal bool
-
 	// Terminal, if set, is called with every terminal state the search reaches (no
 	// thread enabled; deadlock says whether it is a deadlock). Differential tests use
 	// it to compare the reachable terminal states of algorithms; the state is only
-	// valid during the call.
+	// valid during the call, which may come from any worker of the run.
 	Terminal func(s ir.State, deadlock bool)
 }
+
+// A Shard names one of Count parts of a run (Index from 0); Count 0 is no sharding.
+type Shard struct{ Index, Count int }
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
 // DefaultMaxNondet is the largest nondet range explored when none is given.
 const DefaultMaxNondet = 256

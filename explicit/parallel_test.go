@@ -29,7 +29,7 @@ func TestWorkersAndShardsOnTestdata(t *testing.T) {
 	}
 	ways := []way{
 		{"workers=2", func(algo string, o Options) (verify.Engine, error) { o.Workers = 2; return New(algo, o) }},
-		{"shards=3", func(algo string, o Options) (verify.Engine, error) { return shardedMaker(algo, 3)(o) }},
+		{"shards=3", func(algo string, o Options) (verify.Engine, error) { return shardedMaker(algo, 3, false)(o) }},
 	}
 	bounded := map[string]bool{"bpor-preempt": true, "bpor-fair": true}
 	for _, td := range readTestdata(t) {
@@ -44,10 +44,18 @@ func TestWorkersAndShardsOnTestdata(t *testing.T) {
 			if stateful {
 				algo, opts.Stateful = "dfs", true
 			}
-			check := func(eng verify.Engine) *verify.Result {
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				defer cancel()
-				r, err := eng.Check(ctx, p)
+			// The sequential run gets 20 s, which only picks the programs
+			// compared; the others run until they end (untilHang).
+			check := func(eng verify.Engine, ref bool) *verify.Result {
+				var r *verify.Result
+				var err error
+				if ref {
+					ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+					r, err = eng.Check(ctx, p)
+					cancel()
+				} else {
+					r, err = untilHang(t, name, eng, p)
+				}
 				if err != nil {
 					if _, unsupported := err.(*verify.UnsupportedError); !unsupported {
 						t.Errorf("%s: %v", name, err)
@@ -60,7 +68,7 @@ func TestWorkersAndShardsOnTestdata(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref := check(seq)
+			ref := check(seq, true)
 			if ref == nil || ref.Verdict == verify.Unknown {
 				continue
 			}
@@ -69,11 +77,9 @@ func TestWorkersAndShardsOnTestdata(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got := check(eng)
+				got := check(eng, false)
 				switch {
 				case got == nil:
-				case got.Verdict == verify.Unknown:
-					t.Logf("%s %s: %s (sequential: %s)", name, w.name, verdictString(got), verdictString(ref))
 				case bounded[algo] && got.Verdict == verify.BoundedSafe && ref.Verdict == verify.Safe:
 					// The frontier cuts every prefix past the preemption bound;
 					// the sequential search knows when the cut one was redundant.
@@ -190,9 +196,7 @@ func TestSharedVisitedUnderWayElsewhere(t *testing.T) {
 		}
 		// Every state the search reaches: those a first search stores.
 		first := newSharedVisited[struct{}](1)
-		o1 := o
-		o1.visited = first
-		if _, err := (DFS{Options: o1}).Check(context.Background(), p); err != nil {
+		if _, err := runSearches(context.Background(), p, "dfs", DFS{Options: o}, &sharing{workers: 1, visited: first}, []*task{{}}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		elsewhere := newSharedVisited[struct{}](1)
@@ -200,9 +204,7 @@ func TestSharedVisitedUnderWayElsewhere(t *testing.T) {
 			e, _ := elsewhere.visit(s, 0)
 			e.active.Or(1 << 63) // worker 63, under way
 		})
-		o2 := o
-		o2.visited = elsewhere
-		got, err := DFS{Options: o2}.Check(context.Background(), p)
+		got, err := runSearches(context.Background(), p, "dfs", DFS{Options: o}, &sharing{workers: 1, visited: elsewhere}, []*task{{}})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -217,14 +219,12 @@ func TestSharedVisitedUnderWayElsewhere(t *testing.T) {
 
 // runSharded runs every part of algo's search split into parts shards and
 // combines them as kbmc merge does (shardedMaker), collecting the terminal states.
-func runSharded(t *testing.T, algo string, o Options, p *ir.Program, parts int) (*verify.Result, *terminalSet) {
+func runSharded(t *testing.T, algo string, o Options, p *ir.Program, parts int, eager bool) (*verify.Result, *terminalSet) {
 	t.Helper()
 	terms := newTerminalSet()
 	o.Terminal = terms.add
-	eng, _ := shardedMaker(algo, parts)(o)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	r, err := eng.Check(ctx, p)
+	eng, _ := shardedMaker(algo, parts, eager)(o)
+	r, err := untilHang(t, fmt.Sprintf("%s in %d parts", algo, parts), eng, p)
 	if err != nil {
 		t.Fatalf("%s: %v", algo, err)
 	}
@@ -276,16 +276,14 @@ func TestStealing(t *testing.T) {
 	run := func(algo string, o Options, p *ir.Program) (*verify.Result, *terminalSet) {
 		terms := newTerminalSet()
 		o.Terminal = terms.add
-		var eng verify.Engine = parallelSearch{algo: algo, opts: o}
-		if o.Workers == 0 {
-			var err error
-			if eng, err = New(algo, o); err != nil {
-				t.Fatal(err)
-			}
+		eng, err := New(algo, o)
+		if o.Workers > 0 {
+			eng, err = newEager(algo, o) // one worker: the parallel search all the same
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		r, err := eng.Check(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := untilHang(t, fmt.Sprintf("%s on %d workers", algo, o.Workers), eng, p)
 		if err != nil {
 			if _, unsupported := err.(*verify.UnsupportedError); unsupported {
 				return nil, nil
@@ -304,7 +302,7 @@ func TestStealing(t *testing.T) {
 			}
 			for _, workers := range []int{1, 3, -3} {
 				o := pr.opts
-				o.Workers, o.eagerSteal = workers, true // one worker: the parallel search all the same
+				o.Workers = workers
 				name := fmt.Sprintf("%s/%s/workers=%d", pr.name, algo, workers)
 				var got *verify.Result
 				var gotTerms *terminalSet
@@ -313,7 +311,7 @@ func TestStealing(t *testing.T) {
 					// each on two workers.
 					o.Workers = 2
 					name = fmt.Sprintf("%s/%s/shards=3", pr.name, algo)
-					got, gotTerms = runSharded(t, algo, o, pr.p, 3)
+					got, gotTerms = runSharded(t, algo, o, pr.p, 3, true)
 				} else {
 					got, gotTerms = run(algo, o, pr.p)
 				}
@@ -441,7 +439,7 @@ process idle { shared bool f; thread t { f = true; yield; f = false; } }`,
 				for _, parts := range []int{2, 3, 4} {
 					for _, workers := range []int{1, 2} {
 						o := Options{Options: verify.Options{Depth: d}, Workers: workers}
-						r, _ := runSharded(t, algo, o, p, parts)
+						r, _ := runSharded(t, algo, o, p, parts, false)
 						if r.Verdict != verify.Unsafe {
 							t.Errorf("%s at depth %d (least failing %d): %s in %d parts on %d workers says %s",
 								name, d, least, algo, parts, workers, r.Verdict)

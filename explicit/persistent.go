@@ -10,8 +10,8 @@ import (
 )
 
 // Persistent is the selective search of Godefroid and Wolper, "Using partial orders
-// for the efficient verification of deadlock freedom and safety properties"
-// (papers/godefroid-wolper-deadlock-safety.txt): a stateful depth-first search that
+// for the efficient verification of deadlock freedom and safety properties" (CAV
+// 1991; docs/explicit.md, persistent): a stateful depth-first search that
 // executes, in each state, only a persistent set of the enabled transitions
 // (Figure 2) and prunes further with sleep sets (Figure 1); it finds deadlocks, and
 // assertion violations and run-time errors through the reduction of safety
@@ -51,14 +51,63 @@ type Persistent struct {
 
 // Check runs the search.
 func (a Persistent) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
-	x, err := newExecutor(ctx, p, a.Options)
-	if err != nil {
-		return nil, err
+	return check(ctx, p, "persistent", a)
+}
+
+func (a Persistent) options() Options { return a.Options }
+
+func (a Persistent) start(x *executor, sh *sharing) (runner, error) {
+	return persistentRun{opts: a.Options, sh: sh, noCache: a.noCache, boundedOnly: a.boundedOnly}, nil
+}
+
+// persistentRun is one run of persistent or process-local: on several workers
+// its searches share the table of the phase the driver runs (sharing.tables).
+type persistentRun struct {
+	opts                 Options
+	sh                   *sharing
+	local                bool // process-local's Branch(s, p) instead of persistent sets
+	noCache, boundedOnly bool
+}
+
+func (r persistentRun) finish() error { return nil }
+
+func (r persistentRun) search(w *worker) search {
+	s := newPersistentSearch(w, r.opts.NoSleep, r.noCache)
+	if r.local {
+		s.choose = newProcessLocal(s).choose
 	}
-	s := newPersistentSearch(x, a.NoSleep, a.noCache)
-	s.share(a.Options)
-	s.search(a.boundedOnly)
-	return x.result("persistent", depthOnly(), "states", "sleep_blocked")
+	s.boundedOnly = r.boundedOnly
+	s.sh = r.sh
+	return s
+}
+
+// persistentSets makes the persistent sets a frontier of persistent (or, local,
+// process-local) is expanded through.
+func persistentSets(o Options, local bool) func(w *worker) *persistentSearch {
+	return func(w *worker) *persistentSearch {
+		s := newPersistentSearch(w, o.NoSleep, true)
+		if local {
+			s.choose = newProcessLocal(s).choose
+		}
+		return s
+	}
+}
+
+// explore explores a task: both phases from the initial state, or, on several
+// workers, one phase below a subtree's root on the phase's shared table.
+func (s *persistentSearch) explore(t *task) {
+	x := s.x
+	s.k = x.budget
+	s.long = false
+	s.tables = nil
+	if s.sh.tables != nil {
+		s.tables, s.owner, s.path = s.sh.tables, x.id, newSharedPath[struct{}](x.id)
+	} else {
+		s.table = s.newTable()
+	}
+	copy(s.states[0], x.initial())
+	s.frames[0].sleepIn.clear()
+	s.search(s.boundedOnly || t.phase == 1)
 }
 
 // search runs the two phases (see Persistent); on shared tables, the one they
@@ -86,16 +135,20 @@ func (s *persistentSearch) search(boundedOnly bool) {
 	}
 }
 
-// persistentSearch is one run of the algorithm.
+// persistentSearch is one search of the algorithm.
 type persistentSearch struct {
-	x       *executor
+	x       *worker
 	p       *ir.Program
 	k       int
 	n       int // threads
 	noSleep bool
 	noCache bool
-	info    *staticInfo
-	table   *visitedStore[persistentRecord] // H of Figure 1
+	// boundedOnly (tests) runs the bounded phase alone; sh is what the driver
+	// shares between the run's searches.
+	boundedOnly bool
+	sh          *sharing
+	info        *staticInfo
+	table       *visitedStore[persistentRecord] // H of Figure 1
 	// On several workers, the tables the run's searches share instead of table
 	// (see persistentTables), this search's records there, and its path through
 	// the exhaustive phase's.
@@ -153,9 +206,9 @@ type threadProbe struct {
 	static *footprint
 }
 
-func newPersistentSearch(x *executor, noSleep, noCache bool) *persistentSearch {
+func newPersistentSearch(x *worker, noSleep, noCache bool) *persistentSearch {
 	p := x.p
-	k := x.opts.Depth
+	k := x.budget
 	n := len(p.Threads)
 	s := &persistentSearch{x: x, p: p, k: k, n: n, noSleep: noSleep, noCache: noCache, info: analyze(p)}
 	s.choose = s.selectPersistent
@@ -357,7 +410,7 @@ func newPersistentRecord(threads int) persistentRecord {
 }
 
 // persistentTables is the table that the searches of one phase of a parallel run
-// share (see checkPhases): the exhaustive phase's heights (exhaustShared), or
+// share (see executor.runPhases): the exhaustive phase's heights (exhaustShared), or
 // the bounded phase's H (enterShared). The searches then run that phase alone.
 type persistentTables struct {
 	heights *sharedVisited[struct{}]
@@ -382,13 +435,6 @@ func newPersistentTables(owners int, bounded bool) *persistentTables {
 		return &persistentTables{sleeps: newSharedVisited[sharedH](owners)}
 	}
 	return &persistentTables{heights: newSharedVisited[struct{}](owners)}
-}
-
-// share makes the search use the tables of a parallel run, if o names them.
-func (s *persistentSearch) share(o Options) {
-	if o.tables != nil {
-		s.tables, s.owner, s.path = o.tables, o.worker, newSharedPath[struct{}](o.worker)
-	}
 }
 
 func (s *persistentSearch) anyEnabled(cur ir.State) bool {

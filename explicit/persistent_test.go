@@ -2,11 +2,9 @@ package explicit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -248,8 +246,8 @@ func persistentCompareWith(t *testing.T, p *ir.Program, opts Options, a Persiste
 			continue
 		}
 		if porKind(got) != porKind(want) {
-			// Two different violations, each the first its search met (DESIGN.md
-			// §4): correct if the one found is reachable within the bound.
+			// Two different violations, each the first its search met
+			// (verify.Outcome): correct if the one found is reachable within the bound.
 			if kinds, _ := reachableKinds(p, o.Depth, noDeadlock); !kinds[got.Violation.Kind] {
 				t.Errorf("depth %d, no-deadlock %v: persistent reports %s, which no execution within the bound reaches",
 					o.Depth, noDeadlock, got.Violation.Kind)
@@ -473,12 +471,14 @@ func TestPersistentExhaustivePhase(t *testing.T) {
 			if want.Verdict == verify.Unsafe {
 				continue
 			}
-			x, err := newExecutor(context.Background(), p, o)
+			a, _ := algorithmNamed("persistent")
+			x, err := newExecutor(context.Background(), p, a, o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := newPersistentSearch(x, false, false)
+			s := newPersistentSearch(x.newWorker(0), false, false)
 			s.exhaust(0)
+			x.release()
 			if s.long != (want.Verdict == verify.BoundedSafe) {
 				t.Errorf("%s, depth %d: the exhaustive phase finds an execution longer than the bound: %v; dfs says %s",
 					tc.name, k, s.long, want.Verdict)
@@ -531,7 +531,7 @@ thread t[6] { for (int i = 0; i < 20; i++) { c[(tid + i) % 6] += 1; } }
 
 // TestPersistentSharedTables runs several searches of persistent and of
 // process-local at once from the initial state, phase by phase as a parallel run
-// does (checkPhases), all searches of a phase sharing its table, so that they meet
+// does (executor.runPhases), all searches of a phase sharing its table, so that they meet
 // each other's records under way on nearly every state, and requires of them
 // together what the sequential search guarantees: a violation exactly when dfs
 // finds one (replayed, of a kind some execution within the bound reaches), and
@@ -586,35 +586,32 @@ func sharedTablesAgree(p *ir.Program, depth int, algo string, boundedOnly bool, 
 	}
 	op, got := withTerminals(o)
 	var results []*verify.Result
-	phase := func(tables *persistentTables) error {
-		rs := make([]*verify.Result, workers)
-		errs := make([]error, workers)
-		var wg sync.WaitGroup
-		for w := range workers {
-			wg.Go(func() {
-				ow := op
-				ow.tables, ow.worker = tables, w
-				var e verify.Engine = Persistent{Options: ow}
-				if algo == "process-local" {
-					e = ProcessLocal{Options: ow}
-				}
-				rs[w], errs[w] = e.Check(context.Background(), p)
-			})
+	phase := func(tables *persistentTables, n int) error {
+		var e engine = Persistent{Options: op}
+		if algo == "process-local" {
+			e = ProcessLocal{Options: op}
 		}
-		wg.Wait()
-		results = append(results, rs...)
-		return errors.Join(errs...)
+		tasks := make([]*task, workers)
+		for w := range tasks {
+			tasks[w] = &task{phase: n}
+		}
+		r, err := runSearches(context.Background(), p, algo, e, &sharing{workers: workers, tables: tables}, tasks)
+		if err != nil {
+			return err
+		}
+		results = append(results, r)
+		return nil
 	}
 	long := true
 	if !boundedOnly {
 		exhaustive := newPersistentTables(workers, false)
-		if err := phase(exhaustive); err != nil {
+		if err := phase(exhaustive, 0); err != nil {
 			return err.Error()
 		}
 		long = exhaustive.long.Load()
 	}
 	if long {
-		if err := phase(newPersistentTables(workers, true)); err != nil {
+		if err := phase(newPersistentTables(workers, true), 1); err != nil {
 			return err.Error()
 		}
 	}

@@ -10,7 +10,7 @@ import (
 // BPOR): per depth the state, each thread's status and next-transition accesses,
 // and the thread sets of the algorithms; and the execution itself, step by step.
 type porStack struct {
-	x      *executor
+	x      *worker
 	p      *ir.Program
 	frames []*porFrame // frames[d]: the state after d steps on the current path
 	moves  []ir.Move   // the current path
@@ -23,7 +23,7 @@ type porStack struct {
 	// pool, in a run on several workers, is where this search gives work to
 	// idle workers (steal.go); capture adds what the algorithm needs besides
 	// the stack to such work.
-	pool    *porPool
+	pool    *pool
 	capture func(path *porPath, j, d int)
 	idle    int // offers to skip: the last found nothing to give
 	// split, if set, makes the search give all its work away at a budget
@@ -80,9 +80,20 @@ func (f *porFrame) unlock() {
 	}
 }
 
-func newPORStack(x *executor, clocks bool) *porStack {
+func newPORStack(x *worker, clocks bool) *porStack {
 	p := x.p
 	return &porStack{x: x, p: p, trace: newHBTrace(len(p.Threads), clocks)}
+}
+
+// begin prepares the search for task t: the stack of an earlier task is
+// forgotten (a search that stopped early leaves it as it was), and t's split,
+// if it has one, will make the search give its work away.
+func (s *porStack) begin(t *task) {
+	s.trace.steps = s.trace.steps[:0]
+	for u := range s.trace.last {
+		s.trace.last[u] = -1
+	}
+	s.split, s.quit, s.idle = t.split, false, 0
 }
 
 // enter starts the exploration of the state at depth d, the part of Explore(S) that

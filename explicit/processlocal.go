@@ -9,7 +9,7 @@ import (
 
 // ProcessLocal is the partial-order reduction for distributed programs of
 // "Reduction Techniques for Distributed Applications"
-// (papers/reduction-distributed-applications.txt §3, Algorithm 1): a stateful
+// (§3, Algorithm 1; docs/explicit.md, process-local): a stateful
 // search that, in a state where process p can go on by itself, explores only p's
 // transitions:
 //
@@ -52,16 +52,13 @@ type ProcessLocal struct {
 
 // Check runs the search.
 func (a ProcessLocal) Check(ctx context.Context, p *ir.Program) (*verify.Result, error) {
-	x, err := newExecutor(ctx, p, a.Options)
-	if err != nil {
-		return nil, err
-	}
-	s := newPersistentSearch(x, a.NoSleep, false)
-	s.share(a.Options)
-	pl := newProcessLocal(s)
-	s.choose = pl.choose
-	s.search(false)
-	return x.result("process-local", depthOnly(), "states", "local_states", "sleep_blocked")
+	return check(ctx, p, "process-local", a)
+}
+
+func (a ProcessLocal) options() Options { return a.Options }
+
+func (a ProcessLocal) start(x *executor, sh *sharing) (runner, error) {
+	return persistentRun{opts: a.Options, sh: sh, local: true}, nil
 }
 
 // processLocal chooses Branch(s, p).

@@ -1,11 +1,9 @@
 package explicit
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"kbmc/lang"
 	"kbmc/verify"
@@ -48,9 +46,7 @@ func TestRedirectedWaits(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-					defer cancel()
-					r, err := eng.Check(ctx, p)
+					r, err := untilHang(t, algo, eng, p)
 					if err != nil {
 						t.Fatal(err)
 					}

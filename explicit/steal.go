@@ -2,8 +2,6 @@ package explicit
 
 import (
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"kbmc/ir"
 )
@@ -72,89 +70,6 @@ type porPath struct {
 	yielding []bool
 }
 
-// porPool hands out the tasks of one run and keeps idle workers waiting while a
-// busy worker may still give work away.
-type porPool struct {
-	mu      sync.Mutex
-	wake    sync.Cond
-	queue   []*porTask
-	waiting int  // workers waiting for a task
-	busy    int  // workers with a task
-	over    bool // the run has ended: every worker returns
-	halted  func() bool
-	handed  int  // tasks handed out, roots included
-	eager   bool // keep two tasks queued, whether or not a worker waits (tests)
-
-	// hungry: a worker waits and no task is queued for it. Busy workers read it
-	// at every thread they pick, so it is an atomic, not the lock.
-	hungry atomic.Bool
-}
-
-func newPORPool(tasks []*porTask, halted func() bool, eager bool) *porPool {
-	pl := &porPool{halted: halted, eager: eager}
-	pl.wake.L = &pl.mu
-	for i := len(tasks) - 1; i >= 0; i-- { // the queue is a stack: the first task first
-		pl.queue = append(pl.queue, tasks[i])
-	}
-	pl.update()
-	return pl
-}
-
-// take returns the next task for a worker, waiting for one while some worker is
-// busy; nil when the run is over (no task is left and nobody can give one, or
-// the run was stopped).
-func (pl *porPool) take() *porTask {
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	for {
-		switch {
-		case pl.over || pl.halted():
-			pl.over = true
-			pl.wake.Broadcast()
-			return nil
-		case len(pl.queue) > 0:
-			t := pl.queue[len(pl.queue)-1]
-			pl.queue = pl.queue[:len(pl.queue)-1]
-			pl.busy++
-			pl.handed++
-			pl.update()
-			return t
-		case pl.busy == 0:
-			pl.over = true
-			pl.wake.Broadcast()
-			return nil
-		}
-		pl.waiting++
-		pl.update()
-		pl.wake.Wait()
-		pl.waiting--
-		pl.update()
-	}
-}
-
-// finished records that a worker has ended its task.
-func (pl *porPool) finished() {
-	pl.mu.Lock()
-	pl.busy--
-	if pl.busy == 0 || pl.halted() {
-		pl.wake.Broadcast() // perhaps the run is over: let the waiting see
-	}
-	pl.mu.Unlock()
-}
-
-// give queues a task for a waiting worker.
-func (pl *porPool) give(t *porTask) {
-	pl.mu.Lock()
-	pl.queue = append(pl.queue, t)
-	pl.update()
-	pl.wake.Signal()
-	pl.mu.Unlock()
-}
-
-func (pl *porPool) update() {
-	pl.hungry.Store(pl.waiting > len(pl.queue) || pl.eager && len(pl.queue) < 2)
-}
-
 // offer gives work to a waiting worker, if there is one, from a search whose
 // path has depth d and which is about to pick a thread at depth d: the first
 // thread still to run at the shallowest state of the path that has one, whose
@@ -184,7 +99,7 @@ func (s *porStack) offer(d int) {
 		if t < 0 {
 			continue // a shared state with nothing left to run
 		}
-		s.pool.give(&porTask{root: s.x.from, depth: j, thread: t, path: s.snapshot(j, d), only: true, sleep: sleep})
+		s.pool.give(&task{root: s.x.from, stolen: &porTask{root: s.x.from, depth: j, thread: t, path: s.snapshot(j, d), only: true, sleep: sleep}})
 		return
 	}
 	// Nothing to give: look again only after a while, rather than lock every

@@ -269,6 +269,10 @@ type tcsEnum struct {
 	undoRow  []int32
 	undoOld  []uint64
 	forced   [][]int32 // forced[j]: the dependencies i with requires[i] == j
+
+	stack            []enumFrame // the decisions of the variation last returned
+	weight, used     int         // the swaps the variations have, and the stack
+	started, stopped bool
 }
 
 // init prepares the enumeration of c's variations. It reports false if poll
@@ -327,6 +331,7 @@ func (en *tcsEnum) init(c *TCS) bool {
 		}
 	}
 	en.undoRow, en.undoOld = en.undoRow[:0], en.undoOld[:0]
+	en.stack, en.started, en.stopped = en.stack[:0], false, false
 	return true
 }
 
@@ -379,58 +384,142 @@ func (en *tcsEnum) undo(mark int) {
 	en.undoOld = en.undoOld[:mark*en.words]
 }
 
-// run calls yield with c.Swapped set to each satisfiable variation, the original
-// order (nothing swapped) included, in lexicographic order of the swaps. yield
-// returns false to stop the enumeration; run reports whether it ran to the end.
-func (en *tcsEnum) run(yield func() bool) bool {
-	return en.rec(0, yield)
+// next sets c.Swapped to the next satisfiable variation, the original order
+// (nothing swapped) first, then those with one swap, two, and so on, each
+// weight in lexicographic order of the swaps, and reports whether there was one;
+// false also when poll stopped the enumeration. A run may have more variations
+// than can be enumerated (millions on a two-phase commit), and the few swaps a
+// violation needs would otherwise come after every combination of the later
+// dependencies. For each weight the enumeration is a depth-first search over the
+// dependencies, which abandons a prefix as soon as it is cyclic; it is kept on an
+// explicit stack so that it can be resumed from wherever it stopped: the workers
+// sharing one node's loop each take its next variation (lazypor.go).
+func (en *tcsEnum) next() bool {
+	m := len(en.c.Deps)
+	switch {
+	case en.stopped:
+		return false
+	case !en.started:
+		en.started = true
+		en.stack, en.weight, en.used = en.stack[:0], 0, 0
+		return true // the original order
+	default:
+		// Resume after the last variation: its deepest decision first.
+		if len(en.stack) > 0 && en.backtrack() && en.descend() {
+			return true
+		}
+	}
+	for en.weight < m && !en.stopped {
+		en.weight++
+		en.stack, en.used = en.stack[:0], 0
+		if en.descend() {
+			return true
+		}
+	}
+	return false
 }
 
-func (en *tcsEnum) rec(i int, yield func() bool) bool {
-	c := en.c
-	if i == len(c.Deps) {
-		return yield()
-	}
-	if en.calls++; en.calls&1023 == 0 && en.poll != nil && en.poll() {
-		return false
-	}
-	a, b := int(c.Deps[i].A), int(c.Deps[i].B)
-	if en.reaches(b, a) {
-		en.unsat++
-	} else {
-		mark := en.add(a, b)
-		cyclic := false
-		for _, f := range en.forced[i] {
-			fa, fb := int(c.Deps[f].A), int(c.Deps[f].B)
-			if en.reaches(fb, fa) {
-				cyclic = true
-				break
+// descend completes the decisions on the stack to a variation of the current
+// weight, backtracking as needed; false when there is none left.
+func (en *tcsEnum) descend() bool {
+	m := len(en.c.Deps)
+	for len(en.stack) < m {
+		en.stack = append(en.stack, enumFrame{i: len(en.stack)})
+		if !en.advance(&en.stack[len(en.stack)-1]) {
+			en.stack = en.stack[:len(en.stack)-1]
+			if !en.backtrack() {
+				return false
 			}
-			en.add(fa, fb)
-		}
-		if cyclic {
-			en.unsat++
-		} else if !en.rec(i+1, yield) {
-			en.undo(mark)
-			return false
-		}
-		en.undo(mark)
-	}
-	switch {
-	case en.keep != nil && en.keep[i],
-		en.requires != nil && en.requires[i] >= 0 && !c.Swapped[en.requires[i]]:
-		en.unsat++
-	case en.reaches(a, b):
-		en.unsat++
-	default:
-		mark := en.add(b, a)
-		c.Swapped[i] = true
-		ok := en.rec(i+1, yield)
-		c.Swapped[i] = false
-		en.undo(mark)
-		if !ok {
-			return false
 		}
 	}
 	return true
+}
+
+// enumFrame is the decision on one dependency in tcsEnum's search: which
+// branches were tried (0: none, 1: the original order, 2: both), and the one in
+// effect, with the mark that undoes it.
+type enumFrame struct {
+	i       int
+	tried   int8
+	took    bool
+	swapped bool
+	mark    int
+}
+
+// backtrack takes the next branch of the deepest decision that has one,
+// forgetting the decisions below it; false when none has.
+func (en *tcsEnum) backtrack() bool {
+	for len(en.stack) > 0 {
+		if en.advance(&en.stack[len(en.stack)-1]) {
+			return true
+		}
+		en.stack = en.stack[:len(en.stack)-1]
+	}
+	return false
+}
+
+// advance undoes frame f's branch and takes its next satisfiable one: the
+// original order, then the swap; false when neither is left.
+func (en *tcsEnum) advance(f *enumFrame) bool {
+	c := en.c
+	if f.took {
+		en.undo(f.mark)
+		if f.swapped {
+			c.Swapped[f.i] = false
+			en.used--
+		}
+		f.took = false
+	}
+	if en.calls++; en.calls&1023 == 0 && en.poll != nil && en.poll() {
+		en.stopped = true
+		en.stack = en.stack[:0]
+		return false
+	}
+	i := f.i
+	a, b := int(c.Deps[i].A), int(c.Deps[i].B)
+	left := len(c.Deps) - i - 1 // decisions after this one
+	for f.tried < 2 {
+		f.tried++
+		if f.tried == 1 {
+			if en.weight-en.used > left {
+				continue // too few decisions left to reach the weight
+			}
+			if en.reaches(b, a) {
+				en.unsat++
+				continue
+			}
+			mark := en.add(a, b)
+			cyclic := false
+			for _, g := range en.forced[i] {
+				ga, gb := int(c.Deps[g].A), int(c.Deps[g].B)
+				if en.reaches(gb, ga) {
+					cyclic = true
+					break
+				}
+				en.add(ga, gb)
+			}
+			if cyclic {
+				en.unsat++
+				en.undo(mark)
+				continue
+			}
+			f.mark, f.took, f.swapped = mark, true, false
+			return true
+		}
+		switch {
+		case en.used == en.weight || en.weight-en.used-1 > left:
+			// The weight is reached, or cannot be reached with this swap.
+		case en.keep != nil && en.keep[i],
+			en.requires != nil && en.requires[i] >= 0 && !c.Swapped[en.requires[i]]:
+			en.unsat++
+		case en.reaches(a, b):
+			en.unsat++
+		default:
+			f.mark, f.took, f.swapped = en.add(b, a), true, true
+			c.Swapped[i] = true
+			en.used++
+			return true
+		}
+	}
+	return false
 }

@@ -101,10 +101,9 @@ func enumerate(c *TCS, keep []bool, requires []int32) ([][]bool, int64) {
 	en.keep, en.requires = keep, requires
 	en.init(c)
 	var out [][]bool
-	en.run(func() bool {
+	for en.next() {
 		out = append(out, slices.Clone(c.Swapped))
-		return true
-	})
+	}
 	return out, en.unsat
 }
 

@@ -1,12 +1,12 @@
 package ir
 
-// Dependency (DESIGN.md §3). Two events of different threads are dependent when
-// they access a common location and at least one of them writes it. Locations
-// make every case of the definition one rule: a successful cas writes its cell, a
-// failed one reads it; lock and unlock both write the lock; a thread's last step
-// writes its termination status, which join reads. Program order, which orders a
-// thread's own events, is not dependency: callers compare events of different
-// threads.
+// Dependency (docs/architecture.md, "The program model"). Two events of different
+// threads are dependent when they access a common location and at least one of them
+// writes it. Locations make every case of the definition one rule: a successful cas
+// writes its cell, a failed one reads it; lock and unlock both write the lock; a
+// thread's last step writes its termination status, which join reads. Program
+// order, which orders a thread's own events, is not dependency: callers compare
+// events of different threads.
 //
 // Every engine decides dependency here: the explicit algorithms on concrete
 // accesses (Conflict), static footprints and the symbolic encoding on the kinds of

@@ -3,9 +3,9 @@
 //
 // A Program is a lowered .kb program: shared variables and arrays, mutexes, and thread
 // templates whose code is a control-flow graph of Nodes. Program.Finish cuts each
-// template into Transitions at its cut points (DESIGN.md §3): the thread start, before
-// each visible operation, and every loop head. A transition holds at most one visible
-// operation, at its start, and executes atomically.
+// template into Transitions at its cut points (docs/language.md §10): the thread start,
+// before each visible operation, and every loop head. A transition holds at most one
+// visible operation, at its start, and executes atomically.
 //
 // The semantics work on a State, one flat []int64 that is cheap to copy and hash:
 // Status and Enabled decide whether a thread can move, Step executes one transition

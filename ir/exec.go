@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// ViolationKind classifies a violation (DESIGN.md §4).
+// ViolationKind classifies a violation (docs/language.md §11).
 type ViolationKind uint8
 
 const (
@@ -286,9 +286,9 @@ const (
 	CutByLimit                // some thread waits at a bound of the model (BlockedLimit)
 )
 
-// End classifies s in one pass over the threads, and for a deadlock (DESIGN.md
-// §4: no thread enabled, some thread not terminated, and no thread waiting on a
-// false assume) returns the violation describing who waits for what.
+// End classifies s in one pass over the threads, and for a deadlock (docs/language.md
+// §11: no thread enabled, some thread not terminated, and no thread waiting on a false
+// assume) returns the violation describing who waits for what.
 func (p *Program) End(s State) (Ending, *Violation) {
 	end := Complete
 	for t := range p.Threads {

@@ -324,8 +324,8 @@ func (tr *Transition) Visible() bool {
 	return n.Atomic || n.Visible() || len(tr.Reads) > 0 || len(tr.Writes) > 0
 }
 
-// Visible reports whether the operation is visible on its own (DESIGN.md §3): it can
-// block, yields, is a cas, or reads or writes shared state.
+// Visible reports whether the operation is visible on its own (docs/language.md §10):
+// it can block, yields, is a cas, or reads or writes shared state.
 func (n *Node) Visible() bool {
 	if n.Op.Props().Visible {
 		return true

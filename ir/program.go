@@ -246,7 +246,7 @@ type OpProps struct {
 	// (Node.Guard, Program.Status).
 	Blocks bool
 	// Visible: a scheduling point whatever the operation reads: it blocks, yields,
-	// or is a cas (DESIGN.md §3). Other operations are visible when they touch
+	// or is a cas (docs/language.md §10). Other operations are visible when they touch
 	// shared state (Node.Visible).
 	Visible bool
 	// Release: executing it may enable a thread that waits without reading
@@ -319,8 +319,8 @@ type Node struct {
 	Next int
 	Else int // OpBranch only
 
-	// Cut marks a cut point: a transition begins here (DESIGN.md §3). lang sets it at
-	// the thread start, before each visible operation and at every loop head; with
+	// Cut marks a cut point: a transition begins here (docs/language.md §10). lang sets it
+	// at the thread start, before each visible operation and at every loop head; with
 	// --no-fold at every statement and condition. Nodes that come from one source
 	// statement (e.g. a hoisted cas) are never separated by a cut.
 	Cut bool

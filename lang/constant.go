@@ -8,7 +8,7 @@ import (
 )
 
 // arith does the W-bit two's-complement arithmetic of constant expressions, the
-// same as the ir semantics does at run time (DESIGN.md §2, "Integers").
+// same as the ir semantics does at run time (docs/language.md §6).
 type arith struct{ width int }
 
 func (a arith) min() int64 { return math.MinInt64 >> (64 - a.width) }

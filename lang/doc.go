@@ -1,4 +1,4 @@
-// Package lang is the front end of the .kb language (DESIGN.md §2, §3): it turns
+// Package lang is the front end of the .kb language (docs/language.md): it turns
 // one source file into the ir.Program that every kbmc engine consumes.
 //
 // Compile is the only entry point the rest of kbmc needs. It parses the file (with

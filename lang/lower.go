@@ -279,7 +279,7 @@ func (b *builder) headerText(from, rparen syntax.Pos) string {
 }
 
 // end makes the first node of a statement a cut point if the statement is
-// visible (DESIGN.md §3), or always with --no-fold; never inside atomic, whose
+// visible (docs/language.md §10), or always with --no-fold; never inside atomic, whose
 // block is one transition.
 func (b *builder) end(start int) {
 	if start >= len(b.t.Nodes) || b.atomic {

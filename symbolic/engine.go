@@ -97,7 +97,7 @@ func (e Engine) porName() string {
 	return e.POR
 }
 
-// statKeys are the statistics the engine reports, in output order (DESIGN.md §7).
+// statKeys are the statistics the engine reports, in output order (docs/output.md).
 var statKeys = []string{"depth", "solver_calls", "variables", "clauses", "conflicts", "encode_ms", "solve_ms", "time_ms"}
 
 // portfolioStatKeys follow solver_calls with the portfolio solver: how many of
@@ -239,8 +239,9 @@ func (r *run) deepen(bound int) error {
 			}
 			continue
 		}
-		// Completeness (DESIGN.md §4): can an execution take k steps and still
-		// have an enabled thread? If not, every execution ends within k steps.
+		// Completeness (docs/symbolic.md, "Properties and queries"): can an execution take
+		// k steps and still have an enabled thread? If not, every execution ends within k
+		// steps.
 		live, err := r.u.Live(k)
 		if err != nil {
 			return fmt.Errorf("symbolic: depth %d: %w", k, err)
@@ -383,7 +384,7 @@ func (r *run) validate(res *verify.Result) error {
 	if r.e.corrupt != nil {
 		res.Trace = r.e.corrupt(res.Trace)
 	}
-	if _, err := verify.Validate(r.p, res); err != nil {
+	if err := verify.Validate(r.p, res); err != nil {
 		if !errors.Is(err, verify.ErrReplay) {
 			err = fmt.Errorf("%w: %v", verify.ErrReplay, err)
 		}

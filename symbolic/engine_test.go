@@ -130,7 +130,8 @@ func TestReplayFailure(t *testing.T) {
 	}
 }
 
-// TestSafeAndBounded checks the completeness query (DESIGN.md §4): a program
+// TestSafeAndBounded checks the completeness query (docs/symbolic.md,
+// "Properties and queries"): a program
 // whose executions all end is safe at the depth where the last one ends; one
 // that can spin forever is bounded-safe.
 func TestSafeAndBounded(t *testing.T) {

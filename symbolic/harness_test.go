@@ -100,7 +100,7 @@ func isUnsupported(err error) bool {
 
 // agree compares a symbolic result with the reference DFS's. Both must have the
 // same verdict. An engine reports the first violation its search reaches
-// (DESIGN.md §4), so when several kinds are reachable the two may differ: the
+// (verify.Outcome), so when several kinds are reachable the two may differ: the
 // symbolic one has been replayed, and the engine is asked again for the kind DFS
 // reported, which it must find.
 func agree(p *ir.Program, opts verify.Options, c combo, ref, got *verify.Result, limit time.Duration) error {

@@ -34,7 +34,7 @@ var tooBig = map[string]map[string]string{
 
 // TestTestdata runs every testdata program that is not expected to be rejected on
 // every solver × reduction combination and compares verdict and violation kind
-// with the reference DFS (DESIGN.md §9).
+// with the reference DFS (the //@ annotations, docs/language.md §14).
 func TestTestdata(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "*.kb"))
 	if err != nil || len(files) == 0 {

@@ -8,7 +8,7 @@ import (
 
 // An Outcome is what a search established, from which its verdict follows. Engines
 // record what they find in one and turn it into a Result with Decide: the one
-// place where a verdict is decided (DESIGN.md §4).
+// place where a verdict is decided (docs/architecture.md, "Verdicts").
 type Outcome struct {
 	// Violation is the violation the search reached first, Trace the schedule
 	// that reaches it.

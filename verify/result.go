@@ -9,7 +9,7 @@ import (
 	"kbmc/ir"
 )
 
-// Verdict is the answer to "can a violation be reached?" (DESIGN.md §4).
+// Verdict is the answer to "can a violation be reached?" (docs/output.md).
 type Verdict uint8
 
 const (
@@ -36,17 +36,6 @@ func ParseVerdict(s string) (Verdict, bool) {
 		}
 	}
 	return 0, false
-}
-
-// ExitCode is the CBMC-compatible process exit code for the verdict (DESIGN.md §7).
-func (v Verdict) ExitCode() int {
-	switch v {
-	case Unsafe:
-		return 10
-	case Unknown:
-		return 5
-	}
-	return 0
 }
 
 // Options are the bounds and switches common to every engine.
@@ -153,20 +142,25 @@ type Result struct {
 	// ModelCut: a bound of the program's model (a thread or heap pool) cut
 	// some execution (verify.Outcome).
 	ModelCut bool
+
+	// Run is the counterexample as Validate replayed it (every step's events,
+	// locals included): what the output shows, without replaying it again.
+	Run *ir.Run
 }
 
 // ErrReplay marks a counterexample that does not replay: an internal error.
 var ErrReplay = errors.New("counterexample does not replay")
 
-// Validate replays an Unsafe result's trace through the concrete semantics and checks
-// that it ends in the reported violation. Engines call it before returning; a failure
-// is an internal error, never a result.
-func Validate(p *ir.Program, r *Result) (*ir.Run, error) {
+// Validate replays an Unsafe result's trace through the concrete semantics and
+// checks that it ends in the reported violation; the replayed run is kept in
+// r.Run. Engines call it once per run, before returning; a failure is an internal
+// error, never a result.
+func Validate(p *ir.Program, r *Result) error {
 	if r.Verdict != Unsafe {
-		return nil, nil
+		return nil
 	}
 	if r.Violation == nil {
-		return nil, fmt.Errorf("%w: unsafe result without a violation", ErrReplay)
+		return fmt.Errorf("%w: unsafe result without a violation", ErrReplay)
 	}
 	if r.Violation.Kind == ir.LocalDeadlock {
 		// The replay shows the process stuck in the final state; that it can
@@ -174,29 +168,29 @@ func Validate(p *ir.Program, r *Result) (*ir.Run, error) {
 		// established.
 		run, err := p.Replay(r.Trace)
 		if err != nil {
-			return run, fmt.Errorf("%w: %v", ErrReplay, err)
+			return fmt.Errorf("%w: %v", ErrReplay, err)
 		}
 		if run.Violation() != nil {
-			return run, fmt.Errorf("%w: the trace of a local deadlock ends in %s", ErrReplay, run.Violation().Kind)
+			return fmt.Errorf("%w: the trace of a local deadlock ends in %s", ErrReplay, run.Violation().Kind)
 		}
 		v := p.Stuck(run.Final(), p.ProcessOf(r.Violation.Thread))
 		if v == nil {
-			return run, fmt.Errorf("%w: %s is not stuck at the end of the trace", ErrReplay,
+			return fmt.Errorf("%w: %s is not stuck at the end of the trace", ErrReplay,
 				p.ProcessName(p.ProcessOf(r.Violation.Thread)))
 		}
-		r.Violation = v
-		return run, nil
+		r.Violation, r.Run = v, run
+		return nil
 	}
 	run, v, err := p.Confirm(r.Trace, r.Violation.Kind)
 	if err != nil {
-		return run, fmt.Errorf("%w: %v", ErrReplay, err)
+		return fmt.Errorf("%w: %v", ErrReplay, err)
 	}
 	if v.Kind != ir.Deadlock && (v.Pos != r.Violation.Pos || v.Thread != r.Violation.Thread) {
-		return run, fmt.Errorf("%w: replay fails at %s in thread %d, engine reported %s in thread %d",
+		return fmt.Errorf("%w: replay fails at %s in thread %d, engine reported %s in thread %d",
 			ErrReplay, v.Pos, v.Thread, r.Violation.Pos, r.Violation.Thread)
 	}
-	r.Violation = v
-	return run, nil
+	r.Violation, r.Run = v, run
+	return nil
 }
 
 // An Engine answers one program. Implementations live in explicit and symbolic.

@@ -114,7 +114,7 @@ func checkAction(c *cli.Context) error {
 	if err != nil {
 		return &exitError{exitInternal, err}
 	}
-	if code := res.Verdict.ExitCode(); code != exitOK {
+	if code := verdictExit(res.Verdict); code != exitOK {
 		return &exitError{code, nil}
 	}
 	return nil

@@ -170,28 +170,27 @@ type engineConfig struct {
 
 // Name is the engine's name as regress, xval and bench spell it.
 func (ec engineConfig) Name() string {
-	switch {
-	case ec.Engine == "symbolic":
+	if ec.Engine == "symbolic" {
 		return "symbolic/" + ec.Solver + "/" + ec.POR
-	case ec.Algo == "dfs" && ec.Explicit.Stateful:
-		return "explicit/dfs/stateful"
-	case ec.Algo == "lazypor" && ec.Explicit.TCSSolver != "" && ec.Explicit.TCSSolver != "topo":
-		return "explicit/lazypor/" + ec.Explicit.TCSSolver
 	}
-	return "explicit/" + ec.Algo
+	return "explicit/" + explicit.EngineName(ec.Algo, ec.Explicit)
 }
 
 func readEngineConfig(c *cli.Context) (engineConfig, error) {
 	ec := engineConfig{Engine: c.String("engine"), Algo: c.String("algo"), Timeout: timeoutOf(c),
 		Solver: c.String("solver"), Encoding: c.String("encoding"), POR: c.String("por"), NoIncremental: c.Bool("no-incremental")}
 	if ec.Algo == "" {
-		ec.Algo = "dfs"
-		ec.Explicit.Stateful = true
-		ec.DefaultAlgo = !c.Bool("stateful")
+		var set func(*explicit.Options)
+		ec.Algo, set = explicit.Default()
+		set(&ec.Explicit)
+		ec.DefaultAlgo = true
 	}
 	ec.Bounds.Depth = c.Int("depth")
 	ec.Bounds.NoDeadlock = c.Bool("no-deadlock")
 	ec.Explicit.Stateful = ec.Explicit.Stateful || c.Bool("stateful")
+	if c.Bool("stateful") {
+		ec.DefaultAlgo = false // named, though the default has it too
+	}
 	ec.Explicit.LocalDeadlock = c.Bool("local-deadlock")
 	ec.Explicit.NoSleep = c.Bool("no-sleep")
 	ec.Explicit.TCSSolver = c.String("tcs-solver")
@@ -229,7 +228,8 @@ func readEngineConfig(c *cli.Context) (engineConfig, error) {
 	return ec, err
 }
 
-// engineFlagScope says, for each engine flag, which engines it applies to.
+// engineFlagScope says, for each engine flag, which engines it applies to; the
+// explicit algorithms' own flags are in their descriptors (explicit.FlagApplies).
 var engineFlagScope = []struct {
 	flag    string
 	applies func(ec engineConfig) bool
@@ -240,39 +240,38 @@ var engineFlagScope = []struct {
 	{"no-incremental", isSymbolic, "the symbolic engine (--engine symbolic)"},
 	{"algo", isExplicit, "the explicit engine"},
 	{"max-nondet", isExplicit, "the explicit engine"},
-	{"stateful", algoIn("dfs"), "--algo dfs"},
-	{"local-deadlock", algoIn("dfs"), "--algo dfs --stateful"},
-	{"no-sleep", algoIn("dpor", "persistent", "process-local"), "--algo dpor, persistent or process-local"},
-	{"preemptions", algoIn("bpor-preempt"), "--algo bpor-preempt"},
-	{"fair", algoIn("bpor-fair"), "--algo bpor-fair"},
-	{"max-steps", algoIn("bpor-fair"), "--algo bpor-fair"},
-	{"tcs-solver", algoIn("lazypor"), "--algo lazypor"},
 }
 
 func isSymbolic(ec engineConfig) bool { return ec.Engine == "symbolic" }
 func isExplicit(ec engineConfig) bool { return ec.Engine == "explicit" }
-func algoIn(algos ...string) func(engineConfig) bool {
-	return func(ec engineConfig) bool {
-		for _, a := range algos {
-			if ec.Engine == "explicit" && ec.Algo == a {
-				return true
-			}
-		}
-		return false
+
+// algoList is "--algo A, B or C".
+func algoList(algos []string) string {
+	s := strings.Join(algos, ", ")
+	if i := strings.LastIndex(s, ", "); i >= 0 {
+		s = s[:i] + " or " + s[i+2:]
 	}
+	return "--algo " + s
 }
 
 // checkApplicable rejects an engine flag given on the command line that the
 // chosen engine would ignore: a flag that changes nothing must not look as if it
 // did.
 func checkApplicable(c *cli.Context, ec engineConfig) error {
+	chosen := "--engine " + ec.Engine
+	if ec.Engine == "explicit" {
+		chosen = "--algo " + ec.Algo
+	}
 	for _, s := range engineFlagScope {
 		if c.IsSet(s.flag) && !s.applies(ec) {
-			chosen := "--engine " + ec.Engine
-			if ec.Engine == "explicit" {
-				chosen = "--algo " + ec.Algo
-			}
 			return usageErr("--%s applies only to %s, not to %s", s.flag, s.what, chosen)
+		}
+	}
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		applies, algoFlag := explicit.FlagApplies(name, ec.Algo)
+		if algoFlag && c.IsSet(name) && (!isExplicit(ec) || !applies) {
+			return usageErr("--%s applies only to %s, not to %s", name, algoList(explicit.FlagAlgorithms(name)), chosen)
 		}
 	}
 	return nil
@@ -285,7 +284,7 @@ func (ec engineConfig) engine() (verify.Engine, error) {
 		opts := ec.Explicit
 		opts.Options = ec.Bounds
 		if opts.Workers == 0 {
-			opts.Workers = explicit.DefaultWorkers(ec.Algo, runtime.GOMAXPROCS(0))
+			opts.Workers = explicit.DefaultWorkers(runtime.GOMAXPROCS(0))
 		}
 		eng, err := explicit.New(ec.Algo, opts)
 		if err != nil {

@@ -21,10 +21,7 @@ func writeDot(w io.Writer, l *loaded, res *verify.Result, opts traceOptions) err
 	fmt.Fprintf(&b, "  label=\"%s\"; labelloc=t;\n", dotEscape(verdictLine(l, res)))
 	b.WriteString("  node [shape=box, fontname=monospace, fontsize=10];\n  edge [fontname=monospace, fontsize=9];\n")
 	if res.Verdict == verify.Unsafe {
-		r, err := traceSteps(l, res.Trace, opts)
-		if err != nil {
-			return err
-		}
+		r := traceSteps(l, res.Run, opts)
 		steps := r.steps
 		if opts.relevant {
 			steps = relevantSteps(l, r, res.Violation)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"kbmc/ir"
 	"kbmc/verify"
 )
 
@@ -41,15 +40,22 @@ func explainBounded(l *loaded, res *verify.Result) *explanation {
 	if res.Cycle {
 		trace = res.CycleTrace
 	}
-	if trace != nil && len(trace) > 0 {
+	if len(trace) > 0 {
 		if run, err := l.prog.Replay(trace); err == nil {
-			from, to := repeat(run)
+			from, to := run.Repeat()
 			if from >= 0 {
 				ex.Cycle = true
 			} else {
 				from, to = len(run.Events)/2, len(run.Events)
 			}
-			loopOf(l, run, from, to, ex.Cycle, ex)
+			// Without a cycle, a transition is a loop only if it ran at
+			// least twice.
+			if loop, ok := l.prog.LoopOf(run, from, to); ok && (loop.Runs >= 2 || ex.Cycle) {
+				th := l.prog.Threads[loop.Thread]
+				n := th.Template.Transitions[loop.Transition].EntryNode()
+				ex.Loop, ex.LoopText, ex.LoopThread = posText(l, n.Pos), n.Text, th.Name
+				ex.BusyWait = loop.BusyWait
+			}
 		}
 	}
 	depth := res.Bound.Depth
@@ -87,65 +93,4 @@ func explainBounded(l *loaded, res *verify.Result) *explanation {
 		ex.Next = fmt.Sprintf("try --depth %d", 2*depth)
 	}
 	return ex
-}
-
-// repeat finds a state that occurs twice along run: steps [from, to) lead from
-// it back to itself. It returns -1, -1 when no state repeats.
-func repeat(run *ir.Run) (int, int) {
-	seen := map[string]int{}
-	for i, s := range run.States {
-		key := stateKey(s)
-		if j, ok := seen[key]; ok {
-			return j, i
-		}
-		seen[key] = i
-	}
-	return -1, -1
-}
-
-func stateKey(s ir.State) string {
-	var b strings.Builder
-	for _, v := range s {
-		fmt.Fprintf(&b, "%d,", v)
-	}
-	return b.String()
-}
-
-// loopOf names the transition that runs most often in steps [from, to) of run,
-// and whether those steps wrote no shared variable (a busy-wait).
-func loopOf(l *loaded, run *ir.Run, from, to int, cycle bool, ex *explanation) {
-	p := l.prog
-	type key struct{ thread, from int }
-	count := map[key]int{}
-	var best key
-	bestN := 0
-	busy := true
-	// A loop head (a condition) wins a tie: it names the loop best.
-	score := func(k key) int {
-		s := 2 * count[k]
-		if p.Threads[k.thread].Template.Transitions[k.from].EntryNode().Op == ir.OpBranch {
-			s++
-		}
-		return s
-	}
-	for _, ev := range run.Events[from:to] {
-		k := key{ev.Thread, ev.From}
-		count[k]++
-		if bestN == 0 || score(k) > score(best) {
-			best, bestN = k, count[k]
-		}
-		for _, a := range ev.Accesses {
-			if kind, _ := p.Locate(a.Loc); a.Kind == ir.Write && (kind == ir.LocCell || kind == ir.LocChannel) {
-				busy = false
-			}
-		}
-	}
-	bestN = count[best]
-	if bestN < 2 && !cycle {
-		return // nothing repeats: no loop to name
-	}
-	th := p.Threads[best.thread]
-	n := th.Template.Transitions[best.from].EntryNode()
-	ex.Loop, ex.LoopText, ex.LoopThread = posText(l, n.Pos), n.Text, th.Name
-	ex.BusyWait = busy
 }

@@ -16,7 +16,8 @@ import (
 	"kbmc/verify"
 )
 
-// Exit codes (CBMC's, docs/cli.md).
+// Exit codes, CBMC's (docs/output.md, "Verdicts and exit codes"): the one
+// place that defines them.
 const (
 	exitOK       = 0
 	exitUsage    = 1
@@ -25,6 +26,17 @@ const (
 	exitInternal = 6
 	exitUnsafe   = 10
 )
+
+// verdictExit is the exit code of a verdict: safe and bounded-safe exit 0.
+func verdictExit(v verify.Verdict) int {
+	switch v {
+	case verify.Unsafe:
+		return exitUnsafe
+	case verify.Unknown:
+		return exitUnknown
+	}
+	return exitOK
+}
 
 // exitError carries an exit code through urfave/cli's error return.
 type exitError struct {

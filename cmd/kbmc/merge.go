@@ -84,7 +84,7 @@ func mergeAction(c *cli.Context) error {
 		fmt.Fprintf(out, "stats: %s\n", formatStats(keys, m.Stats))
 	}
 	verdict, _ := verify.ParseVerdict(m.Verdict)
-	if code := verdict.ExitCode(); code != exitOK {
+	if code := verdictExit(verdict); code != exitOK {
 		return &exitError{code, nil}
 	}
 	return nil

@@ -49,14 +49,15 @@ func regressCommand() *cli.Command {
 // symbolic package's own tests).
 func defaultEngines() []string {
 	var names []string
-	for _, a := range explicit.Algorithms() {
-		if strings.HasPrefix(a, "bpor-") {
-			continue // a preemption or fair bound answers a different question
-		}
+	for _, a := range explicit.Unbounded() {
 		names = append(names, "explicit/"+a)
-		if a == "dfs" {
-			names = append(names, "explicit/dfs/stateful") // kbmc check's default
-		}
+	}
+	// kbmc check's default, when it is a variant of an algorithm.
+	algo, set := explicit.Default()
+	var o explicit.Options
+	set(&o)
+	if name := "explicit/" + explicit.EngineName(algo, o); !slices.Contains(names, name) {
+		names = append(names, name)
 	}
 	if z3.Available() {
 		names = append(names, "symbolic/z3")
@@ -272,11 +273,12 @@ func engineByName(name string, ec engineConfig) (engineConfig, error) {
 		ec.DefaultAlgo, ec.Explicit.Stateful = false, false
 	}
 	ec.Engine, ec.Algo = eng, algo
-	if a, tcs, ok := strings.Cut(algo, "/"); eng == "explicit" && ok && a == "lazypor" {
-		ec.Algo, ec.Explicit.TCSSolver = a, tcs
-	}
-	if eng == "explicit" && algo == "dfs/stateful" {
-		ec.Algo, ec.Explicit.Stateful = "dfs", true
+	if eng == "explicit" {
+		a, err := explicit.ParseEngineName(algo, &ec.Explicit)
+		if err != nil {
+			return ec, usageErr("engine %q: %v", name, err)
+		}
+		ec.Algo = a
 	}
 	if eng == "symbolic" {
 		ec.Algo = ""

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -42,8 +41,6 @@ type traceStep struct {
 	Enabled []string `json:"enabled,omitempty"`
 	// Failed marks the step that violated the property.
 	Failed bool `json:"failed,omitempty"`
-
-	locs map[int]ir.AccessKind // shared locations the step accessed, for --relevant
 }
 
 // traceStatement is one statement a step ran after its first.
@@ -145,23 +142,18 @@ type replayed struct {
 	run   *ir.Run
 }
 
-// traceSteps replays a schedule (a counterexample already validated by the engine,
-// or a simulated run) to show what each step read, wrote and decided, locals
-// included.
-func traceSteps(l *loaded, moves []ir.Move, opts traceOptions) (*replayed, error) {
+// traceSteps shows what each step of a replayed run (a counterexample as the
+// engine validated it, verify.Result.Run, or a simulated run) read, wrote and
+// decided, locals included.
+func traceSteps(l *loaded, run *ir.Run, opts traceOptions) *replayed {
 	p := l.prog
-	run, err := p.Replay(moves)
-	if err != nil {
-		return nil, fmt.Errorf("internal error: %w: %v", verify.ErrReplay, err)
-	}
 	steps := make([]traceStep, len(run.Events))
 	for i, ev := range run.Events {
 		th := p.Threads[ev.Thread]
 		tmpl := th.Template
 		n := tmpl.Transitions[ev.From].EntryNode()
 		st := traceStep{Step: i + 1, Thread: th.Name, ThreadID: th.ID,
-			Pos: posText(l, n.Pos), Text: n.Text, Reads: map[string]any{}, Writes: map[string]any{},
-			locs: map[int]ir.AccessKind{}}
+			Pos: posText(l, n.Pos), Text: n.Text, Reads: map[string]any{}, Writes: map[string]any{}}
 		for _, c := range ev.Choices {
 			st.Nondet = append(st.Nondet, c.Value)
 		}
@@ -178,9 +170,6 @@ func traceSteps(l *loaded, moves []ir.Move, opts traceOptions) (*replayed, error
 			reads, writes := map[string]any{}, map[string]any{}
 			for _, a := range ev.Accesses[acc:vis.Accesses] {
 				k, idx := p.Locate(a.Loc)
-				if a.Kind == ir.Write || st.locs[a.Loc] != ir.Write {
-					st.locs[a.Loc] = a.Kind
-				}
 				switch k {
 				case ir.LocCell:
 					name := p.LocationName(a.Loc)
@@ -256,7 +245,7 @@ func traceSteps(l *loaded, moves []ir.Move, opts traceOptions) (*replayed, error
 		}
 		steps[i] = st
 	}
-	return &replayed{steps: steps, run: run}, nil
+	return &replayed{steps: steps, run: run}
 }
 
 func mergeValues(dst, src map[string]any) {
@@ -276,54 +265,12 @@ func posText(l *loaded, pos ir.Pos) string {
 	return fmt.Sprintf("%s:%d:%d", l.path, pos.Line, pos.Col)
 }
 
-// relevantSteps keeps the steps the violation depends on: the failing step (for
-// a deadlock, the last step of each thread that is stuck), every step that writes
-// a shared location or mutex a kept step later reads or takes, and every earlier
-// step of a thread with a kept step (its locals and its control flow lead there).
+// relevantSteps keeps the steps the violation depends on (ir.Program.Relevant).
 func relevantSteps(l *loaded, r *replayed, v *ir.Violation) []traceStep {
-	p := l.prog
-	steps := r.steps
-	keep := make([]bool, len(steps))
-	threads := map[int]bool{}
-	needed := map[int]bool{}
-	if v.Kind == ir.Deadlock || v.Kind == ir.LocalDeadlock {
-		final := r.run.Final()
-		for t := range p.Threads {
-			if !p.Done(final, t) {
-				threads[t] = true
-			}
-		}
-		for i := 0; i < p.NumLocks; i++ {
-			if p.LockOwner(final, i) >= 0 {
-				needed[p.LockLocation(i)] = true
-			}
-		}
-	} else if len(steps) > 0 {
-		threads[steps[len(steps)-1].ThreadID] = true
-	}
-	for i := len(steps) - 1; i >= 0; i-- {
-		st := steps[i]
-		writesNeeded := false
-		for loc, k := range st.locs {
-			if k == ir.Write && needed[loc] {
-				writesNeeded = true
-			}
-		}
-		if !threads[st.ThreadID] && !writesNeeded {
-			continue
-		}
-		keep[i] = true
-		threads[st.ThreadID] = true
-		for loc, k := range st.locs {
-			if kind, _ := p.Locate(loc); k == ir.Read || kind == ir.LocLock || kind == ir.LocChannel {
-				needed[loc] = true
-			}
-		}
-	}
 	var out []traceStep
-	for i, st := range steps {
-		if keep[i] {
-			out = append(out, st)
+	for i, keep := range l.prog.Relevant(r.run, v) {
+		if keep {
+			out = append(out, r.steps[i])
 		}
 	}
 	return out
@@ -341,21 +288,14 @@ func verdictLine(l *loaded, res *verify.Result) string {
 	return fmt.Sprintf("%s: safe: no violation; every execution ends within %s", l.path, boundText(res))
 }
 
-var symbolicStopped = regexp.MustCompile(`^stopped after depth (\d+): (.*)$`)
-
-// unknownNote says what an unknown run established before it stopped.
+// unknownNote says what an unknown run established before it stopped (the
+// symbolic engine's note already says how deep it showed there is no
+// violation, verify.Outcome.Decide).
 func unknownNote(res *verify.Result) string {
-	note := res.Note
-	switch {
-	case res.Engine == "explicit" && strings.HasPrefix(note, "stopped: "):
-		note = fmt.Sprintf("%s; no violation in the %s executions explored", note, formatCount(res.Stats.Executions))
-	case res.Engine == "symbolic" && symbolicStopped.MatchString(note):
-		// "stopped after depth 27: time limit 1s" says what the engine
-		// established as if it were a failure; say it as a result.
-		m := symbolicStopped.FindStringSubmatch(note)
-		note = fmt.Sprintf("no violation up to depth %s; stopped: %s", m[1], m[2])
+	if res.Engine == "explicit" && strings.HasPrefix(res.Note, "stopped: ") {
+		return fmt.Sprintf("%s; no violation in the %s executions explored", res.Note, formatCount(res.Stats.Executions))
 	}
-	return note
+	return res.Note
 }
 
 func boundText(res *verify.Result) string {
@@ -392,10 +332,7 @@ func writeText(w io.Writer, l *loaded, ec engineConfig, res *verify.Result, form
 			msg = "every thread that has not terminated waits"
 		}
 		fmt.Fprintf(w, "%s:%d:%d: %s: %s (%s)\n", l.path, v.Pos.Line, v.Pos.Col, v.Kind, msg, who)
-		r, err := traceSteps(l, res.Trace, opts)
-		if err != nil {
-			return err
-		}
+		r := traceSteps(l, res.Run, opts)
 		steps := r.steps
 		if opts.relevant {
 			steps = relevantSteps(l, r, v)
@@ -776,7 +713,7 @@ func optional(s string) *string {
 func jsonOf(l *loaded, ec engineConfig, res *verify.Result, opts traceOptions) (*jsonResult, error) {
 	j := &jsonResult{File: l.path, Verdict: res.Verdict.String(), Engine: res.Engine,
 		Algo: optional(res.Algo), Solver: optional(res.Solver), POR: optional(res.POR),
-		Stateful: res.Engine == "explicit" && res.Algo == "dfs" && ec.Explicit.Stateful,
+		Stateful: res.Engine == "explicit" && ec.Explicit.Stateful,
 		Bound:    map[string]int{"depth": res.Bound.Depth}, Stats: statValues(res), Property: l.property, Stopped: res.Stopped}
 	if res.Verdict == verify.Unknown {
 		j.Note = unknownNote(res)
@@ -799,10 +736,7 @@ func jsonOf(l *loaded, ec engineConfig, res *verify.Result, opts traceOptions) (
 	switch res.Verdict {
 	case verify.Unsafe:
 		j.Violation = violationJSON(l, res.Violation)
-		r, err := traceSteps(l, res.Trace, opts)
-		if err != nil {
-			return nil, err
-		}
+		r := traceSteps(l, res.Run, opts)
 		j.Trace = r.steps
 		if opts.relevant {
 			j.Trace = relevantSteps(l, r, res.Violation)

@@ -110,10 +110,11 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	opts := traceOptions{threads: c.Bool("threads")}
-	r, err := traceSteps(l, moves, opts)
+	run, err := p.Replay(moves)
 	if err != nil {
-		return &exitError{exitInternal, err}
+		return &exitError{exitInternal, fmt.Errorf("%w: %v", verify.ErrReplay, err)}
 	}
+	r := traceSteps(l, run, opts)
 	out := c.App.Writer
 	switch {
 	case asJSON:

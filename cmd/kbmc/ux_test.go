@@ -114,14 +114,6 @@ func TestBoundedWithoutCycle(t *testing.T) {
 	}
 }
 
-// Symbolic unknown says what was shown: no violation up to a depth.
-func TestSymbolicUnknownNote(t *testing.T) {
-	res := &verify.Result{Engine: "symbolic", Verdict: verify.Unknown, Note: "stopped after depth 27: time limit 1s"}
-	if got := unknownNote(res); got != "no violation up to depth 27; stopped: time limit 1s" {
-		t.Errorf("note %q", got)
-	}
-}
-
 // Machine-readable output: input errors as JSON, no -1, bools as bools,
 // --trace json is pure JSON.
 func TestJSONOutputs(t *testing.T) {

@@ -1,7 +1,7 @@
 // Package annotation reads the //@ annotations at the top of a testdata program
-// (DESIGN.md §9): what the program expects — a verdict (safe, unsafe, bounded-safe)
-// with the kind of violation, or an input error with a substring of its message —
-// which engines to run it on, and the flags it is checked with.
+// (docs/language.md §14): what the program expects — a verdict (safe, unsafe,
+// bounded-safe) with the kind of violation, or an input error with a substring of its
+// message — which engines to run it on, and the flags it is checked with.
 //
 // Parse reads the annotations strictly: an unknown key, a line without a colon or an
 // inconsistent expectation is an error, so a typo cannot quietly turn a test into

@@ -356,7 +356,7 @@ func (e engine) check(f *form, noDeadlock bool, r run) error {
 		}
 		// Replayed here too, whatever the engine did.
 		replay := *res
-		if _, err := verify.Validate(f.p, &replay); err != nil {
+		if err := verify.Validate(f.p, &replay); err != nil {
 			return err
 		}
 	}

@@ -13,10 +13,10 @@ type local struct {
 	fixed bool  // a loop counter: never assigned, so that loops stay bounded
 }
 
-// A body generates the statements of one thread or function. Every statement
-// generator emits its text and returns its cost: the most transitions it can execute
-// on one path (DESIGN.md §3: one per visible operation and per loop-head evaluation;
-// with NoFold one per statement and condition).
+// A body generates the statements of one thread or function. Every statement generator
+// emits its text and returns its cost: the most transitions it can execute on one path
+// (docs/language.md §10: one per visible operation and per loop-head evaluation; with
+// NoFold one per statement and condition).
 type body struct {
 	g      *gen
 	t      *template // nil in a function

@@ -1,4 +1,4 @@
-// Package syntax is the concrete-syntax layer of the .kb language (DESIGN.md §2):
+// Package syntax is the concrete-syntax layer of the .kb language (docs/language.md):
 // source positions, compiler-style errors, the scanner, the abstract syntax tree,
 // the parser and a printer that renders a tree back to canonical source.
 //
