@@ -81,7 +81,7 @@ func Hunt(ctx context.Context, p *ir.Program, opts HuntOptions) (*verify.Result,
 		res.Verdict, res.Violation = verify.Unsafe, sim.Violation
 		res.Trace = append([]ir.Move(nil), sim.Trace...)
 		st.Time = time.Since(start)
-		if _, err := verify.Validate(p, res); err != nil {
+		if err := verify.Validate(p, res); err != nil {
 			return nil, err
 		}
 		return res, nil
