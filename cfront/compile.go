@@ -35,6 +35,12 @@ type Config struct {
 	// and BlockCells the cells of a block whose size is not a constant (0: the
 	// defaults).
 	LoopBlocks, BlockCells int
+	// Phantoms lowers the program for explicit.Hunt: a pthread_create that
+	// finds its pool full starts a phantom, a thread that never runs
+	// (ir.Pool.Overflow), instead of waiting. A bug hunt then reaches the
+	// code after a loop that creates more threads than the pool holds; the
+	// searches and the symbolic engine refuse such a program.
+	Phantoms bool
 
 	parseLimit time.Duration // 0: parseLimit; tests set less
 }

@@ -352,6 +352,11 @@ func (l *lowerer) poolOf(fn *cc.FunctionDefinition) *poolInfo {
 		return pi
 	}
 	pi := &poolInfo{fn: fn, pool: &ir.Pool{Name: fn.Declarator.Name()}}
+	if l.cfg.Phantoms {
+		ov := &ir.Var{Name: pi.pool.Name + "$phantoms", Type: ir.Int, Shared: true, Pos: l.posOf(fn.Declarator)}
+		l.prog.Shared = append(l.prog.Shared, ov)
+		pi.pool.Overflow = ov
+	}
 	l.pools[fn] = pi
 	l.poolList = append(l.poolList, pi)
 	l.prog.Pools = append(l.prog.Pools, pi.pool)

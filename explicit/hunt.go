@@ -29,7 +29,11 @@ import (
 
 // HuntOptions configures Hunt.
 type HuntOptions struct {
-	Depth int    // steps per execution; 0 means DefaultHuntDepth
+	// Depth is the steps per execution; 0 means DefaultHuntDepth for half
+	// the executions, and for the other half a length that doubles (up to
+	// MaxHuntDepth) whenever such an execution reaches it, so that the code
+	// after a loop of ten thousand pthread_creates is reached too.
+	Depth int
 	Seed  uint64 // the random source's seed: the same seed gives the same executions
 	// Want says which violations end the hunt (nil: every one); an execution
 	// that ends in another is counted and the hunt goes on.
@@ -41,22 +45,29 @@ type HuntOptions struct {
 // executions a second.
 const DefaultHuntDepth = 5000
 
+// MaxHuntDepth is how far Hunt grows its executions' length.
+const MaxHuntDepth = 1 << 20
+
 // Hunt runs random executions of p until one ends in a violation opts.Want
 // accepts (Unsafe, its trace replayed by verify.Validate) or ctx ends (Unknown,
 // with the number of executions tried).
 func Hunt(ctx context.Context, p *ir.Program, opts HuntOptions) (*verify.Result, error) {
 	start := time.Now()
-	depth := opts.Depth
-	if depth <= 0 {
-		depth = DefaultHuntDepth
+	short, long := opts.Depth, opts.Depth
+	if opts.Depth <= 0 {
+		short, long = DefaultHuntDepth, DefaultHuntDepth
 	}
 	h := &hunter{p: p, rng: newHuntRand(opts.Seed)}
 	h.ch.Draw = h.draw
-	res := &verify.Result{Engine: "explicit", Algo: "random", Bound: verify.Bound{Depth: depth, Preemptions: -1, Fair: -1},
+	res := &verify.Result{Engine: "explicit", Algo: "random", Bound: verify.Bound{Preemptions: -1, Fair: -1},
 		StatKeys: []string{"executions", "transitions", "failed", "longest"}}
 	st := &res.Stats
 	var sim Simulation
 	for ctx.Err() == nil {
+		depth := short
+		if st.Executions/2%2 == 1 {
+			depth = long
+		}
 		var sched Scheduler = randomScheduler{h.rng}
 		if st.Executions%2 == 1 {
 			sched = h.pct(depth)
@@ -71,6 +82,9 @@ func Hunt(ctx context.Context, p *ir.Program, opts HuntOptions) (*verify.Result,
 		st.Transitions += int64(len(sim.Trace))
 		h.lastLen = len(sim.Trace)
 		if sim.Violation == nil {
+			if opts.Depth <= 0 && len(sim.Trace) == long && long < MaxHuntDepth {
+				long *= 2
+			}
 			continue
 		}
 		st.Failed++
@@ -78,6 +92,7 @@ func Hunt(ctx context.Context, p *ir.Program, opts HuntOptions) (*verify.Result,
 			continue
 		}
 		st.Longest = int64(len(sim.Trace))
+		res.Bound.Depth = depth
 		res.Verdict, res.Violation = verify.Unsafe, sim.Violation
 		res.Trace = append([]ir.Move(nil), sim.Trace...)
 		st.Time = time.Since(start)
@@ -89,7 +104,8 @@ func Hunt(ctx context.Context, p *ir.Program, opts HuntOptions) (*verify.Result,
 	st.Time = time.Since(start)
 	res.Verdict = verify.Unknown
 	res.Stopped = verify.StopReason(context.Cause(ctx))
-	res.Note = fmt.Sprintf("no violation in %d random executions of up to %d steps", st.Executions, depth)
+	res.Bound.Depth = long
+	res.Note = fmt.Sprintf("no violation in %d random executions of up to %d steps", st.Executions, long)
 	return res, nil
 }
 

@@ -2,10 +2,12 @@ package explicit
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"kbmc/cfront"
 	"kbmc/ir"
 	"kbmc/lang"
 	"kbmc/verify"
@@ -101,5 +103,67 @@ func TestHuntDraw(t *testing.T) {
 		if uint64(r.hi-r.lo) >= 64 && (!seen[r.lo] || !seen[r.hi]) {
 			t.Errorf("draw(%d, %d) never drew an end of the range", r.lo, r.hi)
 		}
+	}
+}
+
+// A loop that creates more threads than the model's pool holds: lowered with
+// phantoms, the hunt gets past it to the bug after it; lowered as the searches
+// take it, main waits at the pool's bound and the bug is out of reach. A
+// phantom never runs: joining it waits at the bound, and an execution that
+// started one ends cut by the bound, never complete.
+func TestHuntPhantoms(t *testing.T) {
+	const src = `extern void reach_error(void);
+#include <pthread.h>
+int x;
+void *w(void *arg) { return 0; }
+int main(void) {
+    pthread_t ids[1000];
+    for (int i = 0; i < 1000; i++) pthread_create(&ids[i], 0, w, 0);
+    x = 1;
+    if (x == 1) reach_error();
+    for (int i = 0; i < 1000; i++) pthread_join(ids[i], 0);
+    return 0;
+}
+`
+	compile := func(phantoms bool) *ir.Program {
+		p, err := cfront.Compile(filepath.Join(t.TempDir(), "phantoms.c"), []byte(src), cfront.Config{Phantoms: phantoms})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	want := HuntOptions{Seed: 3, Want: func(v *ir.Violation) bool { return v.Kind == ir.ReachError }}
+
+	p := compile(true)
+	if err := Supported(p, Options{}); err == nil {
+		t.Errorf("the searches accept a program with phantoms")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only a hang ends it
+	defer cancel()
+	res, err := Hunt(ctx, p, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != verify.Unsafe {
+		t.Fatalf("with phantoms: %v (%s), want the reach_error after the loop", res.Verdict, res.Note)
+	}
+	// Past the pool, every spawn started a phantom.
+	run, err := p.Replay(res.Trace[:len(res.Trace)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end, _ := p.End(run.Final()); end != ir.Running {
+		t.Errorf("before the violating step the execution is %v, want running", end)
+	}
+
+	// Without phantoms main waits at the pool's bound: nothing to find.
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel2()
+	res, err = Hunt(ctx2, compile(false), want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != verify.Unknown {
+		t.Fatalf("without phantoms: %v, want unknown", res.Verdict)
 	}
 }

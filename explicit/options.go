@@ -42,8 +42,14 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 const DefaultMaxNondet = 256
 
 // Supported reports, as a *verify.UnsupportedError, the first construct the explicit
-// engine cannot explore: nondet() without a range, or a range wider than MaxNondet.
+// engine cannot explore: nondet() without a range, a range wider than MaxNondet, or a
+// program with phantom threads (ir.Pool.Overflow).
 func Supported(p *ir.Program, opts Options) error {
+	if p.HasPhantoms() {
+		// The searches' static footprints do not know the overflow cells;
+		// only Hunt, which has none, runs such a program.
+		return &verify.UnsupportedError{Engine: "explicit engine", Msg: "a program lowered with phantom threads is for the random bug hunt only"}
+	}
 	max := opts.MaxNondet
 	if max <= 0 {
 		max = DefaultMaxNondet

@@ -227,7 +227,11 @@ func (p *Program) Status(s State, t int) Status {
 	case OpJoin:
 		m := p.newMachine(s, t, nil, nil)
 		if n.JThread != nil {
-			if u := m.joined(n); !m.failed && !p.Done(s, u) {
+			switch u := m.joined(n); {
+			case m.failed:
+			case u == phantomThread:
+				return BlockedLimit // a phantom never runs, let alone ends
+			case !p.Done(s, u):
 				return Blocked
 			}
 			return Enabled
@@ -256,7 +260,7 @@ func (p *Program) Status(s State, t int) Status {
 			return Dormant
 		}
 	case OpSpawn:
-		if p.freeSlot(s, n.Pool) == nil {
+		if p.freeSlot(s, n.Pool) == nil && n.Pool.Overflow == nil {
 			return BlockedLimit
 		}
 	case OpAlloc:
@@ -306,6 +310,9 @@ func (p *Program) End(s State) (Ending, *Violation) {
 				end = Deadlocked
 			}
 		}
+	}
+	if end != CutByLimit && p.phantomsStarted(s) {
+		return CutByLimit, nil // the phantoms would still run
 	}
 	if end != Deadlocked {
 		return end, nil
@@ -386,7 +393,11 @@ func (p *Program) WaitsFor(s State, t int) string {
 		}
 	case OpJoin:
 		if n.JThread != nil {
-			if u := m.joined(n); !m.failed {
+			switch u := m.joined(n); {
+			case m.failed:
+			case u == phantomThread:
+				return "the end of a thread started beyond its pool's slots, which the model never runs"
+			default:
 				return "the end of " + p.Threads[u].Name
 			}
 			break
@@ -645,6 +656,10 @@ func (m *machine) exec(n *Node) int {
 			if m.failed {
 				break
 			}
+			if u == phantomThread {
+				m.blocked(n) // inside an atomic section: a phantom never ends
+				break
+			}
 			if !p.Done(m.s, u) {
 				// Inside an atomic section the thread gets stuck, and
 				// that depends on u's end: a read, as a blocked join's
@@ -756,6 +771,17 @@ func (m *machine) exec(n *Node) int {
 				slot = u
 				break
 			}
+		}
+		if slot == nil && n.Pool.Overflow != nil {
+			c := n.Pool.Overflow.Offset
+			k := m.s[c]
+			m.access(c, Read, k)
+			m.set(c, k+1)
+			m.access(c, Write, k+1)
+			if n.LHS != nil {
+				m.store(n.LHS, m.p.PhantomValue(n.Pool, k))
+			}
+			break
 		}
 		if slot == nil {
 			if m.inner {

@@ -50,11 +50,15 @@ func (p *Program) Finish() error {
 			}
 		}
 	}
-	for _, pool := range p.Pools {
+	for i, pool := range p.Pools {
+		pool.index = i
 		for _, t := range pool.Slots {
 			if t.Start == nil || t.Start.Cells() != StartCells || !t.Start.Shared || t.Count != 0 {
 				return fmt.Errorf("thread pool %s: slot %s has no start cells", pool.Name, t.Name)
 			}
+		}
+		if o := pool.Overflow; o != nil && (o.Cells() != 1 || !o.Shared) {
+			return fmt.Errorf("thread pool %s: its overflow is not one shared cell", pool.Name)
 		}
 	}
 	p.SharedSize = cells

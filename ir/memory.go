@@ -26,6 +26,13 @@ import "fmt"
 //     Spawns take the first free slot, so that equal histories give equal
 //     states; when every slot is taken the spawning thread waits at the pool's
 //     bound (BlockedLimit), and an execution that ends so was cut by a bound.
+//     A pool with an Overflow cell (a program lowered for a bug hunt) starts
+//     phantoms instead: the spawn succeeds, counts the phantom in the cell and
+//     returns a thread value of its own, but the phantom never runs — a created
+//     thread the scheduler has not yet picked, which every execution's prefix
+//     may have. A join of a phantom waits at the pool's bound, and an execution
+//     that started one is cut by a bound however it ends (End): its phantoms
+//     would still run.
 //   - A heap block is one of the blocks of an Alloc, an allocation site's pool,
 //     each of the site's capacity in cells. The site's Status variable holds one
 //     cell per block: 0 never allocated, n > 0 allocated with n cells, -1 freed.
@@ -52,6 +59,50 @@ const (
 type Pool struct {
 	Name  string      // the start routine
 	Slots []*Template // one instance each, with Start set
+	// Overflow, when set, is one shared cell counting the phantoms started
+	// beyond the slots (see above); nil: a spawn waits for a free slot.
+	Overflow *Var
+
+	index int // in Program.Pools, set by Finish: phantom values encode it
+}
+
+// PhantomValue is the thread value of the k-th phantom of pool: above every
+// slot's value (Template.First+1), distinct across pools and phantoms.
+func (p *Program) PhantomValue(pool *Pool, k int64) int64 {
+	return int64(len(p.Threads)) + 1 + k*int64(len(p.Pools)) + int64(pool.index)
+}
+
+// phantom reports whether thread value v is a phantom some pool has started
+// in s.
+func (p *Program) phantom(s State, v int64) bool {
+	d := v - int64(len(p.Threads)) - 1
+	if d < 0 || len(p.Pools) == 0 {
+		return false
+	}
+	pool := p.Pools[d%int64(len(p.Pools))]
+	return pool.Overflow != nil && d/int64(len(p.Pools)) < s[pool.Overflow.Offset]
+}
+
+// HasPhantoms reports whether some pool starts phantoms when full: a program
+// lowered for explicit.Hunt, which the searches and the symbolic encoding
+// refuse.
+func (p *Program) HasPhantoms() bool {
+	for _, pool := range p.Pools {
+		if pool.Overflow != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// phantomsStarted reports whether some pool has started a phantom in s.
+func (p *Program) phantomsStarted(s State) bool {
+	for _, pool := range p.Pools {
+		if pool.Overflow != nil && s[pool.Overflow.Offset] > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // An Alloc is an allocation site of a C or Go program and its pool of heap
@@ -253,14 +304,20 @@ func (p *Program) freeBlock(s State, a *Alloc) int {
 	return -1
 }
 
-// joined is the thread a join of a thread value v waits for, or -1 with a
-// violation for a value that names no created thread.
+// phantomThread is what joined returns for a phantom: a thread that never ends.
+const phantomThread = -2
+
+// joined is the thread a join of a thread value v waits for, phantomThread for
+// a phantom, or -1 with a violation for a value that names no created thread.
 func (m *machine) joined(n *Node) int {
 	v := m.eval(n.JThread)
 	if m.failed {
 		return -1
 	}
 	t := int(v) - 1
+	if m.p.phantom(m.s, v) {
+		return phantomThread
+	}
 	if v < 1 || t >= len(m.p.Threads) || m.p.Threads[t].Template.Start == nil {
 		m.fail(BadJoin, n.Pos, "join of %d, which is no thread created with pthread_create", v)
 		return -1

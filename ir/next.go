@@ -126,7 +126,7 @@ func (pr *Probe) guard(s State, t int, n *Node, buf []Access) []Access {
 		}
 	case OpJoin:
 		if n.JThread != nil {
-			if u := m.joined(n); !m.failed {
+			if u := m.joined(n); !m.failed && u != phantomThread {
 				ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(u), Read, 0})
 			}
 			break

@@ -97,7 +97,7 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 		return []svcompRow{{Task: path, Property: "-", Result: "unknown", Reason: err.Error()}}
 	}
 	var rows []svcompRow
-	var prog *ir.Program
+	var prog, huntProg *ir.Program
 	var loadErr error
 	var src []byte
 	input := task.Inputs[0]
@@ -109,8 +109,12 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 	default:
 		src, loadErr = os.ReadFile(input)
 		if loadErr == nil {
-			prog, loadErr = cfront.Compile(input, src, cfront.Config{DataModel: task.DataModel,
-				LoopThreads: c.Int("pool"), LoopBlocks: c.Int("pool")})
+			cfg := cfront.Config{DataModel: task.DataModel, LoopThreads: c.Int("pool"), LoopBlocks: c.Int("pool")}
+			prog, loadErr = cfront.Compile(input, src, cfg)
+			if loadErr == nil {
+				cfg.Phantoms = true
+				huntProg, _ = cfront.Compile(input, src, cfg) // compiles as prog did
+			}
 		}
 	}
 	for _, prop := range task.Properties {
@@ -122,7 +126,7 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 		} else if loadErr != nil {
 			reason = firstLine(loadErr.Error())
 		} else {
-			answer, reason, engine = svcompCheck(ctx, c, &loaded{path: input, src: src, prog: prog}, prop, memory)
+			answer, reason, engine = svcompCheck(ctx, c, &loaded{path: input, src: src, prog: prog}, huntProg, prop, memory)
 		}
 		row.Result, row.Reason, row.Engine = answer.String(), reason, engine
 		row.Score = svcomp.Score(answer, prop.Expected)
@@ -136,9 +140,10 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 // svcompCheck runs the engines planned for a program (svcomp.Choose, or the
 // one --engine names) until one answers, each under the task's time limit
 // (what is left of it). Unless --engine or --algo chose the engine, a random
-// bug hunt (explicit.Hunt) runs beside them for the whole time limit: the
-// first reach_error() either finds ends the task false.
-func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, prop svcomp.Property, memory int64) (svcomp.Answer, string, string) {
+// bug hunt (explicit.Hunt) runs beside them for the whole time limit, on
+// huntProg, the program lowered with phantom threads (cfront.Config.Phantoms):
+// the first reach_error() either finds ends the task false.
+func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, huntProg *ir.Program, prop svcomp.Property, memory int64) (svcomp.Answer, string, string) {
 	attempts := svcomp.Choose(l.prog, explicit.DefaultMaxNondet)
 	hunt := true
 	if e := c.String("engine"); e != "" {
@@ -154,10 +159,10 @@ func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, prop svcomp.Pro
 	defer stopEngines()
 	var hunted <-chan *verify.Result
 	stopHunt := func() {}
-	if hunt && prop.Name == "unreach-call" {
+	if hunt && huntProg != nil && prop.Name == "unreach-call" {
 		var huntCtx context.Context
 		huntCtx, stopHunt = context.WithDeadline(ctx, deadline)
-		hunted = huntBeside(huntCtx, l.prog, stopEngines)
+		hunted = huntBeside(huntCtx, huntProg, stopEngines)
 	}
 	defer stopHunt()
 	answer, reason, engine := svcomp.Unknown, "", ""

@@ -66,6 +66,27 @@ int main(void) {
 		}
 	}
 
+	// A bug after a loop that creates more threads than the model's pool
+	// holds: the planned search stops at the pool's bound, the hunt beside it,
+	// on the program lowered with phantom threads, gets past the loop.
+	put("past.i", `extern void reach_error(void);
+int pthread_create(unsigned long *t, void *attr, void *(*f)(void *), void *arg);
+int x;
+void *w(void *a) { return 0; }
+int main(void) {
+    unsigned long ids[5000];
+    for (int i = 0; i < 5000; i++) pthread_create(&ids[i], 0, w, 0);
+    x = 1;
+    if (x == 1) reach_error();
+    return 0;
+}
+`)
+	past := task("past.yml", "past.i", "  - property_file: unreach-call.prp\n    expected_verdict: false\n")
+	code, out, errs = kbmc(t, "svcomp", "--timeout", "10m", past) // the limit only ends a hang
+	if code != 0 || !strings.Contains(out, "past.yml: unreach-call: false (expected false, +1)") || !strings.Contains(out, "by explicit/random") {
+		t.Errorf("a bug past the pool: exit %d\n%s%s", code, out, errs)
+	}
+
 	code, out, _ = kbmc(t, "svcomp", "--json", racy, locked)
 	var rows []svcompRow
 	if err := json.Unmarshal([]byte(out), &rows); code != 0 || err != nil {
