@@ -240,7 +240,7 @@ func (b *builder) builtin(name string, pe *cc.PostfixExpression, args []cc.Expre
 		return zero, true
 	case strings.HasPrefix(name, "pthread_"):
 		return b.pthread(name, pe, args, want)
-	case name == "malloc" || name == "calloc" || name == "free" || name == "memset":
+	case name == "malloc" || name == "calloc" || name == "free" || name == "memset" || name == "strcpy":
 		return b.memory(name, pe, args)
 	case name == "realloc" || name == "alloca" || name == "__builtin_alloca":
 		b.errorf(pe, "%s is not supported", name)

@@ -2,13 +2,14 @@ package cfront
 
 import (
 	"fmt"
+	"strings"
 
 	"modernc.org/cc/v4"
 
 	"kbmc/ir"
 )
 
-// memory lowers malloc, calloc, free and memset.
+// memory lowers malloc, calloc, free, memset and strcpy.
 func (b *builder) memory(name string, pe *cc.PostfixExpression, args []cc.ExpressionNode) (*ir.Expr, bool) {
 	pos := b.posAt(pe)
 	switch name {
@@ -20,6 +21,8 @@ func (b *builder) memory(name string, pe *cc.PostfixExpression, args []cc.Expres
 		return constant(ir.I32, 0), true
 	case "memset":
 		return b.memset(pe, args)
+	case "strcpy":
+		return b.strcpy(pe, args)
 	case "malloc":
 		if len(args) != 1 {
 			return b.arity(pe, name, 1)
@@ -158,6 +161,45 @@ func (b *builder) memset(pe *cc.PostfixExpression, args []cc.ExpressionNode) (*i
 		}
 	}
 	return b.addrOf(pl, pe), true
+}
+
+// strcpy lowers strcpy(dst, "literal"): the destination pointer evaluated
+// once, then the literal's characters and its terminating zero stored one by
+// one, each a step of its own where another thread may reach the cell, as the
+// library's loop stores them. A source that is not a string literal would need
+// a loop over memory; it is reported instead.
+func (b *builder) strcpy(pe *cc.PostfixExpression, args []cc.ExpressionNode) (*ir.Expr, bool) {
+	if len(args) != 2 {
+		return b.arity(pe, "strcpy", 2)
+	}
+	src, ok := stripParens(args[1]).Value().(cc.StringValue)
+	if !ok {
+		b.errorf(pe, "strcpy is supported with a string literal as its source")
+		return constant(ir.Ptr, 0), true
+	}
+	t := pointee(args[0].Type())
+	if t == nil || t.Size() != 1 || !cc.IsIntegerType(t) {
+		b.errorf(pe, "strcpy is supported into a char array only")
+		return constant(ir.Ptr, 0), true
+	}
+	cell := ir.I8
+	if !cc.IsSignedInteger(t) {
+		cell = ir.U8
+	}
+	dst := b.stable(b.rv(args[0]))
+	pl := place{ptr: dst, typ: t}
+	text := string(src) // cc keeps the terminating zero
+	if !strings.HasSuffix(text, "\x00") {
+		text += "\x00"
+	}
+	for i := range len(text) {
+		v := int64(text[i])
+		if cell == ir.I8 {
+			v = int64(int8(text[i]))
+		}
+		b.store(pl.cell(i, t), constant(cell, v), pe)
+	}
+	return dst, true
 }
 
 // atomicBuiltin lowers GCC's __sync_* and __atomic_* builtins as atomic
