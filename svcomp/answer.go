@@ -98,15 +98,27 @@ type Attempt struct {
 	Engine string
 	Depth  int
 	Closed bool
+	// Share is the part of the time left that the attempt may take (0: all
+	// of it), so that a later attempt still gets its turn.
+	Share float64
 }
 
-// Choose plans how kbmc checks a program: the explicit engine's stateful
-// search over every reachable state, where every nondeterministic value it
-// draws has a range it can enumerate; the symbolic engine, deepening, where
-// one has not (a full-range __VERIFIER_nondet_int, say).
+// Choose plans how kbmc checks a program. Where every nondeterministic value
+// it draws has a range the explicit engine can enumerate: its persistent-set
+// search for half the time, then its plain stateful search for the rest; both
+// visit every reachable state, or (persistent, whose second phase keeps every
+// thread that may fail in each persistent set) a representative of every
+// violation, with no depth bound that matters. Persistent sets cut the
+// interleavings of independent steps that make a plain search run out of
+// time; where their static analysis finds little to cut, the plain search is
+// faster, hence both. Where some value has a range too wide to enumerate (a
+// full-range __VERIFIER_nondet_int, say): the symbolic engine, deepening.
 func Choose(p *ir.Program, maxNondet int64) []Attempt {
 	if explicit.Supported(p, explicit.Options{MaxNondet: maxNondet}) == nil {
-		return []Attempt{{Engine: "explicit/dfs/stateful", Depth: UnboundedDepth, Closed: true}}
+		return []Attempt{
+			{Engine: "explicit/persistent", Depth: UnboundedDepth, Closed: true, Share: 0.5},
+			{Engine: "explicit/dfs/stateful", Depth: UnboundedDepth, Closed: true},
+		}
 	}
 	return []Attempt{{Engine: "symbolic/gini", Depth: verify.DefaultDepth}}
 }

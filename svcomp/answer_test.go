@@ -1,9 +1,12 @@
 package svcomp
 
 import (
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"kbmc/cfront"
 	"kbmc/ir"
 	"kbmc/verify"
 )
@@ -53,6 +56,31 @@ func TestJudge(t *testing.T) {
 			a, why := Judge(tt.prop, &tt.r, tt.closed)
 			if a != tt.answer || !strings.Contains(why, tt.reason) {
 				t.Errorf("Judge = %v %q, want %v %q", a, why, tt.answer, tt.reason)
+			}
+		})
+	}
+}
+
+// Choose plans the explicit searches, persistent first for half the time, for
+// a program whose values it can enumerate, and the symbolic engine for one
+// with a full-range nondet.
+func TestChoose(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []Attempt
+	}{
+		{"narrow values", "_Bool __VERIFIER_nondet_bool(void);\nint x;\nint main(void) { x = __VERIFIER_nondet_bool(); return 0; }\n",
+			[]Attempt{{"explicit/persistent", UnboundedDepth, true, 0.5}, {"explicit/dfs/stateful", UnboundedDepth, true, 0}}},
+		{"a full-range int", "int __VERIFIER_nondet_int(void);\nint x;\nint main(void) { x = __VERIFIER_nondet_int(); return 0; }\n",
+			[]Attempt{{"symbolic/gini", verify.DefaultDepth, false, 0}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := cfront.Compile(filepath.Join(t.TempDir(), "p.i"), []byte(tc.src), cfront.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := Choose(p, 256); !slices.Equal(got, tc.want) {
+				t.Errorf("Choose = %+v, want %+v", got, tc.want)
 			}
 		})
 	}

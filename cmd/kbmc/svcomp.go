@@ -171,6 +171,9 @@ func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, huntProg *ir.Pr
 		if left <= 0 || engCtx.Err() != nil {
 			break
 		}
+		if a.Share > 0 {
+			left = time.Duration(float64(left) * a.Share)
+		}
 		ec, err := engineByName(a.Engine, engineConfig{Solver: "gini", Explicit: explicit.Options{MaxNondet: explicit.DefaultMaxNondet, TCSSolver: "topo"}})
 		if err != nil {
 			return svcomp.Unknown, err.Error(), a.Engine
