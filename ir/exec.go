@@ -475,12 +475,14 @@ func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 		if next == Exit {
 			ev.To = tmpl.Terminated()
 			s[th.Base] = int64(ev.To)
+			p.clearDead(s, th, ev.To)
 			ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(t), Write, 1})
 			break
 		}
 		if tmpl.Nodes[next].Cut {
 			ev.To = tmpl.loc[next]
 			s[th.Base] = int64(ev.To)
+			p.clearDead(s, th, ev.To)
 			break
 		}
 		n = next

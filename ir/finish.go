@@ -147,6 +147,7 @@ func (p *Program) cut(t *Template) error {
 			return err
 		}
 	}
+	p.deadLocals(t)
 	return nil
 }
 

@@ -351,6 +351,7 @@ type Template struct {
 	// Filled in by Program.Finish:
 	Transitions []*Transition // location i is Transitions[i]; location len(Transitions) is "terminated"
 	loc         []int         // node index -> location (-1 if not a cut point)
+	dead        [][]cellRange // per location: the frame cells a step arriving there clears (dead.go)
 }
 
 // Instances is the number of threads the template declares.
