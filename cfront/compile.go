@@ -113,6 +113,11 @@ func Compile(path string, src []byte, cfg Config) (*ir.Program, error) {
 	if err := p.Finish(); err != nil {
 		return nil, fmt.Errorf("cfront: internal error: %s: %w", path, err)
 	}
+	if p.SpecializeSlots() {
+		if err := p.Finish(); err != nil {
+			return nil, fmt.Errorf("cfront: internal error: %s: after specializing the threads' arguments: %w", path, err)
+		}
+	}
 	return p, nil
 }
 

@@ -1,0 +1,202 @@
+package cfront
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kbmc/ir"
+)
+
+const slotHeader = `extern void reach_error(void);
+extern _Bool __VERIFIER_nondet_bool(void);
+int pthread_create(unsigned long *, void *, void *(*)(void *), void *);
+int pthread_join(unsigned long, void **);
+`
+
+// TestSlotArguments: a thread argument that main's prefix (which no other
+// thread can influence) gives a slot is propagated into the slot's code, and
+// only then: want lists, per slot of pool w, whether its use of the argument
+// became a constant. The verdict, found by an exhaustive search of every
+// interleaving, must not change: unsafe says a reach_error is reachable.
+func TestSlotArguments(t *testing.T) {
+	tests := []struct {
+		name   string
+		src    string
+		want   []bool // per slot of w: its store of the argument is a constant
+		unsafe bool
+	}{
+		{
+			name: "loop of constants",
+			src: `int a[3];
+void *w(void *p) { int k = (int)(long)p; a[k] = k + 1; return 0; }
+int main(void) {
+    unsigned long h[3];
+    for (int i = 0; i < 3; i++) pthread_create(&h[i], 0, w, (void *)(long)i);
+    for (int i = 0; i < 3; i++) pthread_join(h[i], 0);
+    if (a[0] + a[1] + a[2] != 6) reach_error();
+    return 0;
+}`,
+			want: []bool{true, true, true},
+		},
+		{
+			name: "addresses",
+			src: `int a[2];
+void *w(void *p) { int *q = p; *q = 1; return 0; }
+int main(void) {
+    unsigned long h[2];
+    for (int i = 0; i < 2; i++) pthread_create(&h[i], 0, w, &a[i]);
+    for (int i = 0; i < 2; i++) pthread_join(h[i], 0);
+    if (a[0] != 1 || a[1] != 1) reach_error();
+    return 0;
+}`,
+			want: []bool{true, true},
+		},
+		{
+			// main reads g, which slot 0 writes, before it creates slot 1:
+			// slot 1's argument depends on the interleaving.
+			name: "main reads shared data between spawns",
+			src: `int g, a[8];
+void *w(void *p) { int k = (int)(long)p; g = 5; a[k] = 1; return 0; }
+int main(void) {
+    unsigned long h[2];
+    pthread_create(&h[0], 0, w, (void *)0);
+    int k = g;
+    pthread_create(&h[1], 0, w, (void *)(long)k);
+    pthread_join(h[0], 0);
+    pthread_join(h[1], 0);
+    if (a[5] == 1) reach_error();
+    return 0;
+}`,
+			want:   []bool{true, false},
+			unsafe: true,
+		},
+		{
+			// Another thread spawns into w too: which slot main's spawn
+			// takes depends on the interleaving.
+			name: "two threads spawn into one pool",
+			src: `int a[8];
+void *w(void *p) { int k = (int)(long)p; a[k] = 1; return 0; }
+void *s(void *p) { unsigned long h; pthread_create(&h, 0, w, (void *)5); return 0; }
+int main(void) {
+    unsigned long h, g;
+    pthread_create(&g, 0, s, 0);
+    pthread_create(&h, 0, w, (void *)0);
+    if (a[5] == 1) reach_error();
+    return 0;
+}`,
+			want:   []bool{false, false},
+			unsafe: true,
+		},
+		{
+			name: "nondeterministic argument",
+			src: `int a[8];
+void *w(void *p) { int k = (int)(long)p; if (k == 1) reach_error(); return 0; }
+int main(void) {
+    unsigned long h;
+    int v = __VERIFIER_nondet_bool();
+    pthread_create(&h, 0, w, (void *)(long)v);
+    return 0;
+}`,
+			want:   []bool{false},
+			unsafe: true,
+		},
+		{
+			// A lock in main's prefix ends it: the spawn after it is not
+			// main's alone.
+			name: "lock ends the prefix",
+			src: `#include <pthread.h>
+extern void reach_error(void);
+pthread_mutex_t m;
+int a[8];
+void *w(void *p) { int k = (int)(long)p; a[k] = 1; return 0; }
+int main(void) {
+    unsigned long h[2];
+    pthread_create(&h[0], 0, w, (void *)1);
+    pthread_mutex_lock(&m);
+    pthread_create(&h[1], 0, w, (void *)2);
+    pthread_mutex_unlock(&m);
+    return 0;
+}`,
+			want: []bool{true, false},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := tc.src
+			if !strings.HasPrefix(src, "#include") {
+				src = slotHeader + src
+			}
+			p, err := Compile(filepath.Join(t.TempDir(), "p.c"), []byte(src), Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pool *ir.Pool
+			for _, pl := range p.Pools {
+				if pl.Name == "w" {
+					pool = pl
+				}
+			}
+			if pool == nil || len(pool.Slots) != len(tc.want) {
+				t.Fatalf("pool w: %v, want %d slots", pool, len(tc.want))
+			}
+			for k, slot := range pool.Slots {
+				if got := argumentConstant(slot); got != tc.want[k] {
+					t.Errorf("slot %d: argument propagated = %v, want %v", k, got, tc.want[k])
+				}
+			}
+			if got := reachable(t, p); got != tc.unsafe {
+				t.Errorf("a violation is reachable: %v, want %v", got, tc.unsafe)
+			}
+		})
+	}
+}
+
+// argumentConstant reports whether the first assignment after slot's start,
+// which copies its argument into a local, stores a constant.
+func argumentConstant(slot *ir.Template) bool {
+	start := slot.Nodes[slot.Entry]
+	for n := slot.Nodes[start.Next]; ; n = slot.Nodes[n.Next] {
+		if n.Op == ir.OpAssign {
+			return !ir.Any(n.X, func(x *ir.Expr) bool { return x.Op == ir.EVar || x.Op == ir.EIndex })
+		}
+		if n.Next == ir.Exit {
+			return false
+		}
+	}
+}
+
+// reachable reports whether some interleaving (and nondeterministic choice)
+// reaches a violation: a plain exhaustive search.
+func reachable(t *testing.T, p *ir.Program) bool {
+	seen := map[string]bool{}
+	var ev ir.Event
+	var search func(s ir.State, depth int) bool
+	search = func(s ir.State, depth int) bool {
+		key := fmt.Sprint(s)
+		if seen[key] || depth > 200 {
+			return false
+		}
+		seen[key] = true
+		for th := range p.Threads {
+			if !p.Enabled(s, th) {
+				continue
+			}
+			var ch ir.Choices
+			for fixed, more := []int64(nil), true; more; fixed, more = ch.Next(fixed) {
+				ch.Reset(append([]int64(nil), fixed...))
+				next := s.Clone()
+				p.Step(next, th, &ch, &ev)
+				if ev.Violation != nil {
+					return true
+				}
+				if search(next, depth+1) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return search(p.Initial(), 0)
+}

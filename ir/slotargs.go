@@ -1,0 +1,377 @@
+package ir
+
+// Thread arguments that are constants. A C program's main typically creates
+// its threads in a loop and passes thread k the value k (or &a[k]); the
+// created thread receives it through memory, its slot's start cell, so to
+// every analysis its index is any value, where a .kb thread's tid is a
+// constant of each instance. SpecializeSlots finds such arguments by running
+// main alone from the initial state for as long as what it does cannot depend
+// on another thread, and propagates each into its slot's code (each slot of a
+// pool has code of its own), replacing the reads of locals that surely hold a
+// known value by that value.
+//
+// Why the prefix main runs alone is the same in every execution: a step of it
+// reads only its own locals and shared cells no other thread may write (no
+// nondeterministic choice, no lock, join or other wait), so whatever other
+// threads do in between, main's first steps compute the same values and take
+// the same branches. Slots are taken first free, and when main is the only
+// thread that spawns into a pool, main's j-th spawn into it starts slot j in
+// every execution in which that spawn happens; so the argument the prefix
+// gives slot j is the argument slot j receives whenever it starts. Replacing
+// a read of a local by the value it surely holds there changes no step's
+// effect: every engine sees the same executions, with fewer values to follow.
+
+// maxPrefixSteps bounds the run of main's prefix.
+const maxPrefixSteps = 1 << 16
+
+// SpecializeSlots propagates constant thread arguments into the code of the
+// slots that receive them (see above). It reports whether it changed any
+// template; the caller then runs Finish again. p must be finished.
+func (p *Program) SpecializeSlots() bool {
+	args := p.slotArguments()
+	changed := false
+	for t, a := range args {
+		if p.propagate(t, a) {
+			changed = true
+		}
+	}
+	return changed
+}
+
+// slotArguments runs the prefix of main that cannot depend on other threads
+// and returns the argument it gives each slot it starts, for pools only main
+// spawns into.
+func (p *Program) slotArguments() map[*Template]int64 {
+	if len(p.Pools) == 0 {
+		return nil
+	}
+	main := -1
+	for _, th := range p.Threads {
+		if th.Template.Start == nil {
+			if main >= 0 {
+				return nil // two threads run from the start
+			}
+			main = th.ID
+		}
+	}
+	if main < 0 {
+		return nil
+	}
+	mt := p.Threads[main].Template
+	// Pools that only main spawns into, and the locations other threads may
+	// write.
+	only := map[*Pool]bool{}
+	for _, pool := range p.Pools {
+		only[pool] = true
+	}
+	written := make([]bool, p.NumLocations())
+	markVar := func(v *Var) {
+		for c := range v.Cells() {
+			written[p.CellLocation(v.Offset+c)] = true
+		}
+	}
+	objects := func() {
+		for _, o := range p.Objects {
+			markVar(o)
+		}
+	}
+	for _, t := range p.Templates {
+		if t == mt {
+			continue
+		}
+		for th := t.First; th < t.First+t.Instances(); th++ {
+			written[p.ThreadLocation(th)] = true
+		}
+		for _, n := range t.Nodes {
+			for lv := range n.LValues() {
+				switch {
+				case lv.Ptr != nil:
+					objects()
+				case !lv.Var.Shared:
+				case lv.Index != nil && lv.Index.Op == EConst && lv.Index.Val >= 0 && lv.Index.Val < int64(lv.Var.Cells()):
+					written[p.CellLocation(lv.Var.Offset+int(lv.Index.Val))] = true
+				default:
+					markVar(lv.Var)
+				}
+			}
+			switch n.Op {
+			case OpSpawn:
+				only[n.Pool] = false
+				for _, u := range n.Pool.Slots {
+					markVar(u.Start)
+				}
+			case OpAlloc, OpFree:
+				for _, a := range p.Allocs {
+					markVar(a.Status)
+					for _, b := range a.Blocks {
+						markVar(b)
+					}
+				}
+			case OpLock, OpUnlock, OpTryLock:
+				if n.Mutex != nil {
+					for i := range n.Mutex.Count() {
+						written[p.LockLocation(n.Mutex.Offset+i)] = true
+					}
+				} else {
+					objects()
+				}
+			case OpSend, OpRecv:
+				for c := range p.NumChannels {
+					written[p.ChannelLocation(c)] = true
+				}
+			}
+		}
+	}
+	args := map[*Template]int64{}
+	s := p.Initial()
+	var ev Event
+	var ch Choices
+	for range maxPrefixSteps {
+		if p.Status(s, main) != Enabled {
+			break
+		}
+		tr := p.Transition(s, main)
+		if !prefixSafe(mt, tr) {
+			break
+		}
+		ch.Reset(nil)
+		p.Step(s, main, &ch, &ev)
+		if ev.Violation != nil || len(ch.Made) > 0 {
+			break
+		}
+		dependent := false
+		for _, a := range ev.Accesses {
+			if a.Kind == Read && written[a.Loc] {
+				dependent = true
+			}
+		}
+		if dependent {
+			break
+		}
+		for _, pool := range p.Pools {
+			if !only[pool] {
+				continue
+			}
+			for _, u := range pool.Slots {
+				if _, seen := args[u]; !seen && s[u.Start.Offset+StartFlag] != 0 {
+					args[u] = s[u.Start.Offset+StartArg]
+				}
+			}
+		}
+		if p.Done(s, main) {
+			break
+		}
+	}
+	return args
+}
+
+// prefixSafe reports whether transition tr of main performs only operations
+// whose shared reads its accesses show: assignments, branches, assertions,
+// spawns (which read the pool's flags). A lock, a wait, a cas or a join depends
+// on other threads in ways a read access does not show (a lock that finds its
+// mutex free records a write).
+func prefixSafe(t *Template, tr *Transition) bool {
+	for _, i := range tr.Nodes {
+		switch t.Nodes[i].Op {
+		case OpNop, OpAssign, OpBranch, OpAssert, OpSpawn, OpYield:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// scalarLocal reports whether lv assigns the whole of a scalar local.
+func scalarLocal(lv *LValue) bool {
+	return lv != nil && lv.Ptr == nil && lv.Var != nil && !lv.Var.Shared && lv.Index == nil && lv.Var.Len == 0
+}
+
+// propagate replaces, in slot t's code, each read of a scalar local that
+// holds the same known value on every path to it by that value, knowing
+// that the start stores arg into its left-hand side. It reports whether it
+// replaced any.
+func (p *Program) propagate(t *Template, arg int64) bool {
+	start := t.Nodes[t.Entry]
+	if start.Op != OpStart || !scalarLocal(start.LHS) {
+		return false
+	}
+	index := map[*Var]int{}
+	for i, v := range t.Locals {
+		index[v] = i
+	}
+	nv := len(t.Locals)
+	// env[i] is what the locals hold before node i: nil while no path has
+	// reached it; known[j] says local j holds val[j] on every path.
+	type env struct {
+		known []bool
+		val   []int64
+	}
+	envs := make([]*env, len(t.Nodes))
+	th := p.Threads[t.First]
+	scratch := make(State, p.StateSize)
+	frame := th.Base + 1
+	eval := func(e *Expr, in *env) (int64, bool) {
+		ok := true
+		Inspect(e, func(x *Expr) bool {
+			switch x.Op {
+			case EVar:
+				if j, local := index[x.Var]; !local || x.Var.Shared || x.Var.Len != 0 || !in.known[j] {
+					ok = false
+				}
+			case EIndex, EDeref, ENondet, ELen:
+				ok = false
+			}
+			return ok
+		})
+		if !ok {
+			return 0, false
+		}
+		for j, v := range t.Locals {
+			if in.known[j] {
+				scratch[frame+v.Offset] = in.val[j]
+			}
+		}
+		m := p.newMachine(scratch, th.ID, nil, nil)
+		v := m.eval(e)
+		return v, !m.failed
+	}
+	transfer := func(i int, in *env) *env {
+		n := t.Nodes[i]
+		out := &env{known: append([]bool(nil), in.known...), val: append([]int64(nil), in.val...)}
+		for lv := range n.LValues() {
+			if lv.Ptr == nil && !lv.Var.Shared {
+				if j, ok := index[lv.Var]; ok {
+					out.known[j] = false
+				}
+			}
+		}
+		switch {
+		case i == t.Entry && n.Op == OpStart:
+			j := index[n.LHS.Var]
+			out.known[j], out.val[j] = true, arg
+		case n.Op == OpAssign && scalarLocal(n.LHS):
+			if j, ok := index[n.LHS.Var]; ok {
+				out.val[j], out.known[j] = eval(n.X, in)
+			}
+		}
+		return out
+	}
+	meet := func(i int, in *env) bool {
+		cur := envs[i]
+		if cur == nil {
+			envs[i] = &env{known: append([]bool(nil), in.known...), val: append([]int64(nil), in.val...)}
+			return true
+		}
+		changed := false
+		for j := range nv {
+			if cur.known[j] && (!in.known[j] || in.val[j] != cur.val[j]) {
+				cur.known[j] = false
+				changed = true
+			}
+		}
+		return changed
+	}
+	envs[t.Entry] = &env{known: make([]bool, nv), val: make([]int64, nv)}
+	work := []int{t.Entry}
+	for len(work) > 0 {
+		i := work[len(work)-1]
+		work = work[:len(work)-1]
+		out := transfer(i, envs[i])
+		n := t.Nodes[i]
+		succ := []int{n.Next}
+		if n.Op == OpBranch {
+			succ = append(succ, n.Else)
+		}
+		for _, s := range succ {
+			if s != Exit && meet(s, out) {
+				work = append(work, s)
+			}
+		}
+	}
+	changed := false
+	for i, n := range t.Nodes {
+		in := envs[i]
+		if in == nil {
+			continue
+		}
+		subst := func(e *Expr) *Expr {
+			r := substitute(e, func(v *Var) (int64, bool) {
+				j, ok := index[v]
+				if !ok || v.Shared || v.Len != 0 || !in.known[j] {
+					return 0, false
+				}
+				return in.val[j], true
+			})
+			if r != e {
+				changed = true
+			}
+			return r
+		}
+		if subst(n.X) == n.X && subst(n.Y) == n.Y && subst(n.MIndex) == n.MIndex && subst(n.JIndex) == n.JIndex &&
+			subst(n.CIndex) == n.CIndex && subst(n.Addr) == n.Addr && subst(n.JThread) == n.JThread &&
+			!argsChange(n.Args, subst) && !lhsChanges(n, subst) {
+			continue
+		}
+		c := *n
+		c.X, c.Y, c.MIndex, c.JIndex, c.CIndex = subst(n.X), subst(n.Y), subst(n.MIndex), subst(n.JIndex), subst(n.CIndex)
+		c.Addr, c.JThread = subst(n.Addr), subst(n.JThread)
+		if len(n.Args) > 0 {
+			c.Args = make([]*Expr, len(n.Args))
+			for k, a := range n.Args {
+				c.Args[k] = subst(a)
+			}
+		}
+		if lhsChanges(n, subst) {
+			lv := *n.LHS
+			lv.Index, lv.Ptr = subst(n.LHS.Index), subst(n.LHS.Ptr)
+			c.LHS = &lv
+		}
+		t.Nodes[i] = &c
+	}
+	return changed
+}
+
+func argsChange(args []*Expr, subst func(*Expr) *Expr) bool {
+	for _, a := range args {
+		if subst(a) != a {
+			return true
+		}
+	}
+	return false
+}
+
+// lhsChanges reports whether substituting changes the index or pointer of
+// n's left-hand side. Only the operations that store one value there, after
+// evaluating everything else, qualify: a cas, a recv or a trylock stores into
+// several lvalues one after the other, and a later one's index may read what
+// an earlier one wrote.
+func lhsChanges(n *Node, subst func(*Expr) *Expr) bool {
+	switch n.Op {
+	case OpAssign, OpSpawn, OpJoin, OpStart:
+	default:
+		return false
+	}
+	return n.LHS != nil && (subst(n.LHS.Index) != n.LHS.Index || subst(n.LHS.Ptr) != n.LHS.Ptr)
+}
+
+// substitute returns e with every read of a variable that known maps to a
+// value replaced by that value; e itself when none is (expressions may be
+// shared between nodes, so e is never modified).
+func substitute(e *Expr, known func(*Var) (int64, bool)) *Expr {
+	if e == nil {
+		return nil
+	}
+	if e.Op == EVar {
+		if v, ok := known(e.Var); ok {
+			return &Expr{Op: EConst, Type: e.Type, Val: v, Pos: e.Pos}
+		}
+		return e
+	}
+	x, y, z := substitute(e.X, known), substitute(e.Y, known), substitute(e.Z, known)
+	if x == e.X && y == e.Y && z == e.Z {
+		return e
+	}
+	c := *e
+	c.X, c.Y, c.Z = x, y, z
+	return &c
+}
