@@ -113,9 +113,9 @@ func Compile(path string, src []byte, cfg Config) (*ir.Program, error) {
 	if err := p.Finish(); err != nil {
 		return nil, fmt.Errorf("cfront: internal error: %s: %w", path, err)
 	}
-	if p.SpecializeSlots() {
+	if p.SpecializePrefix() {
 		if err := p.Finish(); err != nil {
-			return nil, fmt.Errorf("cfront: internal error: %s: after specializing the threads' arguments: %w", path, err)
+			return nil, fmt.Errorf("cfront: internal error: %s: after specializing main's prefix: %w", path, err)
 		}
 	}
 	return p, nil

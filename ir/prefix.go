@@ -1,61 +1,81 @@
 package ir
 
-// Thread arguments that are constants. A C program's main typically creates
-// its threads in a loop and passes thread k the value k (or &a[k]); the
-// created thread receives it through memory, its slot's start cell, so to
-// every analysis its index is any value, where a .kb thread's tid is a
-// constant of each instance. SpecializeSlots finds such arguments by running
-// main alone from the initial state for as long as what it does cannot depend
-// on another thread, and propagates each into its slot's code (each slot of a
-// pool has code of its own), replacing the reads of locals that surely hold a
-// known value by that value.
+// Main's prefix. A C program's main runs alone from the initial state until it
+// creates a thread, and then goes on for a while doing what no other thread
+// can influence: creating the rest of its threads, computing their
+// arguments. SpecializePrefix runs that prefix once, on the lowered program,
+// and uses what it sees to simplify the code without changing any step's
+// effect, so that every engine sees the same executions with less to follow:
 //
-// Why the prefix main runs alone is the same in every execution: a step of it
-// reads only its own locals and shared cells no other thread may write (no
+//   - Thread arguments that are constants. main typically creates its threads
+//     in a loop and passes thread k the value k (or &a[k]); the created
+//     thread receives it through memory, its slot's start cell, so to every
+//     analysis its index is any value, where a .kb thread's tid is a constant
+//     of each instance. The argument the prefix gives a slot is propagated
+//     into the slot's code (each slot of a pool has code of its own),
+//     replacing the reads of locals that surely hold a known value by that
+//     value.
+//   - Stores that change nothing. pthread_mutex_init of a global mutex stores
+//     "unlocked" into a cell that already holds it; as a step of main it is a
+//     write that every lock of the mutex must be ordered with. A store that
+//     main makes while no other thread has started, of the value its cell
+//     already holds, in code main never runs again once the prefix is over,
+//     is removed (the node does nothing; it stays a step, a local one).
+//
+// Why the prefix is the same in every execution: a step of it reads only
+// main's own locals and shared cells no other thread may write (no
 // nondeterministic choice, no lock, join or other wait), so whatever other
 // threads do in between, main's first steps compute the same values and take
-// the same branches. Slots are taken first free, and when main is the only
+// the same branches. Before main's first pthread_create no other thread
+// exists at all, so a cell main stores into then holds the same value in
+// every execution. Slots are taken first free, and when main is the only
 // thread that spawns into a pool, main's j-th spawn into it starts slot j in
 // every execution in which that spawn happens; so the argument the prefix
-// gives slot j is the argument slot j receives whenever it starts. Replacing
-// a read of a local by the value it surely holds there changes no step's
-// effect: every engine sees the same executions, with fewer values to follow.
+// gives slot j is the argument slot j receives whenever it starts.
 
 // maxPrefixSteps bounds the run of main's prefix.
 const maxPrefixSteps = 1 << 16
 
-// SpecializeSlots propagates constant thread arguments into the code of the
-// slots that receive them (see above). It reports whether it changed any
-// template; the caller then runs Finish again. p must be finished.
-func (p *Program) SpecializeSlots() bool {
-	args := p.slotArguments()
+// SpecializePrefix runs main's prefix and simplifies the program with what
+// it sees (see above). It reports whether it changed any template; the caller
+// then runs Finish again. p must be finished.
+func (p *Program) SpecializePrefix() bool {
+	args, noop := p.runPrefix()
 	changed := false
 	for t, a := range args {
 		if p.propagate(t, a) {
 			changed = true
 		}
 	}
+	if noop != nil {
+		mt := p.Threads[0].Template
+		for i := range noop {
+			n := *mt.Nodes[i]
+			mt.Nodes[i] = &Node{Op: OpNop, Next: n.Next, Else: Exit, Cut: n.Cut, Atomic: n.Atomic, Pos: n.Pos, Text: n.Text}
+			changed = true
+		}
+	}
 	return changed
 }
 
-// slotArguments runs the prefix of main that cannot depend on other threads
-// and returns the argument it gives each slot it starts, for pools only main
-// spawns into.
-func (p *Program) slotArguments() map[*Template]int64 {
+// runPrefix runs the prefix of main that cannot depend on other threads. It
+// returns the argument it gives each slot it starts, for pools only main
+// spawns into, and main's stores that change nothing (node indices).
+func (p *Program) runPrefix() (args map[*Template]int64, noop map[int]bool) {
 	if len(p.Pools) == 0 {
-		return nil
+		return nil, nil
 	}
 	main := -1
 	for _, th := range p.Threads {
 		if th.Template.Start == nil {
 			if main >= 0 {
-				return nil // two threads run from the start
+				return nil, nil // two threads run from the start
 			}
 			main = th.ID
 		}
 	}
-	if main < 0 {
-		return nil
+	if main != 0 {
+		return nil, nil
 	}
 	mt := p.Threads[main].Template
 	// Pools that only main spawns into, and the locations other threads may
@@ -122,10 +142,16 @@ func (p *Program) slotArguments() map[*Template]int64 {
 			}
 		}
 	}
-	args := map[*Template]int64{}
+	args = map[*Template]int64{}
 	s := p.Initial()
-	var ev Event
+	before := s.Clone()
+	ev := Event{TraceLocals: true}
 	var ch Choices
+	// While solo, no other thread has started. stores counts, per node of
+	// main, its stores then, and same those of the value the cell held.
+	solo := true
+	stores, same := map[int]int{}, map[int]int{}
+	resume := -1 // where main is when solo ends: the entry of the step that ends it
 	for range maxPrefixSteps {
 		if p.Status(s, main) != Enabled {
 			break
@@ -135,9 +161,27 @@ func (p *Program) slotArguments() map[*Template]int64 {
 			break
 		}
 		ch.Reset(nil)
+		copy(before, s)
 		p.Step(s, main, &ch, &ev)
 		if ev.Violation != nil || len(ch.Made) > 0 {
 			break
+		}
+		if solo && p.started(s) {
+			solo, resume = false, tr.Entry
+		}
+		if solo {
+			from := 0
+			for _, vis := range ev.Visits {
+				for _, a := range ev.Accesses[from:vis.Accesses] {
+					if a.Kind == Write {
+						stores[vis.Node]++
+						if before[a.Loc] == a.Value {
+							same[vis.Node]++
+						}
+					}
+				}
+				from = vis.Accesses
+			}
 		}
 		dependent := false
 		for _, a := range ev.Accesses {
@@ -162,7 +206,50 @@ func (p *Program) slotArguments() map[*Template]int64 {
 			break
 		}
 	}
-	return args
+	if !solo && resume >= 0 {
+		again := reachableNodes(mt, resume)
+		for i, n := range stores {
+			nd := mt.Nodes[i]
+			if same[i] == n && !again[i] && nd.Op == OpAssign && nd.LHS.Shared() {
+				if noop == nil {
+					noop = map[int]bool{}
+				}
+				noop[i] = true
+			}
+		}
+	}
+	return args, noop
+}
+
+// started reports whether some created thread has been started in s.
+func (p *Program) started(s State) bool {
+	for _, pool := range p.Pools {
+		for _, u := range pool.Slots {
+			if s[u.Start.Offset+StartFlag] != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// reachableNodes returns the nodes of t a path from node n reaches, n
+// included.
+func reachableNodes(t *Template, n int) map[int]bool {
+	seen := map[int]bool{n: true}
+	stack := []int{n}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		nd := t.Nodes[i]
+		for _, m := range [2]int{nd.Next, nd.Else} {
+			if m != Exit && (m != nd.Else || nd.Op == OpBranch) && !seen[m] {
+				seen[m] = true
+				stack = append(stack, m)
+			}
+		}
+	}
+	return seen
 }
 
 // prefixSafe reports whether transition tr of main performs only operations

@@ -200,3 +200,102 @@ func reachable(t *testing.T, p *ir.Program) bool {
 	}
 	return search(p.Initial(), 0)
 }
+
+// TestNoopStores: a store main makes before it creates any thread, of the
+// value its cell already holds, in code it never runs again, does nothing and
+// is removed; any other store stays. want is how many stores of a constant
+// main still makes.
+func TestNoopStores(t *testing.T) {
+	tests := []struct {
+		name   string
+		src    string
+		want   int
+		unsafe bool
+	}{
+		{
+			name: "mutex init before the threads",
+			src: `#include <pthread.h>
+extern void reach_error(void);
+pthread_mutex_t m[3];
+int x;
+void *w(void *p) { pthread_mutex_lock(&m[0]); x++; pthread_mutex_unlock(&m[0]); return 0; }
+int main(void) {
+    pthread_t h;
+    for (int i = 0; i < 3; i++) pthread_mutex_init(&m[i], NULL);
+    pthread_create(&h, 0, w, 0);
+    pthread_mutex_lock(&m[0]); x++; pthread_mutex_unlock(&m[0]);
+    pthread_join(h, 0);
+    if (x != 2) reach_error();
+    return 0;
+}`,
+			want: 0,
+		},
+		{
+			// The thread may write x before main's store: it matters.
+			name: "store after a thread started",
+			src: `int x;
+void *w(void *p) { x = 1; return 0; }
+int main(void) {
+    unsigned long h;
+    pthread_create(&h, 0, w, 0);
+    x = 0;
+    pthread_join(h, 0);
+    if (x == 0) reach_error();
+    return 0;
+}`,
+			want:   1,
+			unsafe: true,
+		},
+		{
+			// The loop's store runs again once a thread has started.
+			name: "store main runs again later",
+			src: `int x;
+void *w(void *p) { x = 1; return 0; }
+int main(void) {
+    unsigned long h[2];
+    for (int i = 0; i < 2; i++) { x = 0; pthread_create(&h[i], 0, w, 0); }
+    pthread_join(h[1], 0);
+    if (x == 0) reach_error();
+    return 0;
+}`,
+			want: 1,
+		},
+		{
+			name: "store that changes the cell",
+			src: `int x;
+void *w(void *p) { if (x == 5) reach_error(); return 0; }
+int main(void) {
+    unsigned long h;
+    x = 5;
+    pthread_create(&h, 0, w, 0);
+    return 0;
+}`,
+			want:   1,
+			unsafe: true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := tc.src
+			if !strings.HasPrefix(src, "#include") {
+				src = slotHeader + src
+			}
+			p, err := Compile(filepath.Join(t.TempDir(), "p.c"), []byte(src), Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stores := 0
+			for _, n := range p.Threads[0].Template.Nodes {
+				if n.Op == ir.OpAssign && n.LHS.Shared() && n.X.Op == ir.EConst {
+					stores++
+				}
+			}
+			if stores != tc.want {
+				t.Errorf("main stores %d times, want %d", stores, tc.want)
+			}
+			if got := reachable(t, p); got != tc.unsafe {
+				t.Errorf("a violation is reachable: %v, want %v", got, tc.unsafe)
+			}
+		})
+	}
+}
