@@ -168,7 +168,7 @@ func argumentConstant(slot *ir.Template) bool {
 }
 
 // reachable reports whether some interleaving (and nondeterministic choice)
-// reaches a violation: a plain exhaustive search.
+// reaches a violation or a deadlock: a plain exhaustive search.
 func reachable(t *testing.T, p *ir.Program) bool {
 	seen := map[string]bool{}
 	var ev ir.Event
@@ -179,6 +179,9 @@ func reachable(t *testing.T, p *ir.Program) bool {
 			return false
 		}
 		seen[key] = true
+		if end, _ := p.End(s); end == ir.Deadlocked {
+			return true
+		}
 		for th := range p.Threads {
 			if !p.Enabled(s, th) {
 				continue
@@ -295,6 +298,111 @@ int main(void) {
 			}
 			if got := reachable(t, p); got != tc.unsafe {
 				t.Errorf("a violation is reachable: %v, want %v", got, tc.unsafe)
+			}
+		})
+	}
+}
+
+// TestJoinChain: main's joins one after the other, with only local code
+// between them, are one step that waits for every thread; want is how many
+// of main's steps join. The verdict (deadlocks included) must be the one
+// --no-fold, which keeps every join a step, gives.
+func TestJoinChain(t *testing.T) {
+	tests := []struct {
+		name   string
+		src    string
+		want   int
+		unsafe bool
+	}{
+		{
+			name: "loop of joins",
+			src: `int a[3];
+void *w(void *p) { int k = (int)(long)p; a[k] = 1; return 0; }
+int main(void) {
+    unsigned long h[3];
+    for (int i = 0; i < 3; i++) pthread_create(&h[i], 0, w, (void *)(long)i);
+    for (int i = 0; i < 3; i++) pthread_join(h[i], 0);
+    if (a[0] + a[1] + a[2] != 3) reach_error();
+    return 0;
+}`,
+			want: 1,
+		},
+		{
+			// t1 ends holding m; t2 waits for m for ever: main, waiting for
+			// both, deadlocks in either form.
+			name: "a joined thread never ends",
+			src: `#include <pthread.h>
+extern void reach_error(void);
+pthread_mutex_t m;
+void *t1(void *p) { pthread_mutex_lock(&m); return 0; }
+void *t2(void *p) { pthread_mutex_lock(&m); pthread_mutex_unlock(&m); return 0; }
+int main(void) {
+    pthread_t a, b;
+    pthread_create(&a, 0, t1, 0);
+    pthread_create(&b, 0, t2, 0);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+    return 0;
+}`,
+			want:   1,
+			unsafe: true,
+		},
+		{
+			// Which thread the second join waits for is read from g.
+			name: "join of a thread named by shared data",
+			src: `unsigned long h[2];
+int g, x;
+void *w(void *p) { g = 1; x = 1; return 0; }
+int main(void) {
+    pthread_create(&h[0], 0, w, 0);
+    pthread_create(&h[1], 0, w, 0);
+    pthread_join(h[0], 0);
+    pthread_join(h[g], 0);
+    return 0;
+}`,
+			want: 2,
+		},
+		{
+			name: "join with a result",
+			src: `int x;
+void *w(void *p) { x = 1; return (void *)7; }
+int main(void) {
+    unsigned long a, b;
+    void *r;
+    pthread_create(&a, 0, w, 0);
+    pthread_create(&b, 0, w, 0);
+    pthread_join(a, 0);
+    pthread_join(b, &r);
+    if ((long)r != 7) reach_error();
+    return 0;
+}`,
+			want: 2,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := tc.src
+			if !strings.HasPrefix(src, "#include") {
+				src = slotHeader + src
+			}
+			for _, noFold := range []bool{false, true} {
+				p, err := Compile(filepath.Join(t.TempDir(), "p.c"), []byte(src), Config{NoFold: noFold})
+				if err != nil {
+					t.Fatal(err)
+				}
+				steps := 0
+				mt := p.Threads[0].Template
+				for _, tr := range mt.Transitions {
+					if mt.Nodes[tr.Entry].Op == ir.OpJoin {
+						steps++
+					}
+				}
+				if !noFold && steps != tc.want {
+					t.Errorf("main joins in %d steps, want %d", steps, tc.want)
+				}
+				if got := reachable(t, p); got != tc.unsafe {
+					t.Errorf("no-fold %v: a violation or deadlock is reachable: %v, want %v", noFold, got, tc.unsafe)
+				}
 			}
 		})
 	}

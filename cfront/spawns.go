@@ -33,9 +33,11 @@ const maxUnroll = 64
 
 // unrollable reports whether main's loop is for (int i = a; i < b; i++) with
 // constants a and b, no more than maxUnroll trips, i not assigned in the body
-// nor its address taken, and a body that creates a thread and has no
-// declaration, loop, label or jump (break, continue, goto, return): then it
-// can be lowered as n copies of its body, the condition known each time.
+// nor its address taken, and a body that creates or joins a thread and has
+// no declaration, loop, label or jump (break, continue, goto, return): then
+// it can be lowered as n copies of its body, the condition known each time.
+// (A loop of joins unrolled lets SpecializePrefix in ir make the joins one
+// step.)
 func (b *builder) unrollable(is *cc.IterationStatement) (int, bool) {
 	if b.start != nil || b.trip != 1 || b.atomic > 0 || b.l.cfg.NoFold || !b.frame.top ||
 		is.Case != cc.IterationStatementForDecl {
@@ -55,8 +57,10 @@ func (b *builder) unrollable(is *cc.IterationStatement) (int, bool) {
 		case *cc.LabeledStatement, *cc.JumpStatement, *cc.IterationStatement, *cc.Declaration:
 			ok = false
 		case *cc.PostfixExpression:
-			if x.Case == cc.PostfixExpressionCall && funcName(x.PostfixExpression) == "pthread_create" {
-				creates = true
+			if x.Case == cc.PostfixExpressionCall {
+				if name := funcName(x.PostfixExpression); name == "pthread_create" || name == "pthread_join" {
+					creates = true
+				}
 			}
 		}
 		return ok

@@ -225,6 +225,11 @@ func (p *Program) Status(s State, t int) Status {
 			if u := m.joined(n); !m.failed && !p.Done(s, u) {
 				return Blocked
 			}
+			for _, e := range n.JAlso {
+				if u := m.joinedBy(n, e); !m.failed && !p.Done(s, u) {
+					return Blocked
+				}
+			}
 			return Enabled
 		}
 		lo, hi := m.joinRange(n)
@@ -381,6 +386,14 @@ func (p *Program) WaitsFor(s State, t int) string {
 		}
 	case OpJoin:
 		if n.JThread != nil {
+			if u := m.joined(n); !m.failed && !p.Done(s, u) {
+				return "the end of " + p.Threads[u].Name
+			}
+			for _, e := range n.JAlso {
+				if u := m.joinedBy(n, e); !m.failed && !p.Done(s, u) {
+					return "the end of " + p.Threads[u].Name
+				}
+			}
 			if u := m.joined(n); !m.failed {
 				return "the end of " + p.Threads[u].Name
 			}
@@ -651,6 +664,21 @@ func (m *machine) exec(n *Node) int {
 				break
 			}
 			m.access(p.ThreadLocation(u), Read, 1)
+			for _, e := range n.JAlso {
+				u := m.joinedBy(n, e)
+				if m.failed {
+					break
+				}
+				if !p.Done(m.s, u) {
+					m.access(p.ThreadLocation(u), Read, 0)
+					m.blocked(n)
+					break
+				}
+				m.access(p.ThreadLocation(u), Read, 1)
+			}
+			if m.failed || m.stuck {
+				break
+			}
 			if n.LHS != nil {
 				c := p.Threads[u].Template.Start.Offset + StartReturn
 				v := m.s[c]

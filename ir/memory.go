@@ -253,10 +253,14 @@ func (p *Program) freeBlock(s State, a *Alloc) int {
 	return -1
 }
 
-// joined is the thread a join of a thread value v waits for, or -1 with a
+// joined is the thread a join of a thread value waits for, or -1 with a
 // violation for a value that names no created thread.
-func (m *machine) joined(n *Node) int {
-	v := m.eval(n.JThread)
+func (m *machine) joined(n *Node) int { return m.joinedBy(n, n.JThread) }
+
+// joinedBy is the thread the value of e, one of the thread values join n
+// waits for (JThread or one of JAlso), names, or -1 with a violation.
+func (m *machine) joinedBy(n *Node, e *Expr) int {
+	v := m.eval(e)
 	if m.failed {
 		return -1
 	}

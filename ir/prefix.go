@@ -15,6 +15,11 @@ package ir
 //     into the slot's code (each slot of a pool has code of its own),
 //     replacing the reads of locals that surely hold a known value by that
 //     value.
+//   - Joins that are one step. main typically joins its threads in a loop,
+//     one pthread_join after the other, where a .kb program's join waits for
+//     all at once; the joins that follow where the prefix stops, with only
+//     local code between them, wait for threads the prefix's state fixes, and
+//     become one join that waits for them all (joinChain says why).
 //   - Stores that change nothing. pthread_mutex_init of a global mutex stores
 //     "unlocked" into a cell that already holds it; as a step of main it is a
 //     write that every lock of the mutex must be ordered with. A store that
@@ -40,12 +45,25 @@ const maxPrefixSteps = 1 << 16
 // it sees (see above). It reports whether it changed any template; the caller
 // then runs Finish again. p must be finished.
 func (p *Program) SpecializePrefix() bool {
-	args, noop := p.runPrefix()
+	args, noop, join := p.runPrefix()
 	changed := false
 	for t, a := range args {
 		if p.propagate(t, a) {
 			changed = true
 		}
+	}
+	if join != nil {
+		mt := p.Threads[0].Template
+		first := *mt.Nodes[join.first]
+		for _, v := range join.values {
+			first.JAlso = append(first.JAlso, &Expr{Op: EConst, Type: first.JThread.Type, Val: v, Pos: first.JThread.Pos})
+		}
+		mt.Nodes[join.first] = &first
+		for _, i := range join.rest {
+			n := mt.Nodes[i]
+			mt.Nodes[i] = &Node{Op: OpNop, Next: n.Next, Else: Exit, Pos: n.Pos, Text: n.Text}
+		}
+		changed = true
 	}
 	if noop != nil {
 		mt := p.Threads[0].Template
@@ -61,21 +79,21 @@ func (p *Program) SpecializePrefix() bool {
 // runPrefix runs the prefix of main that cannot depend on other threads. It
 // returns the argument it gives each slot it starts, for pools only main
 // spawns into, and main's stores that change nothing (node indices).
-func (p *Program) runPrefix() (args map[*Template]int64, noop map[int]bool) {
+func (p *Program) runPrefix() (args map[*Template]int64, noop map[int]bool, join *joinFold) {
 	if len(p.Pools) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	main := -1
 	for _, th := range p.Threads {
 		if th.Template.Start == nil {
 			if main >= 0 {
-				return nil, nil // two threads run from the start
+				return nil, nil, nil // two threads run from the start
 			}
 			main = th.ID
 		}
 	}
 	if main != 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	mt := p.Threads[main].Template
 	// Pools that only main spawns into, and the locations other threads may
@@ -152,12 +170,18 @@ func (p *Program) runPrefix() (args map[*Template]int64, noop map[int]bool) {
 	solo := true
 	stores, same := map[int]int{}, map[int]int{}
 	resume := -1 // where main is when solo ends: the entry of the step that ends it
+	// stopped: main stands in s, which every execution passes through,
+	// before a step the prefix cannot take (it waits, or may depend on
+	// other threads).
+	stopped := false
 	for range maxPrefixSteps {
 		if p.Status(s, main) != Enabled {
+			stopped = true
 			break
 		}
 		tr := p.Transition(s, main)
 		if !prefixSafe(mt, tr) {
+			stopped = true
 			break
 		}
 		ch.Reset(nil)
@@ -218,7 +242,112 @@ func (p *Program) runPrefix() (args map[*Template]int64, noop map[int]bool) {
 			}
 		}
 	}
-	return args, noop
+	if stopped {
+		join = p.joinChain(s)
+	}
+	return args, noop, join
+}
+
+// joinFold is main's consecutive joins made one step: the first, and the
+// thread values of the others, which become no-ops.
+type joinFold struct {
+	first  int
+	values []int64
+	rest   []int
+}
+
+// joinChain finds, where main stands in s (a state every execution passes
+// through), a join of a thread value followed by more with only local code
+// between them, and returns them as one step (nil if there is no second).
+// main's frame in s is the same in every execution, so is the local code's
+// result, so each later join waits for the same thread, a constant; and that
+// code cannot fail (it ran here). Waiting for them all at once loses nothing:
+// a join only reads a thread's end, which is set once and for good, so a
+// join done early can always be moved to just before the next, past steps of
+// other threads that are independent of it; and a deadlocked main waits in
+// either form. Each join of the chain must name its thread by main's locals
+// alone, have no left-hand side, be reached only from the one before and lie
+// on no cycle (it runs once, in this frame). Under --no-fold every join stays
+// a step.
+func (p *Program) joinChain(s State) *joinFold {
+	mt := p.Threads[0].Template
+	tr := p.Transition(s, 0)
+	if tr == nil || p.NoFold {
+		return nil
+	}
+	preds := make([]int, len(mt.Nodes))
+	for _, n := range mt.Nodes {
+		for _, m := range [2]int{n.Next, n.Else} {
+			if m != Exit && (m == n.Next || n.Op == OpBranch) {
+				preds[m]++
+			}
+		}
+	}
+	joinable := func(i int) bool {
+		n := mt.Nodes[i]
+		return n.Op == OpJoin && n.JThread != nil && len(n.JAlso) == 0 && n.LHS == nil && !n.Atomic &&
+			!n.JThread.ReadsShared() && !onCycle(mt, i)
+	}
+	if !joinable(tr.Entry) {
+		return nil
+	}
+	scratch := s.Clone()
+	// joinedAt marks the thread join node i waits for as ended in scratch, so
+	// that main's code can run on past it.
+	joinedAt := func(i int) (int64, bool) {
+		m := p.newMachine(scratch, 0, nil, nil)
+		u := m.joined(mt.Nodes[i])
+		if m.failed {
+			return 0, false
+		}
+		scratch[p.Threads[u].Base] = int64(p.Threads[u].Template.Terminated())
+		return int64(u + 1), true
+	}
+	if _, ok := joinedAt(tr.Entry); !ok {
+		return nil
+	}
+	fold := &joinFold{first: tr.Entry}
+	var ev Event
+	for cur := tr; ; {
+		for _, i := range cur.Nodes[1:] {
+			if n := mt.Nodes[i]; n.Op == OpBranch || n.Atomic || n.Visible() {
+				return fold.orNil()
+			}
+		}
+		p.Step(scratch, 0, nil, &ev)
+		if ev.Violation != nil {
+			return fold.orNil()
+		}
+		next := p.Transition(scratch, 0)
+		if next == nil || !joinable(next.Entry) || preds[next.Entry] != 1 {
+			return fold.orNil()
+		}
+		v, ok := joinedAt(next.Entry)
+		if !ok {
+			return fold.orNil()
+		}
+		fold.values = append(fold.values, v)
+		fold.rest = append(fold.rest, next.Entry)
+		cur = next
+	}
+}
+
+func (f *joinFold) orNil() *joinFold {
+	if len(f.rest) == 0 {
+		return nil
+	}
+	return f
+}
+
+// onCycle reports whether some path from node i of t leads back to it.
+func onCycle(t *Template, i int) bool {
+	n := t.Nodes[i]
+	for _, m := range [2]int{n.Next, n.Else} {
+		if m != Exit && (m == n.Next || n.Op == OpBranch) && reachableNodes(t, m)[i] {
+			return true
+		}
+	}
+	return false
 }
 
 // started reports whether some created thread has been started in s.
