@@ -117,10 +117,22 @@ func (l *lowerer) foldSpawns(mt *ir.Template) {
 			}
 		}
 	}
+	// A pool some creation of main creates threads of more than once (on a
+	// cycle) may be full when a later creation runs.
+	cyclic := map[*ir.Pool]bool{}
+	for i, n := range nodes {
+		if n.Op == ir.OpSpawn && onCycle(nodes, i) {
+			cyclic[n.Pool] = true
+		}
+	}
+	// A creation folded into the step before it must touch nothing another
+	// thread may see but its pool: its argument reads only locals (cfront
+	// makes a shared read a step of its own), and the thread's value goes to
+	// a local (a global handle may be read by any thread).
 	foldable := func(i int) bool {
 		n := nodes[i]
-		return n.Op == ir.OpSpawn && !n.Atomic && preds[i] == 1 && !others[n.Pool] &&
-			creations[n.Pool] <= len(n.Pool.Slots) && !onCycle(nodes, i)
+		return n.Op == ir.OpSpawn && !n.Atomic && preds[i] == 1 && !others[n.Pool] && !cyclic[n.Pool] &&
+			creations[n.Pool] <= len(n.Pool.Slots) && !n.X.ReadsShared() && (n.LHS == nil || !n.LHS.Shared())
 	}
 	for i, n := range nodes {
 		if n.Op != ir.OpSpawn || !n.Cut || n.Atomic {

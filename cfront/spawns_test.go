@@ -88,6 +88,25 @@ int main(void) {
 			unsafe: true,
 		},
 		{
+			// The second thread's value goes to a global that w reads: its
+			// creation is a step of its own, or the first w could never see
+			// g still 0.
+			name: "thread value stored in a global",
+			src: `unsigned long g;
+int seen;
+void *w(void *p) { if (g == 0) seen = 1; return 0; }
+int main(void) {
+    unsigned long a;
+    pthread_create(&a, 0, w, 0);
+    pthread_create(&g, 0, w, 0);
+    pthread_join(a, 0);
+    if (seen == 1) reach_error();
+    return 0;
+}`,
+			want:   2,
+			unsafe: true,
+		},
+		{
 			// A loop whose trip count cfront cannot tell stays a loop.
 			name: "loop not counted",
 			src: `int n = 2, c;
