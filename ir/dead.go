@@ -5,9 +5,9 @@ package ir
 // thread's last step clears its whole frame. Two states that differ only in
 // such cells have the same futures: every path from the location either
 // overwrites the cell or never reads it, so no guard, value or violation ever
-// depends on it (the classic dead-variable reduction of model checkers, e.g.
+// depends on it (the classic dead-variable reduction of model checkers:
 // Bozga, Fernandez and Ghirvu, "State space reduction based on live
-// variables analysis", §3). A stateful search then merges them: without it a
+// variables analysis"). A stateful search then merges them: without it a
 // temporary that once held a shared value (C's __atomic_fetch_add keeps the
 // old value in one, a reader keeps what it read) records the order in which
 // threads ran for ever, and every order is a state of its own.
