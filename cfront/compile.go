@@ -119,6 +119,11 @@ func Compile(path string, src []byte, cfg Config) (*ir.Program, error) {
 	if err := p.Finish(); err != nil {
 		return nil, fmt.Errorf("cfront: internal error: %s: %w", path, err)
 	}
+	if p.SpecializePrefix() {
+		if err := p.Finish(); err != nil {
+			return nil, fmt.Errorf("cfront: internal error: %s: after specializing main's prefix: %w", path, err)
+		}
+	}
 	return p, nil
 }
 

@@ -151,6 +151,7 @@ func (l *lowerer) lower() (*ir.Program, ErrorList) {
 	if len(l.errs) > 0 {
 		return nil, l.errs
 	}
+	l.foldSpawns(mt)
 	l.initStep(mt, main)
 	l.checkSize()
 	return l.prog, l.errs

@@ -258,6 +258,10 @@ func (b *builder) iteration(is *cc.IterationStatement) {
 		b.errorf(is, "a loop inside an atomic section (__VERIFIER_atomic_begin/end or a __VERIFIER_atomic_ function) is not supported")
 		return
 	}
+	if n, ok := b.unrollable(is); ok {
+		b.unroll(is, n)
+		return
+	}
 	trip := b.tripCount(is)
 	outer := b.trip
 	b.trip = min(outer*trip, maxPool)
@@ -365,13 +369,21 @@ func (b *builder) exits(head int) []*int {
 	return []*int{e}
 }
 
-// tripCount is how many times a loop runs when cfront can tell: for (i = a;
-// i < c; i++) with constants a and c and i not assigned in the body; else the
-// configured bound for pools.
+// tripCount is how many times a loop runs when cfront can tell (exactTrips,
+// at most maxPool); else the configured bound for pools.
 func (b *builder) tripCount(is *cc.IterationStatement) int {
-	unknown := b.l.cfg.LoopThreads
+	if n, ok := b.exactTrips(is); ok {
+		return min(n, maxPool)
+	}
+	return b.l.cfg.LoopThreads
+}
+
+// exactTrips is how many times a loop runs, when cfront can tell: for (i = a;
+// i < c; i++) with constants a and c and i not assigned in the body.
+func (b *builder) exactTrips(is *cc.IterationStatement) (int, bool) {
+	const unknown = 0
 	if is.Case != cc.IterationStatementFor && is.Case != cc.IterationStatementForDecl {
-		return unknown
+		return unknown, false
 	}
 	var name string
 	var from int64
@@ -379,26 +391,26 @@ func (b *builder) tripCount(is *cc.IterationStatement) int {
 	case cc.IterationStatementFor:
 		a, ok := stripParens(is.ExpressionList).(*cc.AssignmentExpression)
 		if !ok || a.Case != cc.AssignmentExpressionAssign {
-			return unknown
+			return unknown, false
 		}
 		name = funcName(a.UnaryExpression)
 		v, ok := constValue(a.AssignmentExpression)
 		if !ok {
-			return unknown
+			return unknown, false
 		}
 		from = v
 	case cc.IterationStatementForDecl:
 		d := is.Declaration
 		if d == nil || d.InitDeclaratorList == nil || d.InitDeclaratorList.InitDeclaratorList != nil {
-			return unknown
+			return unknown, false
 		}
 		id := d.InitDeclaratorList.InitDeclarator
 		if id.Initializer == nil || id.Initializer.Case != cc.InitializerExpr {
-			return unknown
+			return unknown, false
 		}
 		v, ok := constValue(id.Initializer.AssignmentExpression)
 		if !ok {
-			return unknown
+			return unknown, false
 		}
 		name, from = id.Declarator.Name(), v
 	}
@@ -408,24 +420,24 @@ func (b *builder) tripCount(is *cc.IterationStatement) int {
 	}
 	rel, ok := stripParens(cond).(*cc.RelationalExpression)
 	if !ok || name == "" || funcName(rel.RelationalExpression) != name {
-		return unknown
+		return unknown, false
 	}
 	to, ok := constValue(rel.ShiftExpression)
 	if !ok {
-		return unknown
+		return unknown, false
 	}
 	if rel.Case == cc.RelationalExpressionLeq {
 		to++
 	} else if rel.Case != cc.RelationalExpressionLt {
-		return unknown
+		return unknown, false
 	}
 	if !isIncrement(step, name) || assigns(is.Statement, name) {
-		return unknown
+		return unknown, false
 	}
 	if to-from < 0 {
-		return 0
+		return 0, true
 	}
-	return int(min(to-from, maxPool))
+	return int(min(to-from, 1<<30)), true
 }
 
 // isIncrement reports whether e is name++, ++name or name += 1.

@@ -554,19 +554,26 @@ func (f *frame) free(n *ir.Node) {
 // joinedThreads is machine.joined: the threads a join of a thread value may
 // wait for (created threads other than the joining one), each with the
 // condition that the value names it; any other value fails.
+//
+// A join with further thread values (ir.Node.JAlso) waits for each: the
+// lists hold the candidates of every value, one after the other.
 func (f *frame) joinedThreads(n *ir.Node) (threads []int, conds []*solver.Term) {
 	u, b := f.u, f.b
-	v := u.toInt(f.eval(n.JThread), u.w)
-	for t, th := range u.p.Threads {
-		if th.Template.Start == nil || t == f.th.ID {
-			continue
+	for _, e := range append([]*ir.Expr{n.JThread}, n.JAlso...) {
+		v := u.toInt(f.eval(e), u.w)
+		var these []*solver.Term
+		for t, th := range u.p.Threads {
+			if th.Template.Start == nil || t == f.th.ID {
+				continue
+			}
+			if c := u.is(v, uint64(t+1)); !c.IsFalse() {
+				threads = append(threads, t)
+				these = append(these, c)
+			}
 		}
-		if c := u.is(v, uint64(t+1)); !c.IsFalse() {
-			threads = append(threads, t)
-			conds = append(conds, c)
-		}
+		conds = append(conds, these...)
+		f.check(b.Not(b.Or(these...)), ir.BadJoin, n.Pos, "join of a value that is no other created thread")
 	}
-	f.check(b.Not(b.Or(conds...)), ir.BadJoin, n.Pos, "join of a value that is no other created thread")
 	return threads, conds
 }
 

@@ -24,6 +24,11 @@ import (
 // does not depend on shared data, so that every execution of the operation from
 // the same local state names the same one.
 func staticTarget(n *ir.Node) bool {
+	for _, e := range n.JAlso {
+		if e.ReadsShared() {
+			return false
+		}
+	}
 	return !n.MIndex.ReadsShared() && !n.JIndex.ReadsShared() && !n.Addr.ReadsShared() && !n.JThread.ReadsShared()
 }
 
@@ -254,6 +259,9 @@ func (iv *intervals) node(n *ir.Node, fp *footprint) {
 	case ir.OpJoin:
 		if n.JThread != nil {
 			iv.reads(n.JThread, fp)
+			for _, e := range n.JAlso {
+				iv.reads(e, fp)
+			}
 			for _, pool := range iv.p.Pools {
 				for _, u := range pool.Slots {
 					fp.add(iv.p.ThreadLocation(u.First), ir.Read)

@@ -234,6 +234,15 @@ func (p *Program) Status(s State, t int) Status {
 			case !p.Done(s, u):
 				return Blocked
 			}
+			for _, e := range n.JAlso {
+				switch u := m.joinedBy(n, e); {
+				case m.failed:
+				case u == phantomThread:
+					return BlockedLimit
+				case !p.Done(s, u):
+					return Blocked
+				}
+			}
 			return Enabled
 		}
 		lo, hi := m.joinRange(n)
@@ -393,14 +402,24 @@ func (p *Program) WaitsFor(s State, t int) string {
 		}
 	case OpJoin:
 		if n.JThread != nil {
-			switch u := m.joined(n); {
-			case m.failed:
-			case u == phantomThread:
-				return "the end of a thread started beyond its pool's slots, which the model never runs"
-			default:
-				return "the end of " + p.Threads[u].Name
+			us := []int{m.joined(n)}
+			for _, e := range n.JAlso {
+				if !m.failed {
+					us = append(us, m.joinedBy(n, e))
+				}
 			}
-			break
+			if m.failed {
+				break
+			}
+			for _, u := range us {
+				switch {
+				case u == phantomThread:
+					return "the end of a thread started beyond its pool's slots, which the model never runs"
+				case !p.Done(s, u):
+					return "the end of " + p.Threads[u].Name
+				}
+			}
+			return "the end of " + p.Threads[us[0]].Name
 		}
 		lo, hi := m.joinRange(n)
 		var running []string
@@ -491,12 +510,14 @@ func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 		if next == Exit {
 			ev.To = tmpl.Terminated()
 			s[th.Base] = int64(ev.To)
+			p.clearDead(s, th, ev.To)
 			ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(t), Write, 1})
 			break
 		}
 		if tmpl.Nodes[next].Cut {
 			ev.To = tmpl.loc[next]
 			s[th.Base] = int64(ev.To)
+			p.clearDead(s, th, ev.To)
 			break
 		}
 		n = next
@@ -669,6 +690,25 @@ func (m *machine) exec(n *Node) int {
 				break
 			}
 			m.access(p.ThreadLocation(u), Read, 1)
+			for _, e := range n.JAlso {
+				u := m.joinedBy(n, e)
+				if m.failed {
+					break
+				}
+				if u == phantomThread {
+					m.blocked(n)
+					break
+				}
+				if !p.Done(m.s, u) {
+					m.access(p.ThreadLocation(u), Read, 0)
+					m.blocked(n)
+					break
+				}
+				m.access(p.ThreadLocation(u), Read, 1)
+			}
+			if m.failed || m.stuck {
+				break
+			}
 			if n.LHS != nil {
 				c := p.Threads[u].Template.Start.Offset + StartReturn
 				v := m.s[c]

@@ -151,6 +151,7 @@ func (p *Program) cut(t *Template) error {
 			return err
 		}
 	}
+	p.deadLocals(t)
 	return nil
 }
 

@@ -31,6 +31,11 @@ func (n *Node) Exprs() iter.Seq[*Expr] {
 				return
 			}
 		}
+		for _, e := range n.JAlso {
+			if !yield(e) {
+				return
+			}
+		}
 		for lv := range n.LValues() {
 			if lv.Index != nil && !yield(lv.Index) || lv.Ptr != nil && !yield(lv.Ptr) {
 				return

@@ -307,10 +307,14 @@ func (p *Program) freeBlock(s State, a *Alloc) int {
 // phantomThread is what joined returns for a phantom: a thread that never ends.
 const phantomThread = -2
 
-// joined is the thread a join of a thread value v waits for, phantomThread for
-// a phantom, or -1 with a violation for a value that names no created thread.
-func (m *machine) joined(n *Node) int {
-	v := m.eval(n.JThread)
+// joined is the thread a join of a thread value waits for, phantomThread for a
+// phantom, or -1 with a violation for a value that names no created thread.
+func (m *machine) joined(n *Node) int { return m.joinedBy(n, n.JThread) }
+
+// joinedBy is the thread the value of e, one of the thread values join n
+// waits for (JThread or one of JAlso), names: as joined says.
+func (m *machine) joinedBy(n *Node, e *Expr) int {
+	v := m.eval(e)
 	if m.failed {
 		return -1
 	}

@@ -129,6 +129,11 @@ func (pr *Probe) guard(s State, t int, n *Node, buf []Access) []Access {
 			if u := m.joined(n); !m.failed && u != phantomThread {
 				ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(u), Read, 0})
 			}
+			for _, e := range n.JAlso {
+				if u := m.joinedBy(n, e); !m.failed && u != phantomThread {
+					ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(u), Read, 0})
+				}
+			}
 			break
 		}
 		lo, hi := m.joinRange(n)

@@ -309,10 +309,14 @@ type Node struct {
 	Dsts   []*LValue // OpRecv: where the message's fields go
 	Msg    string    // OpAssert: the message (may be empty)
 	// C and Go (memory.go):
-	Addr    *Expr  // OpLock, OpUnlock, OpTryLock: the address of the mutex's cell, when Mutex is nil
-	JThread *Expr  // OpJoin: the value of the thread to wait for, when Join is nil; LHS (optional) receives its return value
-	Pool    *Pool  // OpSpawn
-	Alloc   *Alloc // OpAlloc
+	Addr    *Expr // OpLock, OpUnlock, OpTryLock: the address of the mutex's cell, when Mutex is nil
+	JThread *Expr // OpJoin: the value of the thread to wait for, when Join is nil; LHS (optional) receives its return value
+	// JAlso, for an OpJoin of a thread value without LHS, are further thread
+	// values it waits for too: main's consecutive joins made one step
+	// (SpecializePrefix). Each is a constant.
+	JAlso []*Expr
+	Pool  *Pool  // OpSpawn
+	Alloc *Alloc // OpAlloc
 	// Kind, for an OpAssert, is the violation it reports when X is false:
 	// Assertion unless set (ReachError for a call of reach_error).
 	Kind ViolationKind
@@ -351,6 +355,7 @@ type Template struct {
 	// Filled in by Program.Finish:
 	Transitions []*Transition // location i is Transitions[i]; location len(Transitions) is "terminated"
 	loc         []int         // node index -> location (-1 if not a cut point)
+	dead        [][]cellRange // per location: the frame cells a step arriving there clears (dead.go)
 }
 
 // Instances is the number of threads the template declares.
