@@ -34,6 +34,8 @@ func TestUnsupported(t *testing.T) {
 		{"goto into nowhere", "int main(void) { goto out; return 0; }", "1:23: label undefined: out"},
 		{"pthread rwlock", "#include <pthread.h>\npthread_rwlock_t l;\nint main(void) { pthread_rwlock_rdlock(&l); return 0; }", "pthread_rwlock_rdlock is not supported"},
 		{"syntax", "int main(void) { return 0 }", "1:27:"},
+		{"thread-local", "__thread int mine;\nint main(void) { mine = 1; return mine; }", "1:14: mine is thread-local"},
+		{"C11 thread-local", "_Thread_local int mine;\nint main(void) { return mine; }", "mine is thread-local"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Compile(filepath.Join(t.TempDir(), "p.c"), []byte(tc.src), Config{})
@@ -208,5 +210,14 @@ int main(void) {
 		if noFold && (branchSteps == 0 || startAlone == 0) {
 			t.Errorf("--no-fold: %d loop conditions and %d thread starts are steps of their own, want some of each", branchSteps, startAlone)
 		}
+	}
+}
+
+// A thread-local variable only a header declares, or that the program never
+// uses, is no reason to refuse the program.
+func TestThreadLocalUnused(t *testing.T) {
+	src := "__thread int errno_like;\nint x;\nint main(void) { x = 1; return 0; }\n"
+	if _, err := Compile(filepath.Join(t.TempDir(), "p.c"), []byte(src), Config{}); err != nil {
+		t.Fatal(err)
 	}
 }

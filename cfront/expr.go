@@ -318,7 +318,10 @@ func (b *builder) varPlace(x *cc.PrimaryExpression) (place, bool) {
 		return place{v: g.v, typ: d.Type()}, true
 	}
 	g := b.l.globalVar(d.Name())
-	if g == nil || g.v == nil {
+	if g != nil && g.v == nil {
+		return place{}, false // its declaration was reported
+	}
+	if g == nil {
 		b.errorf(x, "%s: no such variable (a local of another function?)", x.Token.SrcStr())
 		return place{}, false
 	}

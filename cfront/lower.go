@@ -249,6 +249,12 @@ func (l *lowerer) globalVar(name string) *global {
 
 // makeGlobal creates the variable of a global (or static local).
 func (l *lowerer) makeGlobal(g *global, name string, addressable bool) {
+	if g.decl.IsThreadLocal() {
+		// Each thread has its own copy; one shared variable would let one
+		// thread's store reach another's reads, a wrong answer either way.
+		l.errorf(g.decl, ir.Pos{}, "%s is thread-local (__thread, _Thread_local), which kbmc does not model", g.name)
+		return
+	}
 	lo, err := l.layoutOf(g.decl.Type())
 	if err != nil {
 		l.errorf(g.decl, ir.Pos{}, "global %s: %v", g.name, err)
