@@ -1,12 +1,14 @@
 package cfront
 
 import (
-	"fmt"
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"kbmc/explicit"
 	"kbmc/ir"
+	"kbmc/verify"
 )
 
 const slotHeader = `extern void reach_error(void);
@@ -168,40 +170,22 @@ func argumentConstant(slot *ir.Template) bool {
 }
 
 // reachable reports whether some interleaving (and nondeterministic choice)
-// reaches a violation or a deadlock: a plain exhaustive search.
+// reaches a violation or a deadlock: the explicit engine's stateful search,
+// the project's reference.
 func reachable(t *testing.T, p *ir.Program) bool {
-	seen := map[string]bool{}
-	var ev ir.Event
-	var search func(s ir.State, depth int) bool
-	search = func(s ir.State, depth int) bool {
-		key := fmt.Sprint(s)
-		if seen[key] || depth > 200 {
-			return false
-		}
-		seen[key] = true
-		if end, _ := p.End(s); end == ir.Deadlocked {
-			return true
-		}
-		for th := range p.Threads {
-			if !p.Enabled(s, th) {
-				continue
-			}
-			var ch ir.Choices
-			for fixed, more := []int64(nil), true; more; fixed, more = ch.Next(fixed) {
-				ch.Reset(append([]int64(nil), fixed...))
-				next := s.Clone()
-				p.Step(next, th, &ch, &ev)
-				if ev.Violation != nil {
-					return true
-				}
-				if search(next, depth+1) {
-					return true
-				}
-			}
-		}
-		return false
+	t.Helper()
+	eng, err := explicit.New("dfs", explicit.Options{Options: verify.Options{Depth: 200}, Stateful: true, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return search(p.Initial(), 0)
+	res, err := eng.Check(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict == verify.Unknown || res.Verdict == verify.BoundedSafe {
+		t.Fatalf("no exhaustive answer: %v (%s)", res.Verdict, res.Note)
+	}
+	return res.Verdict == verify.Unsafe
 }
 
 // TestNoopStores: a store main makes before it creates any thread, of the
