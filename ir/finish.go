@@ -50,6 +50,7 @@ func (p *Program) Finish() error {
 			}
 		}
 	}
+	p.phantoms = false
 	for i, pool := range p.Pools {
 		pool.index = i
 		for _, t := range pool.Slots {
@@ -57,8 +58,11 @@ func (p *Program) Finish() error {
 				return fmt.Errorf("thread pool %s: slot %s has no start cells", pool.Name, t.Name)
 			}
 		}
-		if o := pool.Overflow; o != nil && (o.Cells() != 1 || !o.Shared) {
-			return fmt.Errorf("thread pool %s: its overflow is not one shared cell", pool.Name)
+		if o := pool.Overflow; o != nil {
+			if o.Cells() != 1 || !o.Shared {
+				return fmt.Errorf("thread pool %s: its overflow is not one shared cell", pool.Name)
+			}
+			p.phantoms = true
 		}
 	}
 	p.SharedSize = cells

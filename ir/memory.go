@@ -86,17 +86,13 @@ func (p *Program) phantom(s State, v int64) bool {
 // HasPhantoms reports whether some pool starts phantoms when full: a program
 // lowered for explicit.Hunt, which the searches and the symbolic encoding
 // refuse.
-func (p *Program) HasPhantoms() bool {
-	for _, pool := range p.Pools {
-		if pool.Overflow != nil {
-			return true
-		}
-	}
-	return false
-}
+func (p *Program) HasPhantoms() bool { return p.phantoms }
 
 // phantomsStarted reports whether some pool has started a phantom in s.
 func (p *Program) phantomsStarted(s State) bool {
+	if !p.phantoms {
+		return false // End's common case: no pool has an overflow cell
+	}
 	for _, pool := range p.Pools {
 		if pool.Overflow != nil && s[pool.Overflow.Offset] > 0 {
 			return true

@@ -447,4 +447,5 @@ type Program struct {
 	// its cell offset (memory.go).
 	Objects  []*Var
 	PtrShift uint
+	phantoms bool // some pool has an Overflow cell (HasPhantoms)
 }

@@ -111,7 +111,9 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 		if loadErr == nil {
 			cfg := cfront.Config{DataModel: task.DataModel, LoopThreads: c.Int("pool"), LoopBlocks: c.Int("pool")}
 			prog, loadErr = cfront.Compile(input, src, cfg)
-			if loadErr == nil {
+			huntProg = prog
+			if loadErr == nil && len(prog.Pools) > 0 {
+				// Phantoms change only the pools: without any, prog serves.
 				cfg.Phantoms = true
 				huntProg, _ = cfront.Compile(input, src, cfg) // compiles as prog did
 			}
