@@ -104,7 +104,8 @@ type lazyPORRun struct {
 	// iteration, as in the thesis's recursion (depth first).
 	open     []*lazyNode
 	started  bool
-	inflight int // iterations taken and not finished, and the root's creation
+	inflight int    // iterations taken and not finished, and the root's creation
+	nodes    uint64 // nodes created: each node's id (the root's is 0)
 	err      error
 	closers  []io.Closer // the solvers that hold resources
 }
@@ -201,6 +202,14 @@ type lazySearch struct {
 	scratch ir.State
 	trial   ir.State
 	pend    []ir.Access
+
+	// subsumed's scratch: the steps of a node's path (pathSteps) and a
+	// sequence of steps from an ancestor's state.
+	chain      lazySteps
+	chainOf    *lazyNode
+	chainState ir.State
+	chainEv    ir.Event
+	seq        lazySteps
 }
 
 // A lazyNode is one explore(u1, u2) call: the state s = u1(s0) at depth |u1| and
@@ -232,6 +241,16 @@ type lazyNode struct {
 	// covered are the prefixes (from the node's state) of children that cover
 	// every execution the node must cover through them.
 	covered [][]ir.Move
+	// before is how many of the parent's covered prefixes were recorded when
+	// the node was created: its subtree may skip what those children cover,
+	// never what later ones do, so that no two subtrees leave an execution to
+	// each other (see subsumed).
+	before int
+	id     uint64 // unique in the run
+	// partial lists the ancestors whose earlier children's executions the
+	// subtree skipped (subsumed): it did not cover everything from its state
+	// by itself, only what a node below the same ancestors must cover.
+	partial []lazyPartial
 
 	opened bool // on the stack of open nodes
 }
@@ -616,6 +635,11 @@ func (s *lazySearch) child(st ir.State, depth int, run *lazySteps, k int, orders
 	parent := s.node
 	n := &lazyNode{depth: depth, state: st.Clone(), path: ir.CloneMoves(s.moves[:depth]), orders: orders, sleep: sleep,
 		parent: parent, offset: depth - parent.depth}
+	s.run.mu.Lock()
+	n.before = len(parent.covered)
+	s.run.nodes++
+	n.id = s.run.nodes
+	s.run.mu.Unlock()
 	if run != nil {
 		n.run = run.suffix(k)
 	} else {
@@ -647,11 +671,12 @@ type lazyRecords struct {
 // A lazyVisit is a completed node: maxLen is the longest execution it covered and
 // cut says whether the depth bound cut one.
 type lazyVisit struct {
-	budget int
-	maxLen int
-	cut    bool
-	orders []lazyOrder
-	sleep  []lazySleeper
+	budget  int
+	maxLen  int
+	cut     bool
+	orders  []lazyOrder
+	sleep   []lazySleeper
+	partial []lazyPartial
 }
 
 // store records a completed node for the visited-state check.
@@ -659,7 +684,7 @@ func (s *lazySearch) store(n *lazyNode, budget, maxLen int, cut bool) {
 	e, _ := s.run.store.visit(n.state, s.x.id)
 	r := &e.own
 	r.mu.Lock()
-	r.visits = append(r.visits, lazyVisit{budget: budget, maxLen: maxLen, cut: cut, orders: n.orders, sleep: n.sleep})
+	r.visits = append(r.visits, lazyVisit{budget: budget, maxLen: maxLen, cut: cut, orders: n.orders, sleep: n.sleep, partial: n.partial})
 	r.mu.Unlock()
 }
 
@@ -678,9 +703,10 @@ func (s *lazySearch) lookup(st ir.State, budget int, orders []lazyOrder, sleep [
 	}
 	r := &e.own
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, v := range r.visits {
-		if v.budget < budget || !within(v.orders, orders) || !sameSleep(v.sleep, sleep) {
+	visits := r.visits // appended to only: the elements stay
+	r.mu.Unlock()
+	for _, v := range visits {
+		if v.budget < budget || !within(v.orders, orders) || !sameSleep(v.sleep, sleep) || !s.coversBelow(v.partial) {
 			continue
 		}
 		cut = v.cut
@@ -705,6 +731,7 @@ type lazySteps struct {
 	// blocked: the run ended where every enabled step sleeps or breaks an
 	// order; it is no execution of its own.
 	blocked bool
+	from    int // pathSteps: the depth of the first step
 }
 
 type lazyStep struct {
@@ -728,6 +755,19 @@ func (r *lazySteps) push(ev *ir.Event) {
 	r.steps = append(r.steps, st)
 }
 
+// appendSteps appends the steps [from, to) of q.
+func (r *lazySteps) appendSteps(q *lazySteps, from, to int) {
+	for i := from; i < to; i++ {
+		st := q.steps[i]
+		a, v := q.accesses(i), q.values(i)
+		st.acc0, st.val0 = int32(len(r.acc)), int32(len(r.vals))
+		r.acc = append(r.acc, a...)
+		r.vals = append(r.vals, v...)
+		st.acc1, st.val1 = int32(len(r.acc)), int32(len(r.vals))
+		r.steps = append(r.steps, st)
+	}
+}
+
 func (r *lazySteps) accesses(i int) []ir.Access {
 	st := &r.steps[i]
 	return r.acc[st.acc0:st.acc1]
@@ -741,15 +781,7 @@ func (r *lazySteps) values(i int) []int64 {
 // suffix copies the steps from k on into a new run.
 func (r *lazySteps) suffix(k int) *lazySteps {
 	out := &lazySteps{final: r.final.Clone(), cut: r.cut, blocked: r.blocked, steps: make([]lazyStep, 0, len(r.steps)-k)}
-	for i := k; i < len(r.steps); i++ {
-		st := r.steps[i]
-		a, v := r.accesses(i), r.values(i)
-		st.acc0, st.val0 = int32(len(out.acc)), int32(len(out.vals))
-		out.acc = append(out.acc, a...)
-		out.vals = append(out.vals, v...)
-		st.acc1, st.val1 = int32(len(out.acc)), int32(len(out.vals))
-		out.steps = append(out.steps, st)
-	}
+	out.appendSteps(r, k, len(r.steps))
 	return out
 }
 
@@ -1015,22 +1047,140 @@ func (s *lazySearch) expand(n *lazyNode) (maxLen int, cut bool) {
 	return maxLen, cut
 }
 
-// subsumed reports whether an earlier child of n covers every execution that
-// has the first k steps of run as a prefix of its trace: whether some covered
-// prefix p can be moved to the front of those steps, each of p's steps being
-// the same thread's same step with the same values, and independent of the
-// steps of run it is moved over (then the steps moved behave as in p).
+// subsumed reports whether an earlier child covers every execution that has the
+// first k steps of run (from n's state) as a prefix of its trace: a child of n,
+// or a child of an ancestor a of n created before the child of a that n is
+// below. Such a child covers every execution a must cover through its prefix p
+// (cover), so it covers the execution if p can be moved to the front of the
+// steps from a's state (the path to n, then run's): each of p's steps being the
+// same thread's same step with the same values, and independent of the steps it
+// is moved over (then the steps moved behave as in p). Every execution n must
+// cover, after the path from a, is one a must cover.
+//
+// A variation of n that an ancestor's earlier child covers is one whose trace
+// has two orders of the ancestor's run reversed: the children of both swaps
+// would explore it (indexer, where two pairs of threads race on different
+// cells of the table, twice as many executions as dpor otherwise). n then no
+// longer covers every execution from its state by itself, and neither does any
+// node up to a: they are not stored for the visited-state check.
 func (s *lazySearch) subsumed(n *lazyNode, run *lazySteps, k int) bool {
-	threads := len(s.p.Threads)
 	s.run.mu.Lock()
-	covered := n.covered
+	var chain []lazyCovered
+	below := -1 // the whole list for n itself
+	for a := n; a != nil; below, a = a.before, a.parent {
+		limit := len(a.covered)
+		if below >= 0 {
+			limit = below
+		}
+		if limit > 0 {
+			chain = append(chain, lazyCovered{a, a.covered[:limit]})
+		}
+	}
 	s.run.mu.Unlock()
-	if len(covered) == 0 {
+	if len(chain) == 0 {
 		return false
 	}
+	var path *lazySteps
+	for _, c := range chain {
+		seq, kk := run, k
+		if c.node != n {
+			if path == nil {
+				path = s.pathSteps(n, chain[len(chain)-1].node)
+			}
+			seq = &s.seq
+			seq.reset()
+			seq.appendSteps(path, c.node.depth-path.from, n.depth-path.from)
+			seq.appendSteps(run, 0, k)
+			kk = len(seq.steps)
+		}
+		if movable(c.prefixes, seq, kk, len(s.p.Threads)) {
+			if c.node != n {
+				s.run.mu.Lock()
+				var before int
+				for m := n; m != c.node; m = m.parent {
+					before = m.before
+				}
+				dep := lazyPartial{ancestor: c.node.id, before: before}
+				for m := n; m != c.node; m = m.parent {
+					if !slices.Contains(m.partial, dep) {
+						m.partial = append(m.partial, dep)
+					}
+				}
+				s.run.mu.Unlock()
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// A lazyPartial says that a node's subtree skipped executions that children of
+// an ancestor cover, the ones among its first before children (covered
+// prefixes): the node covered everything from its state that a node below the
+// ancestor, after at least as many of its children, must cover.
+type lazyPartial struct {
+	ancestor uint64
+	before   int
+}
+
+// coversBelow reports whether a record with partial answers for a node about
+// to start below the node whose iteration is under way: whether that node is
+// below each ancestor named, after at least as many of its children.
+func (s *lazySearch) coversBelow(partial []lazyPartial) bool {
+	if len(partial) == 0 {
+		return true
+	}
+	s.run.mu.Lock()
+	defer s.run.mu.Unlock()
+	for _, d := range partial {
+		before, found := len(s.node.covered), false
+		for m := s.node; m != nil; before, m = m.before, m.parent {
+			if m.id == d.ancestor {
+				found = before >= d.before
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// lazyCovered is an ancestor's covered prefixes that a node below it may use.
+type lazyCovered struct {
+	node     *lazyNode
+	prefixes [][]ir.Move
+}
+
+// pathSteps returns the steps of n's path from ancestor a's state on, with
+// what each accessed, executing them again (once per node: the search keeps
+// the last node's).
+func (s *lazySearch) pathSteps(n, a *lazyNode) *lazySteps {
+	c := &s.chain
+	if s.chainOf == n && c.from <= a.depth {
+		return c
+	}
+	s.chainOf = n
+	c.reset()
+	c.from = a.depth
+	st := append(s.chainState[:0], a.state...)
+	for _, mv := range n.path[a.depth:] {
+		ch := ir.Choices{Fixed: mv.Choices}
+		s.chainEv = ir.Event{}
+		s.p.Step(st, mv.Thread, &ch, &s.chainEv)
+		c.push(&s.chainEv)
+	}
+	s.chainState = st
+	return c
+}
+
+// movable reports whether one of prefixes can be moved to the front of the
+// first k steps of seq (see subsumed), in a program of threads threads.
+func movable(prefixes [][]ir.Move, seq *lazySteps, k, threads int) bool {
 	used := make([]bool, k)
-	ord := make([]int, threads)
-	for _, p := range covered {
+	ord := make([]int32, threads)
+	for _, p := range prefixes {
 		if len(p) > k {
 			continue
 		}
@@ -1039,22 +1189,22 @@ func (s *lazySearch) subsumed(n *lazyNode, run *lazySteps, k int) bool {
 		ok := true
 		for _, mv := range p {
 			ord[mv.Thread]++
-			// The same thread's ord-th step of run.
-			j, seen := -1, 0
+			// The same thread's ord-th step of seq.
+			j, seen := -1, int32(0)
 			for i := range k {
-				if int(run.steps[i].thread) == mv.Thread {
+				if int(seq.steps[i].thread) == mv.Thread {
 					if seen++; seen == ord[mv.Thread] {
 						j = i
 						break
 					}
 				}
 			}
-			if j < 0 || !slices.Equal(run.values(j), mv.Choices) {
+			if j < 0 || !slices.Equal(seq.values(j), mv.Choices) {
 				ok = false
 				break
 			}
 			for i := 0; i < j && ok; i++ {
-				if !used[i] && ir.Conflict(run.accesses(i), run.accesses(j)) {
+				if !used[i] && ir.Conflict(seq.accesses(i), seq.accesses(j)) {
 					ok = false
 				}
 			}

@@ -266,6 +266,7 @@ type tcsEnum struct {
 
 	n, words int
 	reach    []uint64 // reach[e*words:(e+1)*words]: events reachable from e
+	fixed    []uint64 // reach before any decision: program order and keep
 	undoRow  []int32
 	undoOld  []uint64
 	forced   [][]int32 // forced[j]: the dependencies i with requires[i] == j
@@ -331,8 +332,17 @@ func (en *tcsEnum) init(c *TCS) bool {
 		}
 	}
 	en.undoRow, en.undoOld = en.undoRow[:0], en.undoOld[:0]
+	en.fixed = append(en.fixed[:0], en.reach...)
 	en.stack, en.started, en.stopped = en.stack[:0], false, false
 	return true
+}
+
+// ordered reports whether events a and b are ordered by program order and the
+// dependencies that are never swapped (keep) alone: the same way in every
+// variation, and in every execution in which the later one is matched.
+func (en *tcsEnum) ordered(a, b int) bool {
+	w := en.words
+	return en.fixed[a*w+b/64]&(1<<(b%64)) != 0 || en.fixed[b*w+a/64]&(1<<(a%64)) != 0
 }
 
 func (en *tcsEnum) row(e int) []uint64 { return en.reach[e*en.words : (e+1)*en.words] }
