@@ -204,6 +204,11 @@ func (p *Program) Status(s State, t int) Status {
 		}
 		return Terminated
 	}
+	if tm.Start != nil && l == tm.loc[tm.Entry] && s[tm.Start.Offset+StartFlag] == 0 {
+		// Not yet started, whether the entry is its start or a lock the
+		// start was folded into (HoistStarts).
+		return Dormant
+	}
 	n := tm.Nodes[tm.Transitions[l].Entry]
 	switch n.Op {
 	case OpAwait, OpAssume:
@@ -263,10 +268,6 @@ func (p *Program) Status(s State, t int) Status {
 		l := p.ChannelQueue(s, c)[0]
 		if n.Op == OpSend && l == int64(n.Chan.Cap) || n.Op == OpRecv && l == 0 {
 			return Blocked
-		}
-	case OpStart:
-		if s[tm.Start.Offset+StartFlag] == 0 {
-			return Dormant
 		}
 	case OpSpawn:
 		if p.freeSlot(s, n.Pool) == nil && n.Pool.Overflow == nil {
