@@ -244,3 +244,59 @@ func TestStartStates(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipEmptyEntry: main's first step, when it does nothing (declarations
+// without initializers), is skipped: main starts at its next step, unless code
+// jumps back to it. skipped says whether main's entry is past the nop; the
+// verdict must be --no-fold's.
+func TestSkipEmptyEntry(t *testing.T) {
+	tests := []struct {
+		name    string
+		src     string
+		skipped bool
+		unsafe  bool
+	}{
+		{
+			name: "declarations before the creations",
+			src: `int x;
+void *w(void *p) { x = 1; return 0; }
+int main(void) {
+    unsigned long a, b[2];
+    pthread_create(&a, 0, w, 0);
+    if (x == 1) reach_error();
+    return 0;
+}`,
+			skipped: true,
+			unsafe:  true,
+		},
+		{
+			name: "a loop back to the declaration",
+			src: `int x;
+int main(void) {
+    do {
+        int d;
+        x++;
+    } while (x < 3);
+    if (x != 3) reach_error();
+    return 0;
+}`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, noFold := range []bool{false, true} {
+				p, err := Compile(filepath.Join(t.TempDir(), "p.c"), []byte(slotHeader+tc.src), Config{NoFold: noFold})
+				if err != nil {
+					t.Fatal(err)
+				}
+				mt := p.Threads[0].Template
+				if got, want := mt.Nodes[mt.Entry].Op != ir.OpNop, tc.skipped && !noFold; got != want {
+					t.Errorf("no-fold %v: main's entry is past its nop: %v, want %v", noFold, got, want)
+				}
+				if got := reachable(t, p); got != tc.unsafe {
+					t.Errorf("no-fold %v: a violation is reachable: %v, want %v", noFold, got, tc.unsafe)
+				}
+			}
+		})
+	}
+}

@@ -41,7 +41,8 @@ package ir
 // Not under --no-fold.
 
 // HoistStarts folds the start of each created thread whose code qualifies
-// (see above) into its first lock. It reports whether it changed any template;
+// (see above) into its first lock, and skips an entry step that does nothing
+// (skipEmptyEntry). It reports whether it changed any template;
 // the caller then runs Finish again. p must be finished.
 func (p *Program) HoistStarts() bool {
 	if p.NoFold {
@@ -52,12 +53,52 @@ func (p *Program) HoistStarts() bool {
 	for _, th := range p.Threads {
 		if t := th.Template; !seen[t] {
 			seen[t] = true
+			if skipEmptyEntry(t) {
+				changed = true
+			}
 			if p.hoistStart(th) {
 				changed = true
 			}
 		}
 	}
 	return changed
+}
+
+// skipEmptyEntry moves a template's entry past a first step that does
+// nothing: C's main usually begins with declarations without initializers
+// (pthread_t w, r[N];), which lower to OpNop, and that was a step of its own,
+// one more in every execution than the .kb form has. When the entry's
+// transition is only OpNop nodes, leads to one cut point and nothing jumps
+// back into it, the thread starts at that cut point instead: the step read,
+// wrote, drew and waited for nothing and could not fail, so every state it
+// led to is the state it left with the thread one location further. It
+// reports whether it moved the entry.
+func skipEmptyEntry(t *Template) bool {
+	preds := make([]int, len(t.Nodes))
+	for _, n := range t.Nodes {
+		for _, m := range successors(n) {
+			if m != Exit {
+				preds[m]++
+			}
+		}
+	}
+	i := t.Entry
+	for {
+		n := t.Nodes[i]
+		if n.Op != OpNop || n.Atomic || preds[i] > 0 || n.Next == Exit {
+			return false
+		}
+		if t.Nodes[n.Next].Cut {
+			break
+		}
+		i = n.Next
+	}
+	next := t.Nodes[i].Next
+	old := *t.Nodes[t.Entry]
+	old.Cut = false // no longer a location: nothing reaches it
+	t.Nodes[t.Entry] = &old
+	t.Entry = next
+	return true
 }
 
 // hoistStart folds thread th's start into its first lock when it may (see
