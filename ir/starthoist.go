@@ -65,9 +65,10 @@ func (p *Program) HoistStarts() bool {
 }
 
 // skipEmptyEntry moves a template's entry past a first step that does
-// nothing: C's main usually begins with declarations without initializers
-// (pthread_t w, r[N];), which lower to OpNop, and that was a step of its own,
-// one more in every execution than the .kb form has. When the entry's
+// nothing: C's main usually begins with declarations without initializers,
+// which lower to OpNop, a step of its own. (SpecializePrefix skips such steps
+// of a main that creates threads; this covers the other programs and
+// threads.) When the entry's
 // transition is only OpNop nodes, leads to one cut point and nothing jumps
 // back into it, the thread starts at that cut point instead: the step read,
 // wrote, drew and waited for nothing and could not fail, so every state it
