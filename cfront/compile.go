@@ -123,7 +123,9 @@ func Compile(path string, src []byte, cfg Config) (*ir.Program, error) {
 	// After SpecializePrefix, which makes a slot's argument a constant of its
 	// code, so that the lock a philosopher takes first names a fixed mutex.
 	hoisted := p.HoistStarts()
-	if specialized || hoisted {
+	// Last: the propagation leaves locals whose reads it replaced.
+	dropped := p.DropUnreadLocals()
+	if specialized || hoisted || dropped {
 		if err := p.Finish(); err != nil {
 			return nil, fmt.Errorf("cfront: internal error: %s: after specializing main's prefix: %w", path, err)
 		}

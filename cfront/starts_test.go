@@ -359,3 +359,100 @@ int main(void) {
 		})
 	}
 }
+
+// TestDropUnreadLocals: a local nothing reads (once main's prefix has made
+// the argument a constant) leaves the frame of w's slots, with the stores into
+// it, unless a store may do something else: read shared memory, fail, draw.
+// cells is the frame of w's first slot; the verdict must be --no-fold's, which
+// keeps every local.
+func TestDropUnreadLocals(t *testing.T) {
+	tests := []struct {
+		name   string
+		src    string
+		cells  int
+		unsafe bool
+	}{
+		{
+			name: "copies of the argument",
+			src: `int a[4];
+void *w(void *p) {
+    int k = (int)(long)p;
+    int r = (k + 1) % 4;
+    int q = k * 2 + r;
+    a[r] = 1;
+    return 0;
+}
+int main(void) {
+    unsigned long h[2];
+    for (int i = 0; i < 2; i++) pthread_create(&h[i], 0, w, (void *)(long)i);
+    for (int i = 0; i < 2; i++) pthread_join(h[i], 0);
+    if (a[1] != 1 || a[2] != 1) reach_error();
+    return 0;
+}`,
+			cells: 0,
+		},
+		{
+			// b is never read, but its store reads x: a step that races
+			// with the write.
+			name: "a copy of shared memory",
+			src: `int x;
+void *w(void *p) { int b = x; return 0; }
+void *v(void *p) { x = 1; return 0; }
+int main(void) {
+    unsigned long h, g;
+    pthread_create(&h, 0, w, 0);
+    pthread_create(&g, 0, v, 0);
+    pthread_join(h, 0);
+    pthread_join(g, 0);
+    if (x != 1) reach_error();
+    return 0;
+}`,
+			cells: 1,
+		},
+		{
+			// z is never read, but computing it divides by zero.
+			name: "a division that fails",
+			src: `int x;
+void *w(void *p) {
+    int d = (int)(long)p;
+    int z = 10 / d;
+    x = 1;
+    return 0;
+}
+int main(void) {
+    unsigned long h;
+    pthread_create(&h, 0, w, (void *)0);
+    pthread_join(h, 0);
+    return 0;
+}`,
+			cells:  1,
+			unsafe: true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, noFold := range []bool{false, true} {
+				p, err := Compile(filepath.Join(t.TempDir(), "p.c"), []byte(slotHeader+tc.src), Config{NoFold: noFold})
+				if err != nil {
+					t.Fatal(err)
+				}
+				found := false
+				for _, th := range p.Threads {
+					if th.Name != "w[0]" {
+						continue
+					}
+					found = true
+					if !noFold && th.Template.FrameSize != tc.cells {
+						t.Errorf("w[0] keeps %d cells, want %d", th.Template.FrameSize, tc.cells)
+					}
+				}
+				if !found {
+					t.Fatal("no thread w[0]")
+				}
+				if got := reachable(t, p); got != tc.unsafe {
+					t.Errorf("no-fold %v: a violation is reachable: %v, want %v", noFold, got, tc.unsafe)
+				}
+			}
+		})
+	}
+}
