@@ -119,7 +119,13 @@ func Compile(path string, src []byte, cfg Config) (*ir.Program, error) {
 	if err := p.Finish(); err != nil {
 		return nil, fmt.Errorf("cfront: internal error: %s: %w", path, err)
 	}
-	if p.SpecializePrefix() {
+	specialized := p.SpecializePrefix()
+	// After SpecializePrefix, which makes a slot's argument a constant of its
+	// code, so that the lock a philosopher takes first names a fixed mutex.
+	hoisted := p.HoistStarts()
+	// Last: the propagation leaves locals whose reads it replaced.
+	dropped := p.DropUnreadLocals()
+	if specialized || hoisted || dropped {
 		if err := p.Finish(); err != nil {
 			return nil, fmt.Errorf("cfront: internal error: %s: after specializing main's prefix: %w", path, err)
 		}

@@ -1,6 +1,7 @@
 package cfront
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -155,5 +156,49 @@ int main(void) {
 				}
 			}
 		})
+	}
+}
+
+// TestFoldedSpawnAccesses: the step that creates every thread records each
+// slot's started flag as read once, before it takes the slot, not again for
+// every later creation of the same step (it wrote the flag itself), and
+// writes the flag and the argument of each: with n creations, n reads and 2n
+// writes, where the reads grew with n² before.
+func TestFoldedSpawnAccesses(t *testing.T) {
+	for _, n := range []int{1, 3, 14} {
+		src := fmt.Sprintf(`int l[%[1]d];
+void *r(void *p) { int k = (int)(long)p; int a = l[k]; return 0; }
+int main(void) {
+    unsigned long h[%[1]d];
+    for (int i = 0; i < %[1]d; i++) pthread_create(&h[i], 0, r, (void *)(long)i);
+    for (int i = 0; i < %[1]d; i++) pthread_join(h[i], 0);
+    return 0;
+}`, n)
+		p, err := Compile(filepath.Join(t.TempDir(), "p.c"), []byte(slotHeader+src), Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := p.Initial()
+		for {
+			var ev ir.Event
+			p.Step(s, 0, nil, &ev)
+			reads, writes := 0, 0
+			spawned := false
+			for _, a := range ev.Accesses {
+				if a.Kind == ir.Read {
+					reads++
+				} else {
+					writes++
+					spawned = true
+				}
+			}
+			if !spawned {
+				continue
+			}
+			if reads != n || writes != 2*n {
+				t.Errorf("n = %d: the creation step reads %d cells and writes %d, want %d and %d", n, reads, writes, n, 2*n)
+			}
+			break
+		}
 	}
 }

@@ -647,11 +647,15 @@ func (f *frame) blocked(c *solver.Term) {
 // transition tr (not as its first node): an await, assume, lock or join of a
 // thread value gets the thread stuck when its guard is false, in a transition
 // with an inner guard; a spawn or allocation that finds its pool full fails
-// as unsupported. ir stops with an internal error on any other.
+// as unsupported; a created thread's start right after the lock it was
+// folded into (ir.HoistStarts) waits at the transition's entry, whose guard
+// (guard) checks the start flag. ir stops with an internal error on any other.
 func innerAllowed(tr *ir.Transition, n *ir.Node) bool {
 	switch n.Op {
 	case ir.OpSpawn, ir.OpAlloc:
 		return true
+	case ir.OpStart:
+		return tr.Entry == tr.Template.Entry
 	case ir.OpAssume, ir.OpAwait, ir.OpLock:
 		return tr.InnerGuard
 	case ir.OpJoin:
@@ -952,6 +956,13 @@ func (u *Unrolling) guard(s *state, th *ir.Thread, tr *ir.Transition) guardVal {
 			func(t *solver.Term) *solver.Term { return b.Sgt(t, b.BV(uint64(n.Alloc.Blocks[0].Cells()), u.w)) }))
 		g.en = b.Or(failed(), b.And(b.Not(none), fits))
 		g.limit = b.Not(g.en)
+	}
+	if tm := th.Template; tm.Start != nil && tr.Entry == tm.Entry && n.Op != ir.OpStart {
+		// A lock the thread's start was folded into (ir.HoistStarts): the
+		// thread is Dormant until it is started, as ir.Program.Status.
+		started := b.Not(u.is(f.get(f.u.p.CellKey(startKey(tm, ir.StartFlag))), 0))
+		g.en, g.assume, g.limit = b.And(started, g.en), b.And(started, g.assume), b.And(started, g.limit)
+		g.dormant = b.Not(started)
 	}
 	return g
 }

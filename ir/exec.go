@@ -204,6 +204,11 @@ func (p *Program) Status(s State, t int) Status {
 		}
 		return Terminated
 	}
+	if tm.Start != nil && l == tm.loc[tm.Entry] && s[tm.Start.Offset+StartFlag] == 0 {
+		// Not yet started, whether the entry is its start or a lock the
+		// start was folded into (HoistStarts).
+		return Dormant
+	}
 	n := tm.Nodes[tm.Transitions[l].Entry]
 	switch n.Op {
 	case OpAwait, OpAssume:
@@ -263,10 +268,6 @@ func (p *Program) Status(s State, t int) Status {
 		l := p.ChannelQueue(s, c)[0]
 		if n.Op == OpSend && l == int64(n.Chan.Cap) || n.Op == OpRecv && l == 0 {
 			return Blocked
-		}
-	case OpStart:
-		if s[tm.Start.Offset+StartFlag] == 0 {
-			return Dormant
 		}
 	case OpSpawn:
 		if p.freeSlot(s, n.Pool) == nil && n.Pool.Overflow == nil {
@@ -576,6 +577,19 @@ func (m *machine) access(loc int, k AccessKind, v int64) {
 	}
 }
 
+// wrote reports whether the step so far has recorded a write of loc.
+func (m *machine) wrote(loc int) bool {
+	if m.ev == nil {
+		return false
+	}
+	for _, a := range m.ev.Accesses {
+		if a.Loc == loc && a.Kind == Write {
+			return true
+		}
+	}
+	return false
+}
+
 // set writes cell i of the state, logging its old value for an undo.
 func (m *machine) set(i int, v int64) {
 	if m.logging {
@@ -806,7 +820,18 @@ func (m *machine) exec(n *Node) int {
 		var slot *Template
 		for _, u := range n.Pool.Slots {
 			f := u.Start.Offset + StartFlag
-			m.access(f, Read, m.s[f])
+			if !m.wrote(f) {
+				// A flag an earlier spawn of this same step set (main's
+				// creations folded into one step, cfront/spawns.go) is
+				// not recorded as read again: the step already writes
+				// it, so the read adds no dependency (Conflict: a common
+				// location with a write), and its value, 1, is this
+				// step's own, so it tells no reduction anything about
+				// other threads. Recording it made the step's accesses
+				// grow with the square of the creations (105 reads for
+				// 14 readers), and every comparison with it as costly.
+				m.access(f, Read, m.s[f])
+			}
 			if m.s[f] == 0 {
 				slot = u
 				break

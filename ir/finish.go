@@ -147,12 +147,20 @@ func (p *Program) cut(t *Template) error {
 			t.Transitions = append(t.Transitions, &Transition{Template: t, Index: len(t.Transitions), Entry: i})
 		}
 	}
-	if t.Start != nil && t.Nodes[t.Entry].Op != OpStart {
-		return errors.New("a created thread that does not begin with its start")
-	}
 	for _, tr := range t.Transitions {
 		if err := p.collect(tr); err != nil {
 			return err
+		}
+	}
+	if t.Start != nil {
+		// Its first step starts it: OpStart at the entry, or right after a
+		// lock it was folded into (HoistStarts).
+		started := false
+		for _, i := range t.Transitions[t.loc[t.Entry]].Nodes {
+			started = started || t.Nodes[i].Op == OpStart
+		}
+		if !started {
+			return errors.New("a created thread whose first step does not start it")
 		}
 	}
 	p.deadLocals(t)

@@ -115,6 +115,14 @@ func (pr *Probe) Accesses(s State, t int, status Status, prec Precision, buf []A
 // guard appends what the guard of n, thread t's next operation, reads in s.
 func (pr *Probe) guard(s State, t int, n *Node, buf []Access) []Access {
 	p := pr.p
+	th := p.Threads[t]
+	if tm := th.Template; tm.Start != nil && int(s[th.Base]) == tm.Loc(tm.Entry) && n.Op != OpStart {
+		if f := tm.Start.Offset + StartFlag; s[f] == 0 {
+			// A lock its start was folded into (HoistStarts) waits for the
+			// start first.
+			return append(buf, Access{f, Read, 0})
+		}
+	}
 	ev := Event{Accesses: buf}
 	m := p.newMachine(s, t, nil, &ev)
 	switch n.Op {

@@ -26,6 +26,14 @@ package ir
 //     main makes while no other thread has started, of the value its cell
 //     already holds, in code main never runs again once the prefix is over,
 //     is removed (the node does nothing; it stays a step, a local one).
+//   - Steps that change nothing. Before its first pthread_create main often
+//     declares its thread handles and initializes global mutexes in a loop
+//     (pthread_mutex_init stores what the cell holds): steps after which the
+//     state is the initial state with main elsewhere. Every execution begins
+//     with them (no other thread exists yet), none fails, draws or waits, and
+//     none leaves a trace but main's location, so main starts after the last
+//     of them instead: each execution loses those steps and nothing else, and
+//     a stateful search the states between. Not under --no-fold.
 //
 // Why the prefix is the same in every execution: a step of it reads only
 // main's own locals and shared cells no other thread may write (no
@@ -45,8 +53,24 @@ const maxPrefixSteps = 1 << 16
 // it sees (see above). It reports whether it changed any template; the caller
 // then runs Finish again. p must be finished.
 func (p *Program) SpecializePrefix() bool {
-	args, noop, join := p.runPrefix()
+	args, noop, join, skip := p.runPrefix()
 	changed := false
+	if skip >= 0 && !p.NoFold {
+		// main starts where its steps that changed nothing have brought it
+		// (see skip in runPrefix); the code it no longer reaches has no
+		// locations.
+		mt := p.Threads[0].Template
+		mt.Entry = skip
+		reach := reachableNodes(mt, skip)
+		for i, n := range mt.Nodes {
+			if n.Cut && !reach[i] {
+				c := *n
+				c.Cut = false
+				mt.Nodes[i] = &c
+			}
+		}
+		changed = true
+	}
 	for t, a := range args {
 		if p.propagate(t, a) {
 			changed = true
@@ -79,21 +103,22 @@ func (p *Program) SpecializePrefix() bool {
 // runPrefix runs the prefix of main that cannot depend on other threads. It
 // returns the argument it gives each slot it starts, for pools only main
 // spawns into, and main's stores that change nothing (node indices).
-func (p *Program) runPrefix() (args map[*Template]int64, noop map[int]bool, join *joinFold) {
+func (p *Program) runPrefix() (args map[*Template]int64, noop map[int]bool, join *joinFold, skip int) {
+	skip = -1
 	if len(p.Pools) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, skip
 	}
 	main := -1
 	for _, th := range p.Threads {
 		if th.Template.Start == nil {
 			if main >= 0 {
-				return nil, nil, nil // two threads run from the start
+				return nil, nil, nil, skip // two threads run from the start
 			}
 			main = th.ID
 		}
 	}
 	if main != 0 {
-		return nil, nil, nil
+		return nil, nil, nil, skip
 	}
 	mt := p.Threads[main].Template
 	// Pools that only main spawns into, and the locations other threads may
@@ -162,7 +187,7 @@ func (p *Program) runPrefix() (args map[*Template]int64, noop map[int]bool, join
 	}
 	args = map[*Template]int64{}
 	s := p.Initial()
-	before := s.Clone()
+	before, initial := s.Clone(), s.Clone()
 	ev := Event{TraceLocals: true}
 	var ch Choices
 	// While solo, no other thread has started. stores counts, per node of
@@ -192,6 +217,14 @@ func (p *Program) runPrefix() (args map[*Template]int64, noop map[int]bool, join
 		}
 		if solo && p.started(s) {
 			solo, resume = false, tr.Entry
+		}
+		if solo && p.sameButLocation(s, initial, main) {
+			// main has run alone and changed nothing but where it is (a
+			// dead local is cleared at the end of a step, so a loop
+			// counter no longer read counts as unchanged).
+			if next := p.Transition(s, main); next != nil {
+				skip = next.Entry
+			}
 		}
 		if solo {
 			from := 0
@@ -245,7 +278,14 @@ func (p *Program) runPrefix() (args map[*Template]int64, noop map[int]bool, join
 	if stopped {
 		join = p.joinChain(s)
 	}
-	return args, noop, join
+	return args, noop, join, skip
+}
+
+// sameButLocation reports whether s is init with only thread t's control
+// location changed.
+func (p *Program) sameButLocation(s, init State, t int) bool {
+	b := p.Threads[t].Base
+	return s[:b].Equal(init[:b]) && s[b+1:].Equal(init[b+1:])
 }
 
 // joinFold is main's consecutive joins made one step: the first, and the
