@@ -29,9 +29,10 @@ func (c vclock) join(o vclock) {
 type traceStep struct {
 	thread int
 	acc    []ir.Access // what the step accessed (an owned copy)
-	clock  vclock      // the step's vector clock (only when the trace keeps clocks)
-	run    int         // position of the first step of the run of same-thread steps that ends here
-	prev   int         // the thread's latest step before this one, or -1
+	sum    ir.AccessSummary
+	clock  vclock // the step's vector clock (only when the trace keeps clocks)
+	run    int    // position of the first step of the run of same-thread steps that ends here
+	prev   int    // the thread's latest step before this one, or -1
 }
 
 // hbTrace is the execution on a stateless search's stack, with each step's accesses
@@ -65,6 +66,7 @@ func (h *hbTrace) push(t int, acc []ir.Access) {
 	st := &h.steps[n]
 	st.thread = t
 	st.acc = append(st.acc[:0], acc...)
+	st.sum = ir.Summarize(acc)
 	st.prev = h.last[t]
 	st.run = n
 	if n > 0 && h.steps[n-1].thread == t {
@@ -90,7 +92,7 @@ func (h *hbTrace) push(t int, acc []ir.Access) {
 		if o.thread == t || c[o.thread] > int32(j) {
 			continue
 		}
-		if ir.Conflict(o.acc, st.acc) {
+		if o.sum.MayConflict(st.sum) && ir.Conflict(o.acc, st.acc) {
 			c.join(o.clock)
 		}
 	}
@@ -117,9 +119,10 @@ func (h *hbTrace) racesOf(t int, fp []ir.Access, races []int, c vclock) []int {
 	} else {
 		clear(c)
 	}
+	sum := ir.Summarize(fp)
 	for i := len(h.steps) - 1; i >= 0; i-- {
 		st := &h.steps[i]
-		if st.thread == t || !ir.Conflict(st.acc, fp) {
+		if st.thread == t || !st.sum.MayConflict(sum) || !ir.Conflict(st.acc, fp) {
 			continue
 		}
 		if own == nil || own[st.thread] <= int32(i) {

@@ -40,27 +40,37 @@ func Conflict(a, b []Access) bool {
 // search's comparisons.
 const conflictPairs = 32
 
-// mayConflict is false when a and b cannot conflict: the locations each
-// list writes, folded onto 64 bits (location mod 64), meet no location of the
-// other. Two accesses of one location with a write set a common bit, so a
-// false answer is exact; a true one leaves Conflict to compare the pairs.
+// mayConflict is false when a and b cannot conflict (AccessSummary).
 func mayConflict(a, b []Access) bool {
-	var aw, aa, bw, ba uint64
-	for i := range a {
-		bit := uint64(1) << (uint(a[i].Loc) % 64)
-		aa |= bit
-		if a[i].Kind == Write {
-			aw |= bit
+	return Summarize(a).MayConflict(Summarize(b))
+}
+
+// An AccessSummary folds an access list onto 64 bits (location mod 64): the
+// locations it touches and those it writes. Two lists whose summaries do not
+// MayConflict do not Conflict; a search that compares one step with many
+// (dpor's happens-before, explicit/clock.go) keeps each step's summary and
+// compares the lists only when the summaries meet.
+type AccessSummary struct{ touched, written uint64 }
+
+// Summarize returns acc's summary.
+func Summarize(acc []Access) AccessSummary {
+	var s AccessSummary
+	for i := range acc {
+		bit := uint64(1) << (uint(acc[i].Loc) % 64)
+		s.touched |= bit
+		if acc[i].Kind == Write {
+			s.written |= bit
 		}
 	}
-	for i := range b {
-		bit := uint64(1) << (uint(b[i].Loc) % 64)
-		ba |= bit
-		if b[i].Kind == Write {
-			bw |= bit
-		}
-	}
-	return aw&ba|bw&aa != 0
+	return s
+}
+
+// MayConflict is false when the lists s and o summarise cannot conflict: the
+// locations each writes meet no location of the other, even folded. Two
+// accesses of one location, one a write, set a common bit, so false is exact;
+// true leaves Conflict to compare the lists.
+func (s AccessSummary) MayConflict(o AccessSummary) bool {
+	return s.written&o.touched|o.written&s.touched != 0
 }
 
 // OnlyEnables reports whether every conflict between a step's accesses and a
@@ -73,12 +83,21 @@ func mayConflict(a, b []Access) bool {
 // values. So the step can enable the transition but never be reordered after
 // it (DPOR's race reversal, explicit/dpor.go).
 func (p *Program) OnlyEnables(step, fp []Access) bool {
-	if len(step)*len(fp) > conflictPairs && !mayConflict(step, fp) {
-		return true
-	}
+	// fp's summary rules out most of step's accesses at once, and whether a
+	// location is set once is asked once per access, not once per pair: a C
+	// program's creation and join steps meet long footprints (cfront/spawns.go).
+	f := Summarize(fp)
 	for i := range step {
+		a := step[i]
+		bit := uint64(1) << (uint(a.Loc) % 64)
+		if a.Kind == Write && f.touched&bit == 0 || a.Kind != Write && f.written&bit == 0 {
+			continue
+		}
+		if p.isSetOnce(a.Loc) {
+			continue
+		}
 		for j := range fp {
-			if step[i].Loc == fp[j].Loc && Conflicts(step[i].Kind, fp[j].Kind) && !p.isSetOnce(step[i].Loc) {
+			if a.Loc == fp[j].Loc && Conflicts(a.Kind, fp[j].Kind) {
 				return false
 			}
 		}
