@@ -615,6 +615,9 @@ func (s *persistentSearch) first(d, budget int, h hVisit) bool {
 		return false
 	}
 	s.choose(d, true)
+	if x.halted() {
+		return false // choose stopped: f.pset is an earlier state's
+	}
 	h.rec.pset.copyFrom(f.pset)
 	f.sleep.copyFrom(f.sleepIn)
 	f.todo.copyFrom(f.pset)
