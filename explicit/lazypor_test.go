@@ -79,13 +79,13 @@ func TestLazyPORReadersWritersWorkers(t *testing.T) {
 
 // TestLazyPORIndependentRaces checks that races on different locations are
 // varied once, not once per child of every other race's variation: on
-// testdata/cas-independent-races.kb, two pairs of threads with three
+// explicit/testdata/cas-independent-races.kb, two pairs of threads with three
 // independent cas races each, LazyPOR explores exactly the 64 traces even
 // without the visited-state check (85 and, with main's final reads, 727
 // before), and on indexer, whose pairs of threads collide on different cells
 // from 13 threads on, no more executions than dpor.
 func TestLazyPORIndependentRaces(t *testing.T) {
-	path := filepath.Join("..", "testdata", "cas-independent-races.kb")
+	path := filepath.Join("testdata", "cas-independent-races.kb")
 	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
