@@ -127,10 +127,7 @@ int main(void) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, noFold := range []bool{false, true} {
-				p, err := Compile(filepath.Join(t.TempDir(), "p.c"), []byte(slotHeader+tc.src), Config{NoFold: noFold})
-				if err != nil {
-					t.Fatal(err)
-				}
+				p := compileSlots(t, tc.src, noFold)
 				steps, spawns := 0, 0
 				mt := p.Threads[0].Template
 				for _, tr := range mt.Transitions {
@@ -201,4 +198,15 @@ int main(void) {
 			break
 		}
 	}
+}
+
+// compileSlots compiles src after slotHeader's declarations, failing the test
+// on an error.
+func compileSlots(t *testing.T, src string, noFold bool) *ir.Program {
+	t.Helper()
+	p, err := Compile(filepath.Join(t.TempDir(), "p.c"), []byte(slotHeader+src), Config{NoFold: noFold})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

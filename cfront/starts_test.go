@@ -163,10 +163,7 @@ int main(void) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, noFold := range []bool{false, true} {
-				p, err := Compile(filepath.Join(t.TempDir(), "p.c"), []byte(slotHeader+mutexes+tc.src), Config{NoFold: noFold})
-				if err != nil {
-					t.Fatal(err)
-				}
+				p := compileSlots(t, mutexes+tc.src, noFold)
 				for _, th := range p.Threads {
 					if th.Template.Start == nil || th.Name[0] != 'w' {
 						continue
@@ -344,10 +341,7 @@ int main(void) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, noFold := range []bool{false, true} {
-				p, err := Compile(filepath.Join(t.TempDir(), "p.c"), []byte(slotHeader+tc.src), Config{NoFold: noFold})
-				if err != nil {
-					t.Fatal(err)
-				}
+				p := compileSlots(t, tc.src, noFold)
 				mt := p.Threads[0].Template
 				if got := mt.Nodes[mt.Entry].Op; !noFold && got != tc.entry {
 					t.Errorf("main begins with %v, want %v", got, tc.entry)
@@ -432,10 +426,7 @@ int main(void) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, noFold := range []bool{false, true} {
-				p, err := Compile(filepath.Join(t.TempDir(), "p.c"), []byte(slotHeader+tc.src), Config{NoFold: noFold})
-				if err != nil {
-					t.Fatal(err)
-				}
+				p := compileSlots(t, tc.src, noFold)
 				found := false
 				for _, th := range p.Threads {
 					if th.Name != "w[0]" {
