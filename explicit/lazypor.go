@@ -210,6 +210,8 @@ type lazySearch struct {
 	chainState ir.State
 	chainEv    ir.Event
 	seq        lazySteps
+	used       []bool  // movable's scratch
+	ord        []int32 // movable's scratch
 }
 
 // A lazyNode is one explore(u1, u2) call: the state s = u1(s0) at depth |u1| and
@@ -1093,7 +1095,7 @@ func (s *lazySearch) subsumed(n *lazyNode, run *lazySteps, k int) bool {
 			seq.appendSteps(run, 0, k)
 			kk = len(seq.steps)
 		}
-		if movable(c.prefixes, seq, kk, len(s.p.Threads)) {
+		if s.movable(c.prefixes, seq, kk) {
 			if c.node != n {
 				s.run.mu.Lock()
 				var before int
@@ -1167,8 +1169,7 @@ func (s *lazySearch) pathSteps(n, a *lazyNode) *lazySteps {
 	st := append(s.chainState[:0], a.state...)
 	for _, mv := range n.path[a.depth:] {
 		ch := ir.Choices{Fixed: mv.Choices}
-		s.chainEv = ir.Event{}
-		s.p.Step(st, mv.Thread, &ch, &s.chainEv)
+		s.p.Step(st, mv.Thread, &ch, &s.chainEv) // Step resets the event's lists
 		c.push(&s.chainEv)
 	}
 	s.chainState = st
@@ -1176,10 +1177,11 @@ func (s *lazySearch) pathSteps(n, a *lazyNode) *lazySteps {
 }
 
 // movable reports whether one of prefixes can be moved to the front of the
-// first k steps of seq (see subsumed), in a program of threads threads.
-func movable(prefixes [][]ir.Move, seq *lazySteps, k, threads int) bool {
-	used := make([]bool, k)
-	ord := make([]int32, threads)
+// first k steps of seq (see subsumed).
+func (s *lazySearch) movable(prefixes [][]ir.Move, seq *lazySteps, k int) bool {
+	used := slices.Grow(s.used[:0], k)[:k]
+	ord := slices.Grow(s.ord[:0], len(s.p.Threads))[:len(s.p.Threads)]
+	s.used, s.ord = used, ord
 	for _, p := range prefixes {
 		if len(p) > k {
 			continue
