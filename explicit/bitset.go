@@ -61,6 +61,17 @@ func (b bitSet) subsetOf(o bitSet) bool {
 	return true
 }
 
+// intersectsOutside reports whether b and o have a member in common that is
+// not in outside.
+func (b bitSet) intersectsOutside(o, outside bitSet) bool {
+	for i, w := range b {
+		if w&o[i]&^outside[i] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (b bitSet) intersects(o bitSet) bool {
 	for i, w := range b {
 		if w&o[i] != 0 {

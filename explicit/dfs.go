@@ -139,7 +139,7 @@ func (s *dfsSearch) subtree(depth int) int {
 	var seen *visit[int32]
 	if s.visited != nil {
 		var fresh bool
-		seen, fresh = s.visited.visit(cur)
+		seen, fresh = s.visited.visit(s.x.p.IdentityCells(cur))
 		if s.graph != nil {
 			s.link(depth, seen, fresh)
 		}
@@ -211,7 +211,7 @@ func (s *dfsSearch) subtreeShared(depth int) int {
 	budget := x.budget - depth
 	retry := s.retry
 	s.retry = false
-	e, fresh := s.shared.visit(cur, s.owner)
+	e, fresh := s.shared.visit(s.x.p.IdentityCells(cur), s.owner)
 	if fresh {
 		x.stats.States++
 	} else {

@@ -178,7 +178,9 @@ func (s *dporSearch) races(d int) {
 //
 // A race with a step that only enables t (ir.OnlyEnables: the step ends the
 // thread t joins, or starts t) is no race to reverse when t waits before it:
-// no reordering runs t first. Falling back there explored every thread at
+// no reordering runs t first. Nor is a conflict on a channel's message slot
+// alone (ir.OrderedOnly: t's recv takes the message step i sent, or t's send
+// fills the slot step i's recv freed), whether or not t waits before step i. Falling back there explored every thread at
 // every pthread_create and at every thread's end.
 //
 // Nor is a thread created at run time and not yet started before step i
@@ -186,6 +188,9 @@ func (s *dporSearch) races(d int) {
 // of its creation, so notdep(i)'s initial steps, which lead to the creation,
 // reverse the race; if none precedes t, step i is the creation itself.
 func (s *dporSearch) reverse(i, t int, fp []ir.Access) {
+	if s.p.OrderedOnly(s.trace.steps[i].acc, fp) {
+		return // no run takes t's transition before step i (ir.OrderedOnly)
+	}
 	f := s.frames[i]
 	dormant := false
 	if !f.enabled.has(t) {

@@ -78,7 +78,7 @@ func (g *stateGraph) localDeadlock(p *ir.Program) (*ir.Violation, []ir.Move) {
 		work = work[:0]
 		for i, nd := range g.nodes {
 			if !nd.cut {
-				st = nd.state.unpack(st)
+				st = unpackState(p, nd.state, st)
 			}
 			if nd.cut || !nd.expanded && anyEnabled(p, st) || processEnabled(p, st, q) {
 				canMove.add(i)
@@ -99,7 +99,7 @@ func (g *stateGraph) localDeadlock(p *ir.Program) (*ir.Violation, []ir.Move) {
 			if canMove.has(i) || at >= 0 && nd.depth >= g.nodes[at].depth {
 				continue
 			}
-			st = nd.state.unpack(st)
+			st = unpackState(p, nd.state, st)
 			if v := p.Stuck(st, q); v != nil {
 				found, at = v, i
 			}

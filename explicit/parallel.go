@@ -573,7 +573,7 @@ func (f *frontier) expand(target int) []*prefix {
 		level[0].sleep = newBitSet(len(p.Threads))
 	}
 	if f.store != nil {
-		f.store.visit(level[0].state, f.owner)
+		f.store.visit(f.x.p.IdentityCells(level[0].state), f.owner)
 		w.stats.States++
 	}
 	for d := 0; len(level) < target && d+1 < x.depth && len(level) > 0; d++ {
@@ -715,7 +715,7 @@ func (f *frontier) children(pre *prefix, next []*prefix, seen map[string]*prefix
 			}
 			if f.store != nil {
 				child.parent = pre
-				if _, fresh := f.store.visit(child.state, f.owner); fresh {
+				if _, fresh := f.store.visit(f.x.p.IdentityCells(child.state), f.owner); fresh {
 					w.stats.States++
 				}
 			}

@@ -302,7 +302,7 @@ func (s *persistentSearch) exhaustShared(d int) int {
 	x := s.x
 	retry := s.retry
 	s.retry = false
-	e, fresh := s.tables.heights.visit(s.states[d], s.owner)
+	e, fresh := s.tables.heights.visit(s.p.IdentityCells(s.states[d]), s.owner)
 	if fresh {
 		x.stats.States++
 	} else if b, h := e.completed(); b >= 0 {
@@ -394,7 +394,7 @@ func (s *persistentSearch) newTable() *visitedStore[persistentRecord] {
 // the state is hashed once either way). The statistic counts the states
 // stored by both phases.
 func (s *persistentSearch) store(cur ir.State) (e *visit[persistentRecord], fresh bool) {
-	if e, fresh = s.table.visit(cur); fresh {
+	if e, fresh = s.table.visit(s.p.IdentityCells(cur)); fresh {
 		s.x.stats.States++
 		if !s.phase1 { // the exhaustive phase keeps no sets
 			e.own = newPersistentRecord(s.n)
@@ -575,7 +575,7 @@ func (f *persistentFrame) enter(budget *int32, rec *persistentRecord, b int) hVi
 // explores them all unless the run ends. The visits of one state are ordered by
 // their turns at the lock, so H(s) evolves as in some sequential order of them.
 func (s *persistentSearch) enterShared(d, budget int) hVisit {
-	e, fresh := s.tables.sleeps.visit(s.states[d], s.owner)
+	e, fresh := s.tables.sleeps.visit(s.p.IdentityCells(s.states[d]), s.owner)
 	if fresh {
 		s.x.stats.States++
 	}

@@ -72,6 +72,14 @@ type staticInfo struct {
 	own    [][]footprint // thread, location: the transition's footprint
 	future [][]footprint // thread, location: every transition reachable from it, itself included
 	fails  [][]bool      // thread, location: some transition reachable from it may fail
+	// ordered holds the locations whose conflicts order steps but are never
+	// races (ir.Program.OrderedLocation: channels' message slots). Two steps
+	// enabled in one state never conflict there, nor does a step enabled now
+	// with one another thread takes before it: that step either ran before or
+	// waits for it. So conflicts and accessesConflict, which ask about a step
+	// enabled now, skip them; enablers, which asks who can enable a blocked
+	// step, does not.
+	ordered bitSet
 }
 
 // conflicts reports whether code of thread ta that may access a and code of
@@ -80,7 +88,7 @@ type staticInfo struct {
 func (in *staticInfo) conflicts(a *footprint, ta int, b *footprint, tb int) bool {
 	for ka := range a.acc {
 		for kb := range b.acc {
-			if ir.Conflicts(ir.AccessKind(ka), ir.AccessKind(kb)) && a.acc[ka].intersects(b.acc[kb]) {
+			if ir.Conflicts(ir.AccessKind(ka), ir.AccessKind(kb)) && a.acc[ka].intersectsOutside(b.acc[kb], in.ordered) {
 				return true
 			}
 		}
@@ -94,6 +102,9 @@ func (in *staticInfo) conflicts(a *footprint, ta int, b *footprint, tb int) bool
 func (in *staticInfo) accessesConflict(acc []ir.Access, ta int, f *footprint, tb int) bool {
 	end := in.p.ThreadLocation(tb)
 	for _, a := range acc {
+		if in.ordered.has(a.Loc) {
+			continue
+		}
 		if f.touches(a.Loc, a.Kind) || f.term && a.Loc == end && ir.Conflicts(a.Kind, ir.Write) {
 			return true
 		}
@@ -134,7 +145,12 @@ func (in *staticInfo) mayFail(t, loc int) bool { return in.fails[t][loc] }
 func analyze(p *ir.Program) *staticInfo {
 	n := len(p.Threads)
 	in := &staticInfo{p: p, own: make([][]footprint, n), future: make([][]footprint, n),
-		fails: make([][]bool, n)}
+		fails: make([][]bool, n), ordered: newBitSet(p.NumLocations())}
+	for l := range p.NumLocations() {
+		if p.OrderedLocation(l) {
+			in.ordered.add(l)
+		}
+	}
 	reach := map[*ir.Template][]bool{}
 	shared := map[*ir.Template]int{} // a template whose code does not use tid: its first thread
 	for t, th := range p.Threads {
@@ -308,23 +324,38 @@ func (iv *intervals) node(n *ir.Node, fp *footprint) {
 			iv.reads(a, fp)
 		}
 		iv.reads(n.CIndex, fp)
-		iv.channels(n.Chan, n.CIndex, fp, ir.Write)
+		iv.channels(n.Chan, n.CIndex, fp, n.Op)
 		for _, lv := range n.Dsts {
 			iv.lvalue(lv, fp, false)
 		}
 	}
 }
 
-// channels adds to fp, as accesses of kind k, the channels of c that index may
-// select.
-func (iv *intervals) channels(c *ir.Channel, index *ir.Expr, fp *footprint, k ir.AccessKind) {
+// channels adds to fp what op (a send, a recv, or ELen's read of the length)
+// accesses on the channels of c that index may select: a send writes the
+// sending end and any slot, a recv the receiving end and any slot, len reads
+// both ends (ir.Program.ChannelLocations).
+func (iv *intervals) channels(c *ir.Channel, index *ir.Expr, fp *footprint, op ir.OpKind) {
 	lo, hi := 0, c.Count()-1
 	if index != nil {
 		i := iv.Eval(index)
 		lo, hi = int(max(i.Lo, int64(lo))), int(min(i.Hi, int64(hi)))
 	}
 	for i := lo; i <= hi; i++ {
-		fp.add(iv.p.ChannelLocation(c.Offset+i), k)
+		send, recv := iv.p.ChannelEnds(c.Offset + i)
+		switch op {
+		case ir.OpSend:
+			fp.add(send, ir.Write)
+		case ir.OpRecv:
+			fp.add(recv, ir.Write)
+		default:
+			fp.add(send, ir.Read)
+			fp.add(recv, ir.Read)
+			continue
+		}
+		for k := range c.Cap {
+			fp.add(iv.p.ChannelSlot(c.Offset+i, k), ir.Write)
+		}
 	}
 }
 
@@ -342,7 +373,7 @@ func (iv *intervals) reads(e *ir.Expr, fp *footprint) {
 				iv.cells(e.Var, e.X, fp, ir.Read)
 			}
 		case ir.ELen:
-			iv.channels(e.Chan, e.X, fp, ir.Read)
+			iv.channels(e.Chan, e.X, fp, ir.OpNop)
 		case ir.EDeref:
 			iv.pointer(e.X, fp, ir.Read)
 		}

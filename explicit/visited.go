@@ -312,6 +312,17 @@ func (p packedState) equal(s ir.State) bool {
 	return true
 }
 
+// unpackState returns the state ps is the packing of, in dst if it has room:
+// its identity cells (ir.Program.IdentityCells), as stores keep them, and the
+// channels' heads at 0.
+func unpackState(p *ir.Program, ps packedState, dst ir.State) ir.State {
+	s := ps.unpack(dst)
+	for range p.StateSize - len(s) {
+		s = append(s, 0)
+	}
+	return s
+}
+
 // unpack returns the state p is the packing of, in dst if it has room.
 func (p packedState) unpack(dst ir.State) ir.State {
 	w := int(p[0])

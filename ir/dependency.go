@@ -4,9 +4,18 @@ package ir
 // threads are dependent when they access a common location and at least one of them
 // writes it. Locations make every case of the definition one rule: a successful cas
 // writes its cell, a failed one reads it; lock and unlock both write the lock; a
-// thread's last step writes its termination status, which join reads. Program
-// order, which orders a thread's own events, is not dependency: callers compare
-// events of different threads.
+// thread's last step writes its termination status, which join reads; a send
+// writes its channel's sending end and the slot its message goes into, a recv the
+// receiving end and the slot it takes from, len reads both ends (location.go), so
+// that a send and a recv that both can go commute. Program order, which orders a
+// thread's own events, is not dependency: callers compare events of different
+// threads.
+//
+// Some conflicts order events without being races: no run puts the two events the
+// other way round. A conflict on a message slot (OrderedLocation) is one: it
+// links the k-th send to the k-th receive, whose message it is, and the k-th
+// receive to the (k+Cap)-th send, which waits for the slot. Happens-before keeps
+// them (Conflict); a race reversal skips them (OrderedOnly, OnlyEnables).
 //
 // Every engine decides dependency here: the explicit algorithms on concrete
 // accesses (Conflict), static footprints and the symbolic encoding on the kinds of
@@ -73,9 +82,30 @@ func (s AccessSummary) MayConflict(o AccessSummary) bool {
 	return s.written&o.touched|o.written&s.touched != 0
 }
 
+// OrderedOnly reports whether every conflict between the access lists a and b
+// is on an ordered location (OrderedLocation), so that the events that made
+// them happen in the same order in every run in which both happen: they are
+// ordered, but never a race to reverse.
+func (p *Program) OrderedOnly(a, b []Access) bool {
+	if p.NumChannels == 0 {
+		return !Conflict(a, b)
+	}
+	for i := range a {
+		if p.OrderedLocation(a[i].Loc) {
+			continue
+		}
+		for j := range b {
+			if a[i].Loc == b[j].Loc && Conflicts(a[i].Kind, b[j].Kind) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // OnlyEnables reports whether every conflict between a step's accesses and a
-// transition's footprint fp is on a cell that one step sets for good and that
-// no program expression reads: a thread's end (written by its last step, read
+// transition's footprint fp is on an ordered location (OrderedOnly) or on a
+// cell that one step sets for good and that no program expression reads: a thread's end (written by its last step, read
 // by OpJoin), a created thread's start cells (flag and argument, written by
 // OpSpawn and read by OpStart; its result, written by its end and read by
 // OpJoin). If the transition waits before such a step, it still waits once
@@ -93,7 +123,7 @@ func (p *Program) OnlyEnables(step, fp []Access) bool {
 		if a.Kind == Write && f.touched&bit == 0 || a.Kind != Write && f.written&bit == 0 {
 			continue
 		}
-		if p.isSetOnce(a.Loc) {
+		if p.isSetOnce(a.Loc) || p.OrderedLocation(a.Loc) {
 			continue
 		}
 		for j := range fp {

@@ -777,8 +777,10 @@ func (m *machine) exec(n *Node) int {
 			panic(fmt.Sprintf("ir: Step of %s blocked at %s", m.th.Name, n.Pos))
 		}
 		copy(q[1+int(q[0])*f:], msg)
+		send, _ := p.ChannelEnds(c)
+		m.access(send, Write, q[0]+1)
+		m.access(p.ChannelSlot(c, (p.ChannelHead(m.s, c)+int(q[0]))%n.Chan.Cap), Write, 1)
 		q[0]++
-		m.access(p.ChannelLocation(c), Write, q[0])
 		m.ev.Channel = c
 	case OpRecv:
 		c := m.chanIndex(n.Chan, n.CIndex)
@@ -797,7 +799,11 @@ func (m *machine) exec(n *Node) int {
 		copy(q[1:], q[1+f:1+int(q[0])*f])
 		clear(q[1+int(q[0]-1)*f : 1+int(q[0])*f])
 		q[0]--
-		m.access(p.ChannelLocation(c), Write, q[0])
+		_, recv := p.ChannelEnds(c)
+		m.access(recv, Write, q[0])
+		h := p.ChannelHead(m.s, c)
+		m.access(p.ChannelSlot(c, h), Write, 0)
+		m.s[p.HeadBase+c] = int64((h + 1) % n.Chan.Cap)
 		for i, lv := range n.Dsts {
 			m.store(lv, m.ev.Message[i])
 			if m.failed {
@@ -1099,7 +1105,9 @@ func (m *machine) eval(e *Expr) int64 {
 			return 0
 		}
 		l := m.p.ChannelQueue(m.s, c)[0]
-		m.access(m.p.ChannelLocation(c), Read, l)
+		send, recv := m.p.ChannelEnds(c)
+		m.access(send, Read, l)
+		m.access(recv, Read, l)
 		return l
 	case ENondet:
 		if m.ch == nil { // a guard, or a Step without Choices

@@ -76,6 +76,7 @@ func (p *Program) Finish() error {
 	p.ChanBase = cells
 	p.NumChannels = 0
 	p.chanBase, p.chanDecl = p.chanBase[:0], p.chanDecl[:0]
+	p.chanLoc, p.chanOfLoc = p.chanLoc[:0], p.chanOfLoc[:0]
 	for _, c := range p.Channels {
 		if c.Cap < 1 || len(c.Fields) == 0 {
 			return fmt.Errorf("channel %s: capacity %d, %d fields", c.Name, c.Cap, len(c.Fields))
@@ -84,6 +85,10 @@ func (p *Program) Finish() error {
 		for range c.Count() {
 			p.chanBase = append(p.chanBase, cells)
 			p.chanDecl = append(p.chanDecl, c)
+			p.chanLoc = append(p.chanLoc, len(p.chanOfLoc))
+			for range 2 + c.Cap {
+				p.chanOfLoc = append(p.chanOfLoc, int32(p.NumChannels))
+			}
 			cells += c.Stride()
 			p.NumChannels++
 		}
@@ -117,6 +122,8 @@ func (p *Program) Finish() error {
 			return fmt.Errorf("thread %s: %w", t.Name, err)
 		}
 	}
+	p.HeadBase = cells
+	cells += p.NumChannels
 	if cells > MaxStateCells {
 		return fmt.Errorf("program state has more than %d cells", MaxStateCells)
 	}

@@ -7,10 +7,20 @@ import "fmt"
 //
 //	[0, SharedSize)                        shared cells (scalars and array elements)
 //	[SharedSize, SharedSize+NumLocks)      locks (a lock's owner)
-//	then one per channel                   the channel's queue
+//	then 2+Cap per channel                 its sending end, its receiving end, its Cap message slots
 //	then one per thread                    the thread's termination status
 //
 // Engines ask Locate what a location is instead of doing this arithmetic.
+//
+// A channel has several locations so that a send and a receive on it are
+// independent when neither blocks (docs/explicit.md, "Channels"): a send
+// writes the sending end and the slot its message goes into, a receive the
+// receiving end and the slot it takes its message from, len reads both ends.
+// Slots are numbered round the ring from the channel's head (State's last
+// cells, ChannelHead), so that the k-th send and the k-th receive of a run
+// use the same slot, and the k-th send and the (k-Cap)-th receive too: those
+// are the pairs where one enables the other, and no run orders them the other
+// way (OrderedLocation).
 
 // LocKind is what a location stands for.
 type LocKind uint8
@@ -19,7 +29,7 @@ const (
 	LocCell    LocKind = iota // a shared cell: read and written by expressions and assignments
 	LocLock                   // a lock: written by lock and unlock (its owner)
 	LocThread                 // a thread's termination status: written by its last step, read by join
-	LocChannel                // a channel's queue: written by send and recv, read by len
+	LocChannel                // a channel's end or message slot: written by send and recv, read by len
 )
 
 var locKindNames = [...]string{LocCell: "cell", LocLock: "lock", LocThread: "thread", LocChannel: "channel"}
@@ -39,10 +49,10 @@ func (p *Program) Locate(l int) (LocKind, int) {
 		return LocCell, l
 	case l < p.SharedSize+p.NumLocks:
 		return LocLock, l - p.SharedSize
-	case l < p.SharedSize+p.NumLocks+p.NumChannels:
-		return LocChannel, l - p.SharedSize - p.NumLocks
+	case l < p.SharedSize+p.NumLocks+len(p.chanOfLoc):
+		return LocChannel, int(p.chanOfLoc[l-p.SharedSize-p.NumLocks])
 	}
-	return LocThread, l - p.SharedSize - p.NumLocks - p.NumChannels
+	return LocThread, l - p.SharedSize - p.NumLocks - len(p.chanOfLoc)
 }
 
 // CellLocation is the location of shared cell c (State index c).
@@ -51,15 +61,51 @@ func (p *Program) CellLocation(c int) int { return c }
 // LockLocation is the location of lock number i.
 func (p *Program) LockLocation(i int) int { return p.SharedSize + i }
 
-// ChannelLocation is the location of channel number c.
-func (p *Program) ChannelLocation(c int) int { return p.SharedSize + p.NumLocks + c }
+// ChannelLocation is the first location of channel number c, its sending end,
+// which also names the channel as a whole: an analysis that does not tell a
+// channel's locations apart (the symbolic encoding) uses it for all of them.
+func (p *Program) ChannelLocation(c int) int { return p.SharedSize + p.NumLocks + p.chanLoc[c] }
+
+// ChannelEnds returns the locations of channel number c's sending end (written
+// by every send) and receiving end (written by every recv); len reads both.
+func (p *Program) ChannelEnds(c int) (send, recv int) {
+	l := p.ChannelLocation(c)
+	return l, l + 1
+}
+
+// ChannelSlot returns the location of channel number c's message slot i
+// (0 <= i < Cap), counted round the ring.
+func (p *Program) ChannelSlot(c, i int) int { return p.ChannelLocation(c) + 2 + i }
+
+// ChannelLocations returns the locations of channel number c: its ends, then
+// its slots.
+func (p *Program) ChannelLocations(c int) (first, n int) {
+	return p.ChannelLocation(c), 2 + p.chanDecl[c].Cap
+}
+
+// ChannelHead returns the slot number of channel c's oldest message in s (of
+// the slot the next message goes into, when it is empty).
+func (p *Program) ChannelHead(s State, c int) int { return int(s[p.HeadBase+c]) }
+
+// OrderedLocation reports whether every two accesses of location l that
+// conflict are in the same order in every run in which both happen, so that
+// their conflict orders events but is never a race to reverse: a message slot
+// of a channel. Its accesses in a run are, in this order, the k-th send, the
+// k-th receive, the (k+Cap)-th send, ..., for one k: a receive cannot take a
+// message before it is sent, nor a send put one into a slot not yet freed.
+func (p *Program) OrderedLocation(l int) bool {
+	k, c := p.Locate(l)
+	return k == LocChannel && l >= p.ChannelLocation(c)+2
+}
 
 // ThreadLocation is the location of thread t's termination status.
-func (p *Program) ThreadLocation(t int) int { return p.SharedSize + p.NumLocks + p.NumChannels + t }
+func (p *Program) ThreadLocation(t int) int {
+	return p.SharedSize + p.NumLocks + len(p.chanOfLoc) + t
+}
 
 // NumLocations is the size of the location space.
 func (p *Program) NumLocations() int {
-	return p.SharedSize + p.NumLocks + p.NumChannels + len(p.Threads)
+	return p.SharedSize + p.NumLocks + len(p.chanOfLoc) + len(p.Threads)
 }
 
 // LockOwner returns the thread that holds lock i in s, or -1 when it is free.
@@ -87,10 +133,17 @@ func (p *Program) LocationName(l int) string {
 			}
 		case LocChannel:
 			c := p.chanDecl[i]
-			if c.Len == 0 {
-				return c.Name
+			name := c.Name
+			if c.Len > 0 {
+				name = fmt.Sprintf("%s[%d]", c.Name, i-c.Offset)
 			}
-			return fmt.Sprintf("%s[%d]", c.Name, i-c.Offset)
+			switch first := p.ChannelLocation(i); {
+			case l == first+1:
+				return name + " (receiving end)"
+			case l > first+1:
+				return fmt.Sprintf("%s (slot %d)", name, l-first-2)
+			}
+			return name
 		case LocThread:
 			return p.Threads[i].Name
 		}

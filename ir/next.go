@@ -172,7 +172,7 @@ func (pr *Probe) guard(s State, t int, n *Node, buf []Access) []Access {
 		}
 	case OpSend, OpRecv:
 		if c := m.chanIndex(n.Chan, n.CIndex); !m.failed {
-			ev.Accesses = append(ev.Accesses, Access{p.ChannelLocation(c), Write, p.ChannelQueue(s, c)[0]})
+			ev.Accesses = p.channelAccesses(n.Op, s, c, ev.Accesses)
 		}
 	}
 	return ev.Accesses
@@ -203,7 +203,10 @@ func (pr *Probe) footprint(t int, tr *Transition, buf []Access) []Access {
 	}
 	for _, ch := range tr.Chans {
 		for c := range ch.Count() {
-			buf = append(buf, Access{Loc: p.ChannelLocation(ch.Offset + c), Kind: Write})
+			first, n := p.ChannelLocations(ch.Offset + c)
+			for l := first; l < first+n; l++ {
+				buf = append(buf, Access{Loc: l, Kind: Write})
+			}
 		}
 	}
 	for _, l := range tr.Succ {
@@ -233,4 +236,19 @@ func (pr *Probe) done(buf []Access) []Access {
 		pr.seen[a.Loc] = 0
 	}
 	return buf
+}
+
+// channelAccesses appends what a send or recv (op) on channel c accesses in
+// state s, enabled or not: the end it writes and the slot its message goes
+// into or comes from. A blocked send waits for the slot of the oldest message
+// to be freed, a blocked recv for the slot at the head to be filled: the
+// accesses of the step that enables it.
+func (p *Program) channelAccesses(op OpKind, s State, c int, buf []Access) []Access {
+	send, recv := p.ChannelEnds(c)
+	l := int(p.ChannelQueue(s, c)[0])
+	h := p.ChannelHead(s, c)
+	if op == OpSend {
+		return append(buf, Access{send, Write, int64(l)}, Access{p.ChannelSlot(c, (h+l)%p.chanDecl[c].Cap), Write, 1})
+	}
+	return append(buf, Access{recv, Write, int64(l)}, Access{p.ChannelSlot(c, h), Write, 0})
 }

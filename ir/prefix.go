@@ -180,7 +180,10 @@ func (p *Program) runPrefix() (args map[*Template]int64, noop map[int]bool, join
 				}
 			case OpSend, OpRecv:
 				for c := range p.NumChannels {
-					written[p.ChannelLocation(c)] = true
+					first, n := p.ChannelLocations(c)
+					for l := first; l < first+n; l++ {
+						written[l] = true
+					}
 				}
 			}
 		}

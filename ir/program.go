@@ -441,7 +441,15 @@ type Program struct {
 	NumChannels int
 	chanBase    []int // per channel number: where its queue starts
 	chanDecl    []*Channel
-	StateSize   int
+	chanLoc     []int   // per channel number: its first location, counted from the first channel's
+	chanOfLoc   []int32 // per channel location, counted so: its channel number
+	// HeadBase is where the channels' heads are (ChannelHead), one cell per
+	// channel at the end of the state. A head only numbers message slots, the
+	// locations of the dependency relation: two states that differ in their
+	// heads alone have the same future runs, and a stateful search stores
+	// State[:HeadBase] (IdentityCells).
+	HeadBase  int
+	StateSize int
 	// Objects are the variables pointers address, Objects[i] numbered i+1;
 	// a pointer value is its object's number shifted left by PtrShift, plus
 	// its cell offset (memory.go).

@@ -8,7 +8,8 @@ import (
 
 // A State is a whole program state as one flat vector, so that copying is one copy()
 // and hashing one pass: shared cells [0, SharedSize), lock owners (thread+1, 0 = free)
-// [MutexBase, MutexBase+NumLocks), then per thread its control location and locals.
+// [MutexBase, MutexBase+NumLocks), the channels' queues, then per thread its control
+// location and locals, then the channels' heads [HeadBase, StateSize).
 type State []int64
 
 // Initial returns the initial state: every thread at its entry, shared variables at
@@ -23,6 +24,12 @@ func (p *Program) Initial() State {
 	}
 	return s
 }
+
+// IdentityCells returns the cells of s that decide its future runs: all but
+// the channels' heads (HeadBase), which only number message slots. A stateful
+// search keeps and compares these; a state it restores from them has its heads
+// at 0, which renames the slots of each channel alike.
+func (p *Program) IdentityCells(s State) State { return s[:p.HeadBase] }
 
 // Clone returns a copy of s.
 func (s State) Clone() State { return append(State(nil), s...) }
