@@ -153,6 +153,7 @@ func analyze(p *ir.Program) *staticInfo {
 	}
 	reach := map[*ir.Template][]bool{}
 	shared := map[*ir.Template]int{} // a template whose code does not use tid: its first thread
+	fixedLocals := map[*ir.Template]map[*ir.Var]*ir.Expr{}
 	for t, th := range p.Threads {
 		tmpl := th.Template
 		L := len(tmpl.Transitions)
@@ -168,7 +169,18 @@ func analyze(p *ir.Program) *staticInfo {
 		if !usesTid(tmpl) {
 			shared[tmpl] = t
 		}
-		iv := &intervals{Intervals: p.Intervals(ir.Interval{Lo: int64(th.Tid), Hi: int64(th.Tid)}, nil), p: p, thread: t}
+		iv := &intervals{p: p, thread: t}
+		fixed, ok := fixedLocals[tmpl]
+		if !ok {
+			fixed = tmpl.FixedLocals()
+			fixedLocals[tmpl] = fixed
+		}
+		iv.Intervals = p.Intervals(ir.Interval{Lo: int64(th.Tid), Hi: int64(th.Tid)}, func(v *ir.Var) (ir.Interval, bool) {
+			if e := fixed[v]; e != nil {
+				return iv.Eval(e), true // a local named once (ir.Template.FixedLocals)
+			}
+			return ir.Interval{}, false
+		})
 		// Locations L (terminated) and L+1 (Template.Stuck: an inner guard
 		// failed) run no code: their footprints are empty, and they fail
 		// nowhere.

@@ -201,6 +201,9 @@ func (iv *Intervals) eval2(e *Expr, x, y Interval) Interval {
 			return Interval{x.Lo / y.Lo, x.Lo / y.Lo}
 		}
 	case ERem:
+		if x.Single() && y.Single() && y.Lo != 0 && !(x.Lo == iv.min && y.Lo == -1) {
+			return Interval{x.Lo % y.Lo, x.Lo % y.Lo} // truncated, as ir and C compute it
+		}
 		if y.Single() && y.Lo != 0 && y.Lo != iv.min {
 			m := y.Lo
 			if m < 0 {
