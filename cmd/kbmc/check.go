@@ -70,6 +70,7 @@ func checkAction(c *cli.Context) error {
 	if c.Bool("show-properties") {
 		return showProperties(c.App.Writer, l, asJSON)
 	}
+	ec = ec.forProgram(l.prog)
 	if id := c.String("property"); id != "" {
 		if err := l.selectProperty(id); err != nil {
 			return err

@@ -456,3 +456,14 @@ func (l *loaded) inputError(err error) error {
 	}
 	return &exitError{exitInternal, fmt.Errorf("internal error: %w", err)}
 }
+
+// forProgram settles the default algorithm (no --algo) for program p, which
+// depends on whether p has processes (explicit.DefaultFor).
+func (ec engineConfig) forProgram(p *ir.Program) engineConfig {
+	if ec.DefaultAlgo && ec.Engine == "explicit" {
+		var set func(*explicit.Options)
+		ec.Algo, set = explicit.DefaultFor(p, ec.Explicit)
+		set(&ec.Explicit)
+	}
+	return ec
+}

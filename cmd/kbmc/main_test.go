@@ -244,3 +244,32 @@ func TestXvalDisagreement(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultAlgorithm: without --algo, a program with processes runs
+// persistent (explicit.DefaultFor), one without dfs --stateful, and
+// --local-deadlock, which only dfs --stateful decides, keeps dfs.
+func TestDefaultAlgorithm(t *testing.T) {
+	procs := writeProgram(t, `chan (int) c capacity 1;
+process p[2] { thread main { if (pid == 0) { send(c, 1); } else { int x; recv(c, x); } } }
+`)
+	threads := writeProgram(t, "shared int x;\nthread a { x = 1; }\n")
+	for _, tc := range []struct {
+		args     []string
+		algo     string
+		stateful bool
+	}{
+		{[]string{procs}, "persistent", false},
+		{[]string{"--local-deadlock", procs}, "dfs", true},
+		{[]string{"--algo", "dpor", procs}, "dpor", false},
+		{[]string{threads}, "dfs", true},
+	} {
+		code, out, errs := kbmc(t, append([]string{"check", "--json"}, tc.args...)...)
+		var j jsonResult
+		if err := json.Unmarshal([]byte(out), &j); err != nil || code != 0 {
+			t.Fatalf("%v: exit %d, %v\n%s%s", tc.args, code, err, out, errs)
+		}
+		if j.Algo == nil || *j.Algo != tc.algo || j.Stateful != tc.stateful {
+			t.Errorf("%v: algo %v stateful %v, want %s %v", tc.args, j.Algo, j.Stateful, tc.algo, tc.stateful)
+		}
+	}
+}
