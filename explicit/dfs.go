@@ -187,7 +187,7 @@ func (s *dfsSearch) revisit(depth int, onPath bool, seenBudget, seenHeight int) 
 	switch {
 	case onPath:
 		x.cycleAt(s.moves[:depth])
-		x.bounded("a cycle of states runs past the depth bound")
+		x.bounded(verify.CycleNote)
 		return budget + 1, true
 	case seenBudget >= budget:
 		if seenHeight > budget {

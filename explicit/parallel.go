@@ -691,7 +691,7 @@ func (f *frontier) children(pre *prefix, next []*prefix, seen map[string]*prefix
 				// A cycle, as the sequential search meets it on its stack: the
 				// state is explored from its first occurrence, with more depth.
 				w.cycleAt(path)
-				w.bounded("a cycle of states runs past the depth bound")
+				w.bounded(verify.CycleNote)
 				continue
 			}
 			k := ""

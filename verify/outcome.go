@@ -66,7 +66,11 @@ func (o *Outcome) Decide() *Result {
 	case o.Livelock != "":
 		return &Result{Verdict: Unknown, Note: "livelock: " + o.Livelock}
 	case o.Cut != "":
-		return &Result{Verdict: BoundedSafe, Note: o.Cut, CutTrace: o.CutTrace, Cycle: o.Cycle, CycleTrace: o.CycleTrace,
+		note := o.Cut
+		if o.Cycle {
+			note = CycleNote
+		}
+		return &Result{Verdict: BoundedSafe, Note: note, CutTrace: o.CutTrace, Cycle: o.Cycle, CycleTrace: o.CycleTrace,
 			ModelCut: o.ModelCut}
 	}
 	return &Result{Verdict: Safe}
@@ -96,6 +100,11 @@ func (o *Outcome) Found(v *ir.Violation, trace []ir.Move) {
 	}
 	o.Violation, o.Trace = v, ir.CloneMoves(trace)
 }
+
+// CycleNote is a bounded-safe verdict's note when the search met a cycle of
+// states, an execution that runs past any bound: the reason a larger bound
+// will not help, so it is named whatever cut the search met first.
+const CycleNote = "a cycle of states runs past the depth bound"
 
 // CutBy records that a bound kept the search from some execution; the first note
 // stays.
