@@ -53,3 +53,37 @@ func BenchmarkPersistent(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPersistentProtocols is BenchmarkPersistent on the protocol families,
+// on one worker, the default algorithm for programs with processes:
+//
+//	go test ./explicit -run '^$' -bench PersistentProtocols
+func BenchmarkPersistentProtocols(b *testing.B) {
+	for _, bc := range []struct {
+		family string
+		n      int64
+	}{
+		{"ring-election", 20},
+		{"two-phase-commit", 6},
+		{"primary-secondary", 5},
+		{"token-ring", 8},
+		{"database-partitioning", 3},
+	} {
+		p := loadFamily(b, bc.family, bc.n, false)
+		b.Run(fmt.Sprintf("%s/N=%d", bc.family, bc.n), func(b *testing.B) {
+			var o Options
+			o.Depth = 1600
+			o.Workers = 1
+			var r *verify.Result
+			for b.Loop() {
+				var err error
+				if r, err = (Persistent{Options: o}).Check(context.Background(), p); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(r.Stats.States), "states")
+			b.ReportMetric(float64(r.Stats.Transitions), "transitions")
+			b.ReportMetric(float64(r.Stats.States)*float64(b.N)/b.Elapsed().Seconds(), "states/s")
+		})
+	}
+}
