@@ -346,10 +346,19 @@ func TestMain(m *testing.M) {
 }
 
 // Ctrl-C (SIGINT) ends a run like --timeout: verdict unknown, the statistics,
-// --json still printed, exit 5.
+// --json still printed, exit 5. SIGTERM (timeout(1)) does the same.
 func TestInterrupt(t *testing.T) {
 	spin := writeProgram(t, "shared int f;\nthread s[4] { while (f == 0) { yield; } }\n")
-	for _, args := range []string{"check --json --algo dfs " + spin, "check --algo dfs " + spin} {
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		args string
+	}{
+		{syscall.SIGINT, "check --json --algo dfs " + spin},
+		{syscall.SIGINT, "check --algo dfs " + spin},
+		{syscall.SIGTERM, "check --json --algo dfs " + spin},
+		{syscall.SIGTERM, "check --algo dfs " + spin},
+	} {
+		args := tc.args
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), "KBMC_TEST_MAIN=1", "KBMC_TEST_ARGS="+args)
 		var out, errb bytes.Buffer
@@ -358,7 +367,7 @@ func TestInterrupt(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(500 * time.Millisecond)
-		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		if err := cmd.Process.Signal(tc.sig); err != nil {
 			t.Fatal(err)
 		}
 		err := cmd.Wait()
@@ -367,16 +376,16 @@ func TestInterrupt(t *testing.T) {
 			code = ee.ExitCode()
 		}
 		if code != exitUnknown {
-			t.Errorf("%s: exit %d, want 5\n%s%s", args, code, out.String(), errb.String())
+			t.Errorf("%v %s: exit %d, want 5\n%s%s", tc.sig, args, code, out.String(), errb.String())
 		}
 		if strings.Contains(args, "--json") {
 			var j jsonResult
 			if err := json.Unmarshal(out.Bytes(), &j); err != nil || j.Verdict != "unknown" || !strings.Contains(j.Note, "interrupted") ||
 				j.Stats["executions"] == nil {
-				t.Errorf("--json after Ctrl-C (%v): %s", err, out.String())
+				t.Errorf("%v --json (%v): %s", tc.sig, err, out.String())
 			}
 		} else if !strings.Contains(out.String(), "unknown: stopped: interrupted") || !strings.Contains(out.String(), "stats: executions") {
-			t.Errorf("text after Ctrl-C: %s", out.String())
+			t.Errorf("%v text: %s", tc.sig, out.String())
 		}
 	}
 }
