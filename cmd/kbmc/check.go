@@ -75,7 +75,7 @@ func checkAction(c *cli.Context) error {
 			return err
 		}
 	}
-	l.settings = verdictSettings(c)
+	l.settings = verdictSettings(c, ec)
 	stderr := c.App.ErrWriter
 	var prog *progress
 	if !asJSON && !c.Bool("quiet") && isTerminal(stderr) {
