@@ -68,10 +68,10 @@ func checkAction(c *cli.Context) error {
 		return jsonInputError(c, asJSON, path, err)
 	}
 	if c.Bool("show-properties") {
-		return showProperties(c.App.Writer, l, asJSON)
+		return showProperties(c.App.Writer, l, asJSON, ec.Explicit.LocalDeadlock)
 	}
 	if id := c.String("property"); id != "" {
-		if err := l.selectProperty(id); err != nil {
+		if err := l.selectProperty(id, ec.Explicit.LocalDeadlock); err != nil {
 			return err
 		}
 	}
@@ -124,6 +124,11 @@ func checkAction(c *cli.Context) error {
 func runEngine(ctx context.Context, l *loaded, ec engineConfig) (*verify.Result, error) {
 	if l.property != nil && l.property.kind != ir.Deadlock {
 		ec.Bounds.NoDeadlock = true
+	}
+	if l.property != nil && l.property.kind != ir.LocalDeadlock {
+		// --local-deadlock with another property selected: that property
+		// alone is checked (docs/decisions.md, "Property ids").
+		ec.Explicit.LocalDeadlock = false
 	}
 	eng, err := ec.engine()
 	if err != nil {

@@ -318,7 +318,11 @@ func writeText(w io.Writer, l *loaded, ec engineConfig, res *verify.Result, form
 	}
 	fmt.Fprintln(w, verdictLine(l, res))
 	if l.property != nil {
-		fmt.Fprintf(w, "property: %s (%s %s)\n", l.property.ID, l.property.Kind, shortPos(l.property.Pos))
+		if l.property.Pos == "" { // deadlock, local-deadlock: properties of states
+			fmt.Fprintf(w, "property: %s\n", l.property.ID)
+		} else {
+			fmt.Fprintf(w, "property: %s (%s %s)\n", l.property.ID, l.property.Kind, shortPos(l.property.Pos))
+		}
 	}
 	switch res.Verdict {
 	case verify.Unsafe:

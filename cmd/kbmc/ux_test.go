@@ -389,3 +389,100 @@ func TestInterrupt(t *testing.T) {
 		}
 	}
 }
+
+// Every violation kind a run reports is a property --show-properties lists, at
+// the position the violation is reported at, and --property selects it: for
+// each program, the unselected run's violation is found in the list, and
+// selecting its id reports the same violation.
+func TestPropertyListsEveryViolation(t *testing.T) {
+	tests := []struct {
+		name, src, ext string
+		args           []string
+		kind           string
+	}{
+		{"assertion", "shared int x;\nthread a { x = 1; assert(x == 2); }\n", ".kb", nil, "assertion"},
+		{"array index", "shared int a[2];\nthread t { int i = 2; int y = a[i]; }\n", ".kb", nil, "bounds"},
+		{"array store", "shared int a[2];\nthread t { int i = -1; a[i] = 1; }\n", ".kb", nil, "bounds"},
+		{"len of a channel", "chan (int) c[2] capacity 1;\nthread t { int v = -1; if (len(c[v]) < 1) { v = 0; } }\n", ".kb", nil, "bounds"},
+		{"send to a channel", "chan (int) c[2] capacity 1;\nthread t { int v = 2; send(c[v], 1); }\n", ".kb", nil, "bounds"},
+		{"recv from a channel", "chan (int) c[2] capacity 1;\nthread t { int v = 2; int x; recv(c[v], x); }\n", ".kb", nil, "bounds"},
+		{"mutex index", "mutex m[2];\nthread t { int i = 3; lock(m[i]); }\n", ".kb", nil, "bounds"},
+		{"join index", "thread w[2] { }\nthread t { int i = 2; join(w[i]); }\n", ".kb", nil, "bounds"},
+		{"division", "shared int z;\nthread t { int y = 1 / z; }\n", ".kb", nil, "division-by-zero"},
+		{"shift", "shared int z = 40;\nthread t { int y = 1 << z; }\n", ".kb", nil, "shift"},
+		{"relock", "mutex m;\nthread t { lock(m); lock(m); }\n", ".kb", nil, "relock"},
+		{"bad unlock", "mutex m;\nthread t { unlock(m); }\n", ".kb", nil, "bad-unlock"},
+		{"deadlock", "shared int x;\nthread t { await(x == 1); }\n", ".kb", nil, "deadlock"},
+		{"local deadlock", "chan (int) c capacity 1;\nprocess client { thread t { int x; recv(c, x); } }\n" +
+			"process server { shared int n; thread t { while (true) { n = 1 - n; } } }\n", ".kb", []string{"--local-deadlock"}, "local-deadlock"},
+		{"reach error", "extern void reach_error(void);\nint main(void) { reach_error(); return 0; }\n", ".c", nil, "reach-error"},
+		{"null dereference", "int main(void) { int *p = 0; return *p; }\n", ".c", nil, "invalid-deref"},
+		{"double free", "#include <stdlib.h>\nint main(void) { int *p = malloc(sizeof(int)); free(p); free(p); return 0; }\n", ".c", nil, "invalid-free"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "p"+tc.ext)
+			if err := os.WriteFile(path, []byte(tc.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := append(append([]string{"check", "--json"}, tc.args...), path)
+			code, out, errs := kbmc(t, args...)
+			var j jsonResult
+			if err := json.Unmarshal([]byte(out), &j); err != nil || code != exitUnsafe || j.Violation == nil || j.Violation.Kind != tc.kind {
+				t.Fatalf("exit %d, want an unsafe %s (%v)\n%s%s", code, tc.kind, err, out, errs)
+			}
+			code, out, errs = kbmc(t, append(append([]string{"check", "--show-properties", "--json"}, tc.args...), path)...)
+			var list struct {
+				Properties []property `json:"properties"`
+			}
+			if err := json.Unmarshal([]byte(out), &list); err != nil || code != 0 {
+				t.Fatalf("--show-properties: exit %d (%v)\n%s%s", code, err, out, errs)
+			}
+			id := ""
+			for _, p := range list.Properties {
+				if p.Kind != tc.kind {
+					continue
+				}
+				// A state's property has no position; a node's is where
+				// the violation is reported, up to the column.
+				if p.Pos == "" || strings.HasPrefix(j.Violation.Pos, p.Pos+":") || j.Violation.Pos == p.Pos {
+					id = p.ID
+				}
+			}
+			if id == "" {
+				t.Fatalf("--show-properties lists no %s at %s:\n%s", tc.kind, j.Violation.Pos, out)
+			}
+			code, out, errs = kbmc(t, append(append([]string{"check", "--json", "--property", id}, tc.args...), path)...)
+			var sel jsonResult
+			if err := json.Unmarshal([]byte(out), &sel); err != nil || code != exitUnsafe || sel.Violation == nil ||
+				sel.Violation.Kind != tc.kind || sel.Violation.Pos != j.Violation.Pos {
+				t.Errorf("--property %s: exit %d, want the same %s at %s (%v)\n%s%s", id, code, tc.kind, j.Violation.Pos, err, out, errs)
+			}
+		})
+	}
+}
+
+// With a property selected, only it is checked: --local-deadlock beside
+// another property does not report local deadlocks; --property local-deadlock
+// does, and needs --local-deadlock.
+func TestPropertyExcludesLocalDeadlock(t *testing.T) {
+	p := writeProgram(t, "chan (int) c capacity 1;\nprocess client { thread t { int x; recv(c, x); } }\n"+
+		"process server { shared int n; thread t { while (true) { n = 1 - n; assert(n <= 1); } } }\n")
+	tests := []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"--local-deadlock"}, exitUnsafe, "unsafe: local-deadlock"},
+		{[]string{"--property", "assertion.1", "--local-deadlock"}, exitOK, "bounded-safe"},
+		{[]string{"--property", "local-deadlock", "--local-deadlock"}, exitUnsafe, "unsafe: local-deadlock"},
+		{[]string{"--property", "local-deadlock"}, exitUsage, "only with --local-deadlock"},
+		{[]string{"--property", "deadlock", "--local-deadlock"}, exitOK, "bounded-safe"},
+	}
+	for _, tc := range tests {
+		code, out, errs := kbmc(t, append(append([]string{"check"}, tc.args...), p)...)
+		if code != tc.code || !strings.Contains(out+errs, tc.out) {
+			t.Errorf("%v: exit %d, want %d and %q\n%s%s", tc.args, code, tc.code, tc.out, out, errs)
+		}
+	}
+}
