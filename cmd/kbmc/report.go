@@ -293,7 +293,11 @@ func verdictLine(l *loaded, res *verify.Result) string {
 // violation, verify.Outcome.Decide).
 func unknownNote(res *verify.Result) string {
 	if res.Engine == "explicit" && strings.HasPrefix(res.Note, "stopped: ") {
-		return fmt.Sprintf("%s; no violation in the %s executions explored", res.Note, formatCount(res.Stats.Executions))
+		note := fmt.Sprintf("%s; no violation in the %s executions explored", res.Note, formatCount(res.Stats.Executions))
+		if allCut(res) {
+			note += fmt.Sprintf(", every one of them cut by the depth bound (%d steps): raise --depth", res.Bound.Depth)
+		}
+		return note
 	}
 	return res.Note
 }
@@ -357,6 +361,12 @@ func writeText(w io.Writer, l *loaded, ec engineConfig, res *verify.Result, form
 		}
 	case verify.BoundedSafe:
 		if ex := explainBounded(l, res); ex != nil {
+			fmt.Fprintf(w, "why: %s\n", ex.Why)
+			fmt.Fprintf(w, "next: %s\n", ex.Next)
+		}
+	case verify.Unknown:
+		if allCut(res) {
+			ex := explainBounded(l, res)
 			fmt.Fprintf(w, "why: %s\n", ex.Why)
 			fmt.Fprintf(w, "next: %s\n", ex.Next)
 		}
@@ -751,6 +761,10 @@ func jsonOf(l *loaded, ec engineConfig, res *verify.Result, opts traceOptions) (
 		j.State = finalState(l, r.run.Final())
 	case verify.BoundedSafe:
 		j.Bounded = explainBounded(l, res)
+	case verify.Unknown:
+		if allCut(res) {
+			j.Bounded = explainBounded(l, res)
+		}
 	}
 	return j, nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"kbmc/lang"
 	"kbmc/verify"
 )
 
@@ -103,13 +104,73 @@ func TestDefaultEngine(t *testing.T) {
 }
 
 // Without a cycle, the explanation says how many executions were cut and
-// suggests a larger depth.
+// suggests a larger depth; when the bound cut every execution, it says so
+// plainly, with the depth used.
 func TestBoundedWithoutCycle(t *testing.T) {
-	p := writeProgram(t, "shared int x;\nthread c { for (int i = 0; i < 10; i++) { x++; } }\n")
-	_, out, _ := kbmc(t, "check", "--depth", "10", p)
-	for _, want := range []string{"bounded-safe", "some executions are longer than the bound", "executions were cut at depth 10", "next: try --depth 20"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
+	tests := []struct {
+		name, src string
+		want      []string
+		allCut    bool
+	}{
+		{"some cut", "shared int x;\nthread c { int k = nondet(0, 1); for (int i = 0; i < 10 * k; i++) { x++; } }\n",
+			[]string{"bounded-safe", "some executions are longer than the bound", "1 executions were cut at depth 10", "next: try --depth 20"}, false},
+		{"all cut", "shared int x;\nthread c { for (int i = 0; i < 10; i++) { x++; } }\n",
+			[]string{"bounded-safe", "why: every execution explored was cut by the depth bound: none ended within 10 steps",
+				"next: raise --depth: it is 10, which no execution fits in; try --depth 20"}, true},
+	}
+	for _, tc := range tests {
+		p := writeProgram(t, tc.src)
+		for _, args := range [][]string{{"check", "--depth", "10", p}, {"check", "--algo", "dfs", "--depth", "10", p}} {
+			_, out, _ := kbmc(t, args...)
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("%s %v: output lacks %q:\n%s", tc.name, args, want, out)
+				}
+			}
+			_, out, _ = kbmc(t, append([]string{"check", "--json"}, args[1:]...)...)
+			var j jsonResult
+			if err := json.Unmarshal([]byte(out), &j); err != nil || j.Bounded == nil || j.Bounded.AllCut != tc.allCut {
+				t.Errorf("%s %v --json: want all_cut %v (%v)\n%s", tc.name, args, tc.allCut, err, out)
+			}
+		}
+	}
+}
+
+// An unknown verdict (a time limit, Ctrl-C) whose explored executions were
+// all cut by the bound says so and suggests a larger depth, in the note, the
+// text and the JSON; one that also saw executions end does not.
+func TestUnknownEveryExecutionCut(t *testing.T) {
+	l, err := load(writeProgram(t, "shared int x;\nthread c { x = 1; }\n"), sourceConfig{Config: lang.Config{Width: 32}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		stats  verify.Stats
+		allCut bool
+	}{
+		{verify.Stats{Executions: 16857118, Cut: 16857118}, true},
+		{verify.Stats{Executions: 12, Cut: 11, Complete: 1, Longest: 40}, false},
+		{verify.Stats{Executions: 5, Failed: 0, AssumeBlocked: 5}, false},
+	}
+	for _, tc := range tests {
+		res := &verify.Result{Verdict: verify.Unknown, Engine: "explicit", Algo: "dfs", Note: "stopped: time limit 2m0s",
+			Stopped: "time", Stats: tc.stats, Bound: verify.Bound{Depth: 100, Preemptions: -1, Fair: -1}}
+		var buf bytes.Buffer
+		if err := writeText(&buf, l, engineConfig{Engine: "explicit"}, res, "text", traceOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		text := buf.String()
+		says := strings.Contains(text, "every one of them cut by the depth bound (100 steps): raise --depth") &&
+			strings.Contains(text, "next: raise --depth: it is 100, which no execution fits in; try --depth 200")
+		if says != tc.allCut {
+			t.Errorf("%+v: says every execution was cut: %v, want %v\n%s", tc.stats, says, tc.allCut, text)
+		}
+		j, err := jsonOf(l, engineConfig{Engine: "explicit"}, res, traceOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := j.Bounded != nil && j.Bounded.AllCut; got != tc.allCut || strings.Contains(j.Note, "raise --depth") != tc.allCut {
+			t.Errorf("%+v: JSON all_cut %v, note %q; want %v", tc.stats, got, j.Note, tc.allCut)
 		}
 	}
 }
