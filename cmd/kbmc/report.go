@@ -693,6 +693,11 @@ type jsonResult struct {
 	Stats     map[string]any `json:"stats"`
 	Note      string         `json:"note,omitempty"`
 	Stopped   string         `json:"stopped,omitempty"` // unknown: "time", "memory" or "interrupt"
+	// Symbolic unknown: no execution of at most ReachedSteps steps has a
+	// violation, nor (partial-order encoding) any within the depth whose
+	// threads stay within Unrolling's steps.
+	ReachedSteps int                  `json:"reached_steps,omitempty"`
+	Unrolling    []verify.ThreadSteps `json:"unrolling,omitempty"`
 	// What kbmc merge checks: the run's part and the program and settings it
 	// checked (every part of a sharded run must agree on both).
 	Shard    string   `json:"shard,omitempty"`
@@ -728,7 +733,8 @@ func jsonOf(l *loaded, ec engineConfig, res *verify.Result, opts traceOptions) (
 	j := &jsonResult{File: l.path, Verdict: res.Verdict.String(), Engine: res.Engine,
 		Algo: optional(res.Algo), Solver: optional(res.Solver), POR: optional(res.POR),
 		Stateful: res.Engine == "explicit" && ec.Explicit.Stateful,
-		Bound:    map[string]int{"depth": res.Bound.Depth}, Stats: statValues(res), Property: l.property, Stopped: res.Stopped}
+		Bound:    map[string]int{"depth": res.Bound.Depth}, Stats: statValues(res), Property: l.property, Stopped: res.Stopped,
+		ReachedSteps: res.Reached, Unrolling: res.Unrolling}
 	if res.Verdict == verify.Unknown {
 		j.Note = unknownNote(res)
 	} else {

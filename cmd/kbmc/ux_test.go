@@ -547,3 +547,30 @@ func TestPropertyExcludesLocalDeadlock(t *testing.T) {
 		}
 	}
 }
+
+// A stopped symbolic run reports in JSON the steps it covered and, for the
+// partial-order encoding, each thread's unrolling: new fields beside the
+// note and stats.depth, which keep their meaning.
+func TestSymbolicUnknownReachedSteps(t *testing.T) {
+	l, err := load(writeProgram(t, "shared int x;\nthread c { x = 1; }\n"), sourceConfig{Config: lang.Config{Width: 32}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := verify.Outcome{Stopped: verify.ErrInterrupted, Reached: 4, Unrolling: []verify.ThreadSteps{{Thread: "c", Steps: 6}}}
+	res := o.Decide()
+	res.Engine, res.Algo, res.Solver = "symbolic", "partial-order", "gini"
+	res.Stats.Depth = 10
+	res.StatKeys = []string{"depth"}
+	res.Bound = verify.Bound{Depth: 100, Preemptions: -1, Fair: -1}
+	j, err := jsonOf(l, engineConfig{Engine: "symbolic"}, res, traceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(j)
+	for _, want := range []string{`"reached_steps":4`, `"unrolling":[{"thread":"c","steps":6}]`, `"depth":10`,
+		`no violation in executions of up to 4 steps, nor in any within the depth bound in which each thread takes at most the steps of its unrolling (c 6)`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("JSON lacks %s:\n%s", want, out)
+		}
+	}
+}
