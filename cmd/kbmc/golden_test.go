@@ -33,6 +33,9 @@ func TestGolden(t *testing.T) {
 		{"bounded-buffer.txt", []string{"check", ex("bounded-buffer")}, 0},
 		{"semaphore.dot", []string{"check", "--trace", "dot", ex("semaphore")}, 0},
 		{"barrier-properties.txt", []string{"check", "--show-properties", ex("barrier")}, 0},
+		// Beside a process that can never move again, the waiting list
+		// shows the threads that can as waiting for nothing.
+		{"local-deadlock-waits.txt", []string{"check", "--local-deadlock", filepath.Join("testdata", "local-deadlock-waits.kb")}, 10},
 		{"racy-stack-run.txt", []string{"run", "--schedule", "pusher[0],pusher[1],pusher[0],pusher[1],pusher[0],pusher[1],pusher[0],pusher[1],checker,checker", ex("racy-stack")}, 10},
 	}
 	for _, tc := range tests {
