@@ -75,3 +75,37 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// The README's example outputs are what `kbmc check` prints by default: each
+// block that starts with "$ kbmc check FILE" matches a run, up to the numbers
+// of the stats: and why: lines (they follow the number of workers, which
+// follows the CPUs, and the timing).
+func TestREADMEExamples(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := regexp.MustCompile("(?s)```\n\\$ kbmc check ([^\n]+)\n(.*?)```")
+	counts := regexp.MustCompile(`\d[\d,.]*(µs|ms|s)?`)
+	normalize := func(s string) string {
+		lines := strings.Split(s, "\n")
+		for i, l := range lines {
+			if strings.HasPrefix(l, "stats:") || strings.HasPrefix(l, "why:") {
+				lines[i] = counts.ReplaceAllString(l, "N")
+			}
+		}
+		return strings.Join(lines, "\n")
+	}
+	found := block.FindAllStringSubmatch(string(readme), -1)
+	if len(found) < 3 {
+		t.Fatalf("README has %d example blocks of kbmc check, want at least 3", len(found))
+	}
+	for _, m := range found {
+		file, want := m[1], m[2]
+		_, out, errs := kbmc(t, "check", filepath.Join("..", "..", file))
+		got := strings.ReplaceAll(out, filepath.Join("..", "..")+string(filepath.Separator), "")
+		if normalize(got) != normalize(want) {
+			t.Errorf("README's output of kbmc check %s differs from a run:\n--- run\n%s%s\n--- README\n%s", file, got, errs, want)
+		}
+	}
+}
