@@ -224,8 +224,7 @@ func TestJSONOutputs(t *testing.T) {
 	}
 }
 
-// check --trail writes a documented JSON witness; run --replay re-executes it,
-// and refuses a program that changed.
+// check --trail writes a documented JSON witness; run --replay re-executes it.
 func TestTrailReplay(t *testing.T) {
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "w.kb")
@@ -260,12 +259,52 @@ func TestTrailReplay(t *testing.T) {
 	if code != 10 || !strings.Contains(out, "no overdraft") || !strings.Contains(out, "reproduced") {
 		t.Errorf("replay: exit %d\n%s%s", code, out, errs)
 	}
-	if err := os.WriteFile(prog, []byte(src+"// changed\n"), 0o644); err != nil {
+}
+
+// run --replay on a program changed after the trail was written replays the
+// schedule by thread names: it says whether the violation still occurs, or
+// at which step the schedule stops applying, and why.
+func TestTrailReplayChanged(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "r.kb")
+	src := "shared int x;\nthread w[2] { int t = x; x = t + 1; }\nthread m { join(w); assert(x == 2, \"lost update\"); }\n"
+	if err := os.WriteFile(prog, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errs = kbmc(t, "run", "--replay", trailPath, prog)
-	if code != 2 || !strings.Contains(errs, "has changed since the trail was written") {
-		t.Errorf("changed program: exit %d %s", code, errs)
+	trailPath := filepath.Join(dir, "r.trail.json")
+	if code, out, errs := kbmc(t, "check", "--algo", "dfs", "--workers", "1", "--trail", trailPath, prog); code != 10 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	tests := []struct {
+		name, src string
+		code      int
+		outcome   string
+	}{
+		{"comment added", src + "// changed\n", 10, "the trail's 6 steps, replayed on the changed program: the trail's violation still occurs"},
+		{"fixed with a mutex", "shared int x;\nmutex l;\nthread w[2] { lock(l); int t = x; x = t + 1; unlock(l); }\n" +
+			"thread m { join(w); assert(x == 2, \"lost update\"); }\n", 0,
+			"applies to the changed program for 1 of its 6 steps; step 2 does not: thread w[1] cannot move: it waits for mutex l, held by w[0]"},
+		{"fixed with atomic", "shared int x;\nthread w[2] { atomic { int t = x; x = t + 1; } }\nthread m { join(w); assert(x == 2, \"lost update\"); }\n", 0,
+			"for 2 of its 6 steps; step 3 does not: thread w[0] has terminated"},
+		{"thread renamed", "shared int x;\nthread v[2] { int t = x; x = t + 1; }\nthread m { join(v); assert(x == 2, \"lost update\"); }\n", 0,
+			"for 0 of its 6 steps; step 1 does not: the program has no thread w[0]"},
+		{"assertion changed", "shared int x;\nthread w[2] { int t = x; x = t + 1; }\nthread m { join(w); assert(x >= 1); }\n", 0,
+			"replayed on the changed program: no violation (the trail's assertion no longer occurs on this schedule)"},
+	}
+	for _, tc := range tests {
+		if err := os.WriteFile(prog, []byte(tc.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := kbmc(t, "run", "--replay", trailPath)
+		if code != tc.code || !strings.Contains(out, "has changed since the trail was written") || !strings.Contains(out, "outcome: ") ||
+			!strings.Contains(out, tc.outcome) {
+			t.Errorf("%s: exit %d, want %d and %q\n%s%s", tc.name, code, tc.code, tc.outcome, out, errs)
+		}
+		code, out, _ = kbmc(t, "run", "--json", "--replay", trailPath)
+		var j jsonRun
+		if err := json.Unmarshal([]byte(out), &j); err != nil || code != tc.code || j.Changed == "" || !strings.Contains(j.Outcome, tc.outcome) {
+			t.Errorf("%s --json: exit %d (%v)\n%s", tc.name, code, err, out)
+		}
 	}
 }
 
