@@ -384,11 +384,16 @@ func (p *Program) Stuck(s State, i int) *Violation {
 
 // WaitsFor says what blocked thread t waits for in s: the mutex and who holds it,
 // the threads a join waits for, the channel that is full or empty, or the
-// condition that is false.
+// condition that is false. A thread that can move waits for nothing, whatever
+// its next operation: a send to a channel with room is not waiting for a full
+// one (a local deadlock's state has such threads beside the stuck ones).
 func (p *Program) WaitsFor(s State, t int) string {
 	tr := p.Transition(s, t)
 	if tr == nil {
 		return "terminated"
+	}
+	if p.Status(s, t) == Enabled {
+		return "nothing (it can move)"
 	}
 	n := tr.EntryNode()
 	m := p.newMachine(s, t, nil, nil)

@@ -343,3 +343,51 @@ func TestStepStatusDoNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// WaitsFor names what a blocked thread waits for; a thread that can move
+// waits for nothing, whatever its next operation (a send to a channel with
+// room, a lock of a free mutex, a recv from a channel with a message).
+func TestWaitsFor(t *testing.T) {
+	p := compile(t, `chan (int) a capacity 1;
+chan (int) b capacity 1;
+chan (int) full capacity 1;
+mutex m;
+mutex held;
+thread f { send(full, 1); lock(held); }
+thread s { send(a, 1); }
+thread r { int x; recv(b, x); }
+thread l { lock(m); }
+thread g { send(full, 2); }
+thread h { lock(held); }
+`, 32)
+	st := p.Initial()
+	id := func(name string) int {
+		for i, th := range p.Threads {
+			if th.Name == name {
+				return i
+			}
+		}
+		t.Fatalf("no thread %s", name)
+		return -1
+	}
+	// f fills channel full and takes held.
+	for range 2 {
+		var ev ir.Event
+		p.Step(st, id("f"), nil, &ev)
+		if ev.Violation != nil {
+			t.Fatal(ev.Violation)
+		}
+	}
+	for _, tc := range []struct{ thread, want string }{
+		{"s", "nothing (it can move)"},
+		{"r", "channel b, which is empty"},
+		{"l", "nothing (it can move)"},
+		{"g", "channel full, which is full (1 messages)"},
+		{"h", "mutex held, held by f"},
+		{"f", "terminated"},
+	} {
+		if got := p.WaitsFor(st, id(tc.thread)); got != tc.want {
+			t.Errorf("%s waits for %q, want %q", tc.thread, got, tc.want)
+		}
+	}
+}

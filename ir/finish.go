@@ -65,6 +65,9 @@ func (p *Program) Finish() error {
 			p.phantoms = true
 		}
 	}
+	if err := p.checkPrivate(); err != nil {
+		return err
+	}
 	p.SharedSize = cells
 	p.MutexBase = cells
 	p.NumLocks = 0
@@ -349,18 +352,21 @@ func (tr *Transition) Visible() bool {
 }
 
 // Visible reports whether the operation is visible on its own (docs/language.md §10):
-// it can block, yields, is a cas, or reads or writes shared state.
+// it can block, yields, is a cas, or reads or writes shared state other threads
+// can reach (a Private variable is accessed by its thread alone, like a local).
 func (n *Node) Visible() bool {
 	if n.Op.Props().Visible {
 		return true
 	}
 	for e := range n.Exprs() {
-		if e.ReadsShared() || Any(e, func(x *Expr) bool { return x.Op == ELen }) {
+		if Any(e, func(x *Expr) bool {
+			return (x.Op == EVar || x.Op == EIndex) && x.Var.Shared && !x.Var.Private || x.Op == EDeref || x.Op == ELen
+		}) {
 			return true
 		}
 	}
 	for lv := range n.LValues() {
-		if lv.Shared() {
+		if lv.Ptr != nil || lv.Var.Shared && !lv.Var.Private {
 			return true
 		}
 	}

@@ -25,6 +25,14 @@ type Var struct {
 	// Process is the process instance whose memory a shared variable is, or nil
 	// for a program without processes (and for locals).
 	Process *Process
+	// Private marks a shared variable that one thread alone ever reads or
+	// writes (Program.PrivateVars decides which may be): it stays in the shared
+	// part of the state, named and shown as shared, but accessing it is not a
+	// visible step (Node.Visible), as a local's is not. No other thread can
+	// observe the order of its accesses, so folding them into the thread's
+	// neighbouring step removes interleavings that change nothing. Finish
+	// refuses a variable marked Private that another thread could reach.
+	Private bool
 
 	// The rest describe C and Go memory (memory.go).
 	//

@@ -46,9 +46,24 @@ func Compile(filename string, src []byte, cfg Config) (*ir.Program, error) {
 	if len(c.errs) > 0 {
 		return nil, dedup(c.errs)
 	}
-	p, errs := lower(c, width, cfg.NoFold)
+	p, errs := lower(c, width, cfg.NoFold, nil)
 	if len(errs) > 0 {
 		return nil, dedup(errs)
+	}
+	if !cfg.NoFold {
+		// Memory one thread alone accesses (a single-threaded process's, say)
+		// is folded like a local: lower again with it marked private, so
+		// that statements touching only it are no steps of their own.
+		// (--no-fold keeps every statement a step.)
+		if priv := p.PrivateVars(); len(priv) > 0 {
+			names := map[string]bool{}
+			for v := range priv {
+				names[v.Name] = true
+			}
+			if p, errs = lower(c, width, false, names); len(errs) > 0 {
+				return nil, dedup(errs)
+			}
+		}
 	}
 	if err := p.Finish(); err != nil {
 		return nil, fmt.Errorf("lang: internal error: %s: %w", filename, err)

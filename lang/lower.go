@@ -33,6 +33,8 @@ type lowerer struct {
 	budget int
 	tooBig bool
 	errs   syntax.ErrorList
+
+	private map[string]bool // shared variables to mark Private, by ir name
 }
 
 // instance is a declaration in one process instance.
@@ -48,9 +50,11 @@ func (l *lowerer) errorf(pos syntax.Pos, format string, args ...any) {
 func irPos(p syntax.Pos) ir.Pos { return ir.Pos{Line: p.Line, Col: p.Col} }
 
 // lower builds the program. It is only called on a file without errors.
-func lower(c *checker, width int, noFold bool) (*ir.Program, syntax.ErrorList) {
+// private names the shared variables (by their ir names) to mark Private.
+func lower(c *checker, width int, noFold bool, private map[string]bool) (*ir.Program, syntax.ErrorList) {
 	l := &lowerer{
 		c:       c,
+		private: private,
 		fx:      newEffectScan(c),
 		file:    c.file,
 		noFold:  noFold,
@@ -114,7 +118,7 @@ func (l *lowerer) instantiate(p *processObj, pid int, ip *ir.Process) {
 	for _, v := range l.c.shared {
 		if v.proc == p {
 			iv := &ir.Var{Name: prefix + v.id.Name, Type: v.typ.ir(), Len: v.size, Shared: true, Init: v.init,
-				Pos: irPos(v.id.Pos()), Process: ip}
+				Pos: irPos(v.id.Pos()), Process: ip, Private: l.private[prefix+v.id.Name]}
 			l.shared[instance[*varObj]{v, pid}] = iv
 			l.prog.Shared = append(l.prog.Shared, iv)
 		}

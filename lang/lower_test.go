@@ -116,6 +116,13 @@ func TestLowerShapes(t *testing.T) {
 		cfg  Config
 		want string // dumpNodes of every template, "-- name" before each
 	}{
+		// Process memory one thread alone accesses is private: its
+		// statements fold like a local's (ir.Program.PrivateVars).
+		{"process memory one thread alone accesses folds", "process p { shared int x; thread a { int l = x; l = l + 1; x = l; } }", Config{}, `-- p.a
+0* l = p.x -> 1
+1  l = (l + 1) -> 2
+2  p.x = l -> end
+`},
 		{"local statements fold", "shared int x; thread a { int l = x; l = l + 1; x = l; }", Config{}, `-- a
 0* l = x -> 1
 1  l = (l + 1) -> 2

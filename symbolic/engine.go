@@ -178,7 +178,10 @@ type run struct {
 	names verify.Result // what the result says about the engine: its names and bound
 	// decided is how deep the run has shown that no violation exists so far:
 	// what a stop in the middle of encoding or solving reports as reached.
-	decided int
+	// decidedBounds (partial-order encoding) are the per-thread bounds under
+	// which it was shown.
+	decided       int
+	decidedBounds []int
 }
 
 // deepen runs the depths 1..K (or only K), stopping at the first violation, when
@@ -344,6 +347,12 @@ func (r *run) stop(reached int) {
 		r.out.Stopped = errors.New("the solver stopped without an answer")
 	}
 	r.out.Reached = reached
+	r.out.Unrolling = nil
+	if r.po != nil && reached > 0 && reached == r.decided && reached < r.names.Bound.Depth {
+		for t, b := range r.decidedBounds {
+			r.out.Unrolling = append(r.out.Unrolling, verify.ThreadSteps{Thread: r.p.Threads[t].Name, Steps: b})
+		}
+	}
 }
 
 // stopError reports whether err is the encoding or a backend giving up

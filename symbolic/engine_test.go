@@ -3,6 +3,7 @@ package symbolic
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -193,8 +194,20 @@ func TestStoppedReached(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c, err)
 		}
-		if r.Verdict != verify.Unknown || !strings.HasPrefix(r.Note, "stopped: context canceled; no violation up to depth ") {
+		if r.Verdict != verify.Unknown || r.Reached <= 0 ||
+			!strings.HasPrefix(r.Note, fmt.Sprintf("stopped: context canceled; no violation in executions of up to %d steps", r.Reached)) {
 			t.Errorf("%s: %s (%s)", c, r.Verdict, r.Note)
+		}
+		// The partial-order encoding also says how far each thread was
+		// unrolled: a, whose loop has no static bound, at least Reached
+		// steps; b all of its one step.
+		if c.encoding == "partial-order" && r.Reached < 50 {
+			if len(r.Unrolling) != 2 || r.Unrolling[0].Thread != "a" || r.Unrolling[0].Steps < r.Reached ||
+				r.Unrolling[1].Thread != "b" || r.Unrolling[1].Steps != 1 {
+				t.Errorf("%s: unrolling %v, want a at least %d steps, b 1", c, r.Unrolling, r.Reached)
+			}
+		} else if len(r.Unrolling) > 0 {
+			t.Errorf("%s: unrolling %v from the step encoding", c, r.Unrolling)
 		}
 	}
 }

@@ -157,7 +157,7 @@ func (r *run) deepenPartialOrder(po *encode.PartialOrder, k int) error {
 				reached = min(reached, b)
 			}
 		}
-		r.decided = reached
+		r.decided, r.decidedBounds = reached, bounds
 		if r.e.Progress != nil {
 			r.fillStats()
 			r.e.Progress(&r.stats)

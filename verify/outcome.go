@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"strings"
 
 	"kbmc/ir"
 )
@@ -28,8 +29,13 @@ type Outcome struct {
 	// does once it exceeds every execution; these bounds may.)
 	ModelCut bool
 	// Reached, for an engine that deepens (symbolic), is how deep it showed
-	// that no violation exists, when it stopped before a verdict.
+	// that no violation exists, when it stopped before a verdict: no execution
+	// of at most Reached steps has one.
 	Reached int
+	// Unrolling, for the symbolic partial-order encoding, is what it showed
+	// beyond Reached: no execution within the depth bound in which each
+	// thread takes at most its Steps has a violation. Empty otherwise.
+	Unrolling []ThreadSteps
 	// CutTrace is the first execution the depth bound cut (its schedule), so
 	// that a bounded-safe verdict can show which loop kept running.
 	CutTrace []ir.Move
@@ -60,9 +66,17 @@ func (o *Outcome) Decide() *Result {
 	case o.Stopped != nil:
 		note := "stopped: " + o.Stopped.Error()
 		if o.Reached > 0 {
-			note += fmt.Sprintf("; no violation up to depth %d", o.Reached)
+			note += fmt.Sprintf("; no violation in executions of up to %d steps", o.Reached)
+			if len(o.Unrolling) > 0 {
+				parts := make([]string, len(o.Unrolling))
+				for i, u := range o.Unrolling {
+					parts[i] = fmt.Sprintf("%s %d", u.Thread, u.Steps)
+				}
+				note += fmt.Sprintf(", nor in any within the depth bound in which each thread takes at most the steps of its unrolling (%s)",
+					strings.Join(parts, ", "))
+			}
 		}
-		return &Result{Verdict: Unknown, Note: note, Stopped: StopReason(o.Stopped)}
+		return &Result{Verdict: Unknown, Note: note, Stopped: StopReason(o.Stopped), Reached: o.Reached, Unrolling: o.Unrolling}
 	case o.Livelock != "":
 		return &Result{Verdict: Unknown, Note: "livelock: " + o.Livelock}
 	case o.Cut != "":

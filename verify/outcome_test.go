@@ -19,7 +19,10 @@ func TestDecide(t *testing.T) {
 		{"nothing", Outcome{}, Safe, ""},
 		{"cut", Outcome{Cut: "depth bound reached"}, BoundedSafe, "depth bound reached"},
 		{"stopped", Outcome{Stopped: stop, Cut: "depth bound reached"}, Unknown, "stopped: context deadline exceeded"},
-		{"stopped deep", Outcome{Stopped: stop, Reached: 7}, Unknown, "stopped: context deadline exceeded; no violation up to depth 7"},
+		{"stopped deep", Outcome{Stopped: stop, Reached: 7}, Unknown, "stopped: context deadline exceeded; no violation in executions of up to 7 steps"},
+		{"stopped unrolled", Outcome{Stopped: stop, Reached: 4, Unrolling: []ThreadSteps{{"a", 4}, {"b[0]", 6}}}, Unknown,
+			"stopped: context deadline exceeded; no violation in executions of up to 4 steps, nor in any within the depth bound " +
+				"in which each thread takes at most the steps of its unrolling (a 4, b[0] 6)"},
 		{"livelock", Outcome{Livelock: "a fair execution runs past 50 steps", Cut: "x"}, Unknown,
 			"livelock: a fair execution runs past 50 steps"},
 		{"violation wins", Outcome{Violation: v, Stopped: stop, Livelock: "l", Cut: "c"}, Unsafe, ""},

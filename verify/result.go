@@ -113,6 +113,12 @@ type Bound struct {
 	Fair        int // -1 when not used
 }
 
+// ThreadSteps is a number of steps of one thread, named as traces name it.
+type ThreadSteps struct {
+	Thread string `json:"thread"`
+	Steps  int    `json:"steps"`
+}
+
 // A Result is an engine's answer.
 type Result struct {
 	Verdict   Verdict
@@ -127,6 +133,12 @@ type Result struct {
 	POR       string   // symbolic partial-order reduction
 	Note      string   // why the verdict is Unknown or bounded, for people
 	Stopped   string   // for Unknown: the limit that stopped the run ("time", "memory", "interrupt"; see StopReason), or ""
+	// For Unknown from an engine that deepens (symbolic): no execution of at
+	// most Reached steps has a violation, nor (partial-order encoding) any
+	// within the depth bound whose threads stay within Unrolling
+	// (verify.Outcome).
+	Reached   int
+	Unrolling []ThreadSteps
 	// A parallel or sharded explicit run: its workers, its part ("2/8"), and the
 	// subtrees it explored.
 	Workers  int

@@ -68,15 +68,15 @@ func checkAction(c *cli.Context) error {
 		return jsonInputError(c, asJSON, path, err)
 	}
 	if c.Bool("show-properties") {
-		return showProperties(c.App.Writer, l, asJSON)
+		return showProperties(c.App.Writer, l, asJSON, ec.Explicit.LocalDeadlock)
 	}
 	ec = ec.forProgram(l.prog)
 	if id := c.String("property"); id != "" {
-		if err := l.selectProperty(id); err != nil {
+		if err := l.selectProperty(id, ec.Explicit.LocalDeadlock); err != nil {
 			return err
 		}
 	}
-	l.settings = verdictSettings(c)
+	l.settings = verdictSettings(c, ec)
 	stderr := c.App.ErrWriter
 	var prog *progress
 	if !asJSON && !c.Bool("quiet") && isTerminal(stderr) {
@@ -125,6 +125,11 @@ func checkAction(c *cli.Context) error {
 func runEngine(ctx context.Context, l *loaded, ec engineConfig) (*verify.Result, error) {
 	if l.property != nil && l.property.kind != ir.Deadlock {
 		ec.Bounds.NoDeadlock = true
+	}
+	if l.property != nil && l.property.kind != ir.LocalDeadlock {
+		// --local-deadlock with another property selected: that property
+		// alone is checked (docs/decisions.md, "Property ids").
+		ec.Explicit.LocalDeadlock = false
 	}
 	eng, err := ec.engine()
 	if err != nil {

@@ -389,12 +389,26 @@ var verdictFlags = []string{"engine", "algo", "solver", "encoding", "por", "no-i
 
 // verdictSettings lists the values of the verdict flags the command has, after
 // kbmc's own version: how a sharded run is split into parts may change from one
-// kbmc to the next, so the parts must come from one.
-func verdictSettings(c *cli.Context) []string {
+// kbmc to the next, so the parts must come from one. algo and stateful are
+// what ec runs, not the flags as typed: without --algo the explicit engine runs
+// its default (dfs --stateful), and the symbolic engine runs no algorithm.
+func verdictSettings(c *cli.Context, ec engineConfig) []string {
 	out := []string{"kbmc=" + versionString()}
 	for _, name := range verdictFlags {
 		for _, f := range c.Command.Flags {
 			if !slices.Contains(f.Names(), name) {
+				continue
+			}
+			switch name {
+			case "algo":
+				algo := ""
+				if isExplicit(ec) {
+					algo = ec.Algo
+				}
+				out = append(out, "algo="+algo)
+				continue
+			case "stateful":
+				out = append(out, fmt.Sprintf("stateful=%v", isExplicit(ec) && ec.Explicit.Stateful))
 				continue
 			}
 			if name == "D" {

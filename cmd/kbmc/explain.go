@@ -24,9 +24,13 @@ type explanation struct {
 	LoopText   string `json:"loop_text,omitempty"`
 	LoopThread string `json:"loop_thread,omitempty"`
 	// BusyWait: the loop's steps change no shared variable (a busy-wait).
-	BusyWait bool   `json:"busy_wait"`
-	Why      string `json:"why"`
-	Next     string `json:"next"`
+	BusyWait bool `json:"busy_wait"`
+	// AllCut: the depth bound cut every execution explored (explicit engine):
+	// none ended within it, so nothing beyond the first Depth steps of any
+	// execution was checked.
+	AllCut bool   `json:"all_cut"`
+	Why    string `json:"why"`
+	Next   string `json:"next"`
 }
 
 // explainBounded turns a bounded-safe result into an explanation. It replays the
@@ -34,8 +38,12 @@ type explanation struct {
 // a state that repeats along it shows a cycle; the transition that runs most
 // often in the repeating part (or the second half of the cut execution) is the
 // loop that keeps running.
+//
+// It also explains an unknown verdict whose explored executions were all cut
+// by the bound (allCut): the run was stopped, but what it did explore says the
+// depth is too small.
 func explainBounded(l *loaded, res *verify.Result) *explanation {
-	ex := &explanation{Cycle: res.Cycle, Cut: res.Stats.Cut, Longest: res.Stats.Longest}
+	ex := &explanation{Cycle: res.Cycle, Cut: res.Stats.Cut, Longest: res.Stats.Longest, AllCut: allCut(res)}
 	trace := res.CutTrace
 	if res.Cycle {
 		trace = res.CycleTrace
@@ -60,7 +68,13 @@ func explainBounded(l *loaded, res *verify.Result) *explanation {
 	}
 	depth := res.Bound.Depth
 	var why []string
-	if ex.Cycle {
+	if ex.AllCut && !ex.Cycle {
+		why = append(why, fmt.Sprintf("every execution explored was cut by the depth bound: none ended within %d steps", depth))
+		if ex.Loop != "" {
+			why = append(why, fmt.Sprintf("the loop at %s (%s, thread %s) keeps running in them",
+				shortPos(ex.Loop), ex.LoopText, ex.LoopThread))
+		}
+	} else if ex.Cycle {
 		if ex.Loop != "" {
 			why = append(why, fmt.Sprintf("a cycle of states: the loop at %s (%s, thread %s) can run for ever, so no depth covers every execution",
 				shortPos(ex.Loop), ex.LoopText, ex.LoopThread))
@@ -73,7 +87,7 @@ func explainBounded(l *loaded, res *verify.Result) *explanation {
 	} else {
 		why = append(why, "some executions are longer than the bound")
 	}
-	if res.Engine == "explicit" {
+	if res.Engine == "explicit" && !ex.AllCut {
 		if ex.Cut > 0 {
 			why = append(why, fmt.Sprintf("%s executions were cut at depth %d", formatCount(ex.Cut), depth))
 		}
@@ -89,8 +103,18 @@ func explainBounded(l *loaded, res *verify.Result) *explanation {
 	case ex.Cycle:
 		ex.Next = "a larger --depth will not help: the verdict says no violation occurs within the bound. " +
 			"To prove more, bound the loop (a for loop with a limit) or make it wait with await(condition)"
+	case ex.AllCut:
+		ex.Next = fmt.Sprintf("raise --depth: it is %d, which no execution fits in; try --depth %d", depth, 2*depth)
 	default:
 		ex.Next = fmt.Sprintf("try --depth %d", 2*depth)
 	}
 	return ex
+}
+
+// allCut says whether the depth bound cut every execution the explicit engine
+// explored: some were cut and none ended otherwise (terminated, blocked on an
+// assume, deadlocked, failed). For a stateful search, the paths it followed.
+func allCut(res *verify.Result) bool {
+	s := res.Stats
+	return res.Engine == "explicit" && s.Cut > 0 && s.Complete+s.AssumeBlocked+s.Deadlocked+s.Failed == 0
 }

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -86,12 +87,16 @@ func versionString() string {
 func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
+	// SIGTERM (what timeout(1) and service managers send) is treated as
+	// Ctrl-C: a run killed from outside still prints its verdict and
+	// statistics.
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sig
-		// The first Ctrl-C ends the run as a time limit does (verdict unknown,
-		// statistics, exit 5); a second one kills kbmc at once.
-		signal.Reset(os.Interrupt)
+		// The first Ctrl-C or SIGTERM ends the run as a time limit does
+		// (verdict unknown, statistics, exit 5); a second one kills kbmc at
+		// once.
+		signal.Reset(os.Interrupt, syscall.SIGTERM)
 		cancel(verify.ErrInterrupted)
 	}()
 	os.Exit(runContext(ctx, os.Args, os.Stdout, os.Stderr))

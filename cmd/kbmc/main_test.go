@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -270,6 +272,42 @@ process p[2] { thread main { if (pid == 0) { send(c, 1); } else { int x; recv(c,
 		}
 		if j.Algo == nil || *j.Algo != tc.algo || j.Stateful != tc.stateful {
 			t.Errorf("%v: algo %v stateful %v, want %s %v", tc.args, j.Algo, j.Stateful, tc.algo, tc.stateful)
+		}
+	}
+}
+
+// The JSON settings say what ran, as the header does: the default check is dfs
+// --stateful, and the symbolic engine runs no explicit algorithm.
+func TestJSONSettingsMatchRun(t *testing.T) {
+	safe := writeProgram(t, "shared int x;\nthread a { x = 1; }\n")
+	tests := []struct {
+		args           []string
+		algo, stateful string
+	}{
+		{[]string{"check", "--json", safe}, "algo=dfs", "stateful=true"},
+		{[]string{"check", "--json", "--algo", "dfs", safe}, "algo=dfs", "stateful=false"},
+		{[]string{"check", "--json", "--algo", "dfs", "--stateful", safe}, "algo=dfs", "stateful=true"},
+		{[]string{"check", "--json", "--algo", "dpor", safe}, "algo=dpor", "stateful=false"},
+		{[]string{"check", "--json", "--engine", "symbolic", safe}, "algo=", "stateful=false"},
+	}
+	for _, tc := range tests {
+		code, out, errs := kbmc(t, tc.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", tc.args, code, out, errs)
+		}
+		var j struct {
+			Algo     *string  `json:"algo"`
+			Stateful bool     `json:"stateful"`
+			Settings []string `json:"settings"`
+		}
+		if err := json.Unmarshal([]byte(out), &j); err != nil {
+			t.Fatalf("%v: not JSON: %v\n%s", tc.args, err, out)
+		}
+		if !slices.Contains(j.Settings, tc.algo) || !slices.Contains(j.Settings, tc.stateful) {
+			t.Errorf("%v: settings %v, want %s and %s", tc.args, j.Settings, tc.algo, tc.stateful)
+		}
+		if fmt.Sprint("stateful=", j.Stateful) != tc.stateful {
+			t.Errorf("%v: \"stateful\":%v beside %s", tc.args, j.Stateful, tc.stateful)
 		}
 	}
 }

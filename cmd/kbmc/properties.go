@@ -13,9 +13,10 @@ import (
 
 // A property is one thing kbmc checks, as CBMC lists them: an assertion, a
 // run-time check at a source position (array bounds, division by zero, shift
-// amount, unlock of a mutex not held, relock), or the absence of deadlock. Its id
-// is its kind and its number among the properties of that kind in source order:
-// assertion.1, bounds.2, deadlock.
+// amount, unlock of a mutex not held, relock, C's pointer checks), or the
+// absence of deadlock (and, with --local-deadlock, of local deadlock). Its id is
+// its kind and its number among the properties of that kind in source order:
+// assertion.1, bounds.2, deadlock, local-deadlock.
 type property struct {
 	ID   string `json:"id"`
 	Kind string `json:"kind"`
@@ -26,10 +27,11 @@ type property struct {
 	kind ir.ViolationKind
 }
 
-// properties lists the program's properties. Nodes inlined into several
-// templates, or run by several instances, are one property: they share a
-// source position.
-func properties(l *loaded) []property {
+// properties lists the program's properties: every check ir makes
+// (ir.Node.Checks), deadlock, and, when the run looks for local deadlocks
+// (--local-deadlock), local-deadlock. Nodes inlined into several templates, or
+// run by several instances, are one property: they share a source position.
+func properties(l *loaded, localDeadlock bool) []property {
 	type site struct {
 		kind ir.ViolationKind
 		pos  ir.Pos
@@ -46,36 +48,12 @@ func properties(l *loaded) []property {
 	}
 	for _, t := range l.prog.Templates {
 		for _, n := range t.Nodes {
-			switch n.Op {
-			case ir.OpAssert:
-				add(ir.Assertion, n.Pos, n.Text, n.Msg)
-			case ir.OpLock:
-				add(ir.Relock, n.Pos, n.Text, "")
-			case ir.OpUnlock:
-				add(ir.BadUnlock, n.Pos, n.Text, "")
-			}
-			for e := range n.Exprs() {
-				ir.Inspect(e, func(x *ir.Expr) bool {
-					switch x.Op {
-					case ir.EIndex:
-						add(ir.Bounds, x.Pos, n.Text, "")
-					case ir.EDiv, ir.ERem:
-						add(ir.DivisionByZero, x.Pos, n.Text, "")
-					case ir.EShl, ir.EShr:
-						add(ir.Shift, x.Pos, n.Text, "")
-					}
-					return true
-				})
-			}
-			for lv := range n.LValues() {
-				if lv.Index != nil {
-					add(ir.Bounds, lv.Pos, n.Text, "")
+			for _, c := range n.Checks() {
+				text, msg := n.Text, ""
+				if n.Op == ir.OpAssert {
+					msg = n.Msg
 				}
-			}
-			for _, ix := range []*ir.Expr{n.MIndex, n.JIndex, n.CIndex} {
-				if ix != nil {
-					add(ir.Bounds, n.Pos, n.Text, "")
-				}
+				add(c.Kind, c.Pos, text, msg)
 			}
 		}
 	}
@@ -93,12 +71,17 @@ func properties(l *loaded) []property {
 		count[props[i].kind]++
 		props[i].ID = fmt.Sprintf("%s.%d", props[i].Kind, count[props[i].kind])
 	}
-	return append(props, property{ID: "deadlock", Kind: "deadlock", Text: "no reachable state where no thread can move",
+	props = append(props, property{ID: "deadlock", Kind: "deadlock", Text: "no reachable state where no thread can move",
 		kind: ir.Deadlock})
+	if localDeadlock {
+		props = append(props, property{ID: "local-deadlock", Kind: "local-deadlock",
+			Text: "no reachable state where a process can never move again", kind: ir.LocalDeadlock})
+	}
+	return props
 }
 
-func showProperties(w io.Writer, l *loaded, asJSON bool) error {
-	props := properties(l)
+func showProperties(w io.Writer, l *loaded, asJSON, localDeadlock bool) error {
+	props := properties(l, localDeadlock)
 	if asJSON {
 		return writeJSONValue(w, struct {
 			File       string     `json:"file"`
@@ -117,18 +100,22 @@ func showProperties(w io.Writer, l *loaded, asJSON bool) error {
 }
 
 // selectProperty keeps only the property id: every other assertion becomes a
-// no-op, and deadlocks are not reported unless id is "deadlock". A run-time error
-// elsewhere (an out-of-bounds index, say) still ends an execution: the semantics
-// cannot go on past it.
-func (l *loaded) selectProperty(id string) error {
+// no-op, deadlocks are not reported unless id is "deadlock", and local
+// deadlocks not unless it is "local-deadlock" (runEngine turns the checks off).
+// A run-time error elsewhere (an out-of-bounds index, say) still ends an
+// execution: the semantics cannot go on past it.
+func (l *loaded) selectProperty(id string, localDeadlock bool) error {
 	var chosen *property
-	props := properties(l)
+	props := properties(l, localDeadlock)
 	var ids []string
 	for i := range props {
 		ids = append(ids, props[i].ID)
 		if props[i].ID == id {
 			chosen = &props[i]
 		}
+	}
+	if chosen == nil && id == "local-deadlock" {
+		return usageErr("--property local-deadlock: local deadlocks are looked for only with --local-deadlock")
 	}
 	if chosen == nil {
 		hint := ""
@@ -140,7 +127,7 @@ func (l *loaded) selectProperty(id string) error {
 	l.property = chosen
 	for _, t := range l.prog.Templates {
 		for _, n := range t.Nodes {
-			if n.Op == ir.OpAssert && !(chosen.kind == ir.Assertion && n.Pos == chosen.at) {
+			if n.Op == ir.OpAssert && !(n.Pos == chosen.at && slices.Contains(n.Checks(), ir.Check{Kind: chosen.kind, Pos: n.Pos})) {
 				n.X = &ir.Expr{Op: ir.EConst, Type: ir.Bool, Val: 1, Pos: n.Pos}
 			}
 		}

@@ -293,7 +293,11 @@ func verdictLine(l *loaded, res *verify.Result) string {
 // violation, verify.Outcome.Decide).
 func unknownNote(res *verify.Result) string {
 	if res.Engine == "explicit" && strings.HasPrefix(res.Note, "stopped: ") {
-		return fmt.Sprintf("%s; no violation in the %s executions explored", res.Note, formatCount(res.Stats.Executions))
+		note := fmt.Sprintf("%s; no violation in the %s executions explored", res.Note, formatCount(res.Stats.Executions))
+		if allCut(res) {
+			note += fmt.Sprintf(", every one of them cut by the depth bound (%d steps): raise --depth", res.Bound.Depth)
+		}
+		return note
 	}
 	return res.Note
 }
@@ -318,7 +322,11 @@ func writeText(w io.Writer, l *loaded, ec engineConfig, res *verify.Result, form
 	}
 	fmt.Fprintln(w, verdictLine(l, res))
 	if l.property != nil {
-		fmt.Fprintf(w, "property: %s (%s %s)\n", l.property.ID, l.property.Kind, shortPos(l.property.Pos))
+		if l.property.Pos == "" { // deadlock, local-deadlock: properties of states
+			fmt.Fprintf(w, "property: %s\n", l.property.ID)
+		} else {
+			fmt.Fprintf(w, "property: %s (%s %s)\n", l.property.ID, l.property.Kind, shortPos(l.property.Pos))
+		}
 	}
 	switch res.Verdict {
 	case verify.Unsafe:
@@ -353,6 +361,12 @@ func writeText(w io.Writer, l *loaded, ec engineConfig, res *verify.Result, form
 		}
 	case verify.BoundedSafe:
 		if ex := explainBounded(l, res); ex != nil {
+			fmt.Fprintf(w, "why: %s\n", ex.Why)
+			fmt.Fprintf(w, "next: %s\n", ex.Next)
+		}
+	case verify.Unknown:
+		if allCut(res) {
+			ex := explainBounded(l, res)
 			fmt.Fprintf(w, "why: %s\n", ex.Why)
 			fmt.Fprintf(w, "next: %s\n", ex.Next)
 		}
@@ -679,6 +693,11 @@ type jsonResult struct {
 	Stats     map[string]any `json:"stats"`
 	Note      string         `json:"note,omitempty"`
 	Stopped   string         `json:"stopped,omitempty"` // unknown: "time", "memory" or "interrupt"
+	// Symbolic unknown: no execution of at most ReachedSteps steps has a
+	// violation, nor (partial-order encoding) any within the depth whose
+	// threads stay within Unrolling's steps.
+	ReachedSteps int                  `json:"reached_steps,omitempty"`
+	Unrolling    []verify.ThreadSteps `json:"unrolling,omitempty"`
 	// What kbmc merge checks: the run's part and the program and settings it
 	// checked (every part of a sharded run must agree on both).
 	Shard    string   `json:"shard,omitempty"`
@@ -714,7 +733,8 @@ func jsonOf(l *loaded, ec engineConfig, res *verify.Result, opts traceOptions) (
 	j := &jsonResult{File: l.path, Verdict: res.Verdict.String(), Engine: res.Engine,
 		Algo: optional(res.Algo), Solver: optional(res.Solver), POR: optional(res.POR),
 		Stateful: res.Engine == "explicit" && ec.Explicit.Stateful,
-		Bound:    map[string]int{"depth": res.Bound.Depth}, Stats: statValues(res), Property: l.property, Stopped: res.Stopped}
+		Bound:    map[string]int{"depth": res.Bound.Depth}, Stats: statValues(res), Property: l.property, Stopped: res.Stopped,
+		ReachedSteps: res.Reached, Unrolling: res.Unrolling}
 	if res.Verdict == verify.Unknown {
 		j.Note = unknownNote(res)
 	} else {
@@ -747,6 +767,10 @@ func jsonOf(l *loaded, ec engineConfig, res *verify.Result, opts traceOptions) (
 		j.State = finalState(l, r.run.Final())
 	case verify.BoundedSafe:
 		j.Bounded = explainBounded(l, res)
+	case verify.Unknown:
+		if allCut(res) {
+			j.Bounded = explainBounded(l, res)
+		}
 	}
 	return j, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -82,17 +83,22 @@ func runAction(c *cli.Context) error {
 	p := l.prog
 	var moves []ir.Move
 	var viol *ir.Violation
-	var end string
+	var end, changed string
 	if tr != nil {
 		if got := sha256Hex(l.src); got != tr.SHA256 {
-			return &exitError{exitInput, fmt.Errorf("--replay: %s has changed since the trail was written (SHA-256 %.12s…, the trail's %.12s…)", path, got, tr.SHA256)}
-		}
-		if moves, err = tr.moves(l); err != nil {
-			return err
-		}
-		viol, end, err = replayTrail(p, moves, tr)
-		if err != nil {
-			return &exitError{exitInput, fmt.Errorf("--replay: %v", err)}
+			// After a fix: replay the schedule by thread names as far as it
+			// applies, and say where it stops applying.
+			changed = fmt.Sprintf("%s has changed since the trail was written (SHA-256 %.12s…, the trail's %.12s…): its schedule is replayed by thread names",
+				path, got, tr.SHA256)
+			moves, viol, end = replayChanged(p, tr)
+		} else {
+			if moves, err = tr.moves(l); err != nil {
+				return err
+			}
+			viol, end, err = replayTrail(p, moves, tr)
+			if err != nil {
+				return &exitError{exitInput, fmt.Errorf("--replay: %v", err)}
+			}
 		}
 	} else {
 		rng := rand.New(rand.NewPCG(c.Uint64("seed"), 0x6b626d63))
@@ -118,7 +124,7 @@ func runAction(c *cli.Context) error {
 	out := c.App.Writer
 	switch {
 	case asJSON:
-		j := &jsonRun{File: l.path, Engine: "run", Outcome: end, Trace: r.steps, State: finalState(l, r.run.Final())}
+		j := &jsonRun{File: l.path, Engine: "run", Outcome: end, Trace: r.steps, State: finalState(l, r.run.Final()), Changed: changed}
 		if viol != nil {
 			j.Violation = violationJSON(l, viol)
 			if viol.Kind == ir.Deadlock {
@@ -129,6 +135,9 @@ func runAction(c *cli.Context) error {
 			return &exitError{exitInternal, err}
 		}
 	default:
+		if changed != "" {
+			fmt.Fprintf(out, "note: %s\n", changed)
+		}
 		if !c.Bool("quiet") {
 			printSteps(out, r.steps, opts)
 		}
@@ -173,11 +182,70 @@ func replayTrail(p *ir.Program, moves []ir.Move, tr *trail) (*ir.Violation, stri
 	return nil, fmt.Sprintf("the trail's %d steps, replayed", len(moves)), nil
 }
 
+// replayChanged replays a trail on a program that has changed since it was
+// written: step by step, by thread names, as far as the schedule applies. It
+// stops at the first step whose thread the program no longer has, cannot move,
+// or draws other values, and says so in the outcome; otherwise the outcome
+// says whether the trail's violation still occurs.
+func replayChanged(p *ir.Program, tr *trail) ([]ir.Move, *ir.Violation, string) {
+	byName := map[string]int{}
+	for _, th := range p.Threads {
+		byName[th.Name] = th.ID
+	}
+	n := len(tr.Steps)
+	stopped := func(applied int, why string) string {
+		return fmt.Sprintf("the trail's schedule applies to the changed program for %d of its %d steps; step %d does not: %s", applied, n, applied+1, why)
+	}
+	var moves []ir.Move
+	for i, st := range tr.Steps {
+		id, ok := byName[st.Thread]
+		if !ok {
+			run, _ := p.Replay(moves)
+			return moves, run.Violation(), stopped(i, fmt.Sprintf("the program has no thread %s", st.Thread))
+		}
+		moves = append(moves, ir.Move{Thread: id, Choices: st.Nondet})
+		run, err := p.Replay(moves)
+		if err == nil {
+			continue
+		}
+		moves = moves[:i]
+		s := run.Final()
+		switch {
+		case i > 0 && run.Events[i-1].Violation != nil:
+			return moves, run.Events[i-1].Violation, stopped(i, "the step before it fails in the changed program")
+		case p.Status(s, id) == ir.Terminated:
+			return moves, nil, stopped(i, fmt.Sprintf("thread %s has terminated", st.Thread))
+		case p.Status(s, id) != ir.Enabled:
+			return moves, nil, stopped(i, fmt.Sprintf("thread %s cannot move: it waits for %s", st.Thread, p.WaitsFor(s, id)))
+		}
+		return moves, nil, stopped(i, strings.TrimPrefix(err.Error(), fmt.Sprintf("step %d: ", i+1)))
+	}
+	run, _ := p.Replay(moves)
+	kind := ir.NoViolation
+	if tr.Violation != nil {
+		kind, _ = ir.ParseViolationKind(tr.Violation.Kind)
+	}
+	v := run.Violation()
+	if v == nil && kind == ir.Deadlock {
+		v = p.Deadlock(run.Final())
+	}
+	switch {
+	case v == nil && kind == ir.LocalDeadlock:
+		return moves, nil, fmt.Sprintf("the trail's %d steps, replayed on the changed program (whether a process can never move again after them, kbmc check --local-deadlock decides)", n)
+	case v != nil && v.Kind == kind:
+		return moves, v, fmt.Sprintf("the trail's %d steps, replayed on the changed program: the trail's violation still occurs", n)
+	case v != nil:
+		return moves, v, fmt.Sprintf("the trail's %d steps, replayed on the changed program: another violation occurs", n)
+	}
+	return moves, nil, fmt.Sprintf("the trail's %d steps, replayed on the changed program: no violation (the trail's %s no longer occurs on this schedule)", n, kind)
+}
+
 // jsonRun is kbmc run's --json object: the execution and how it ended.
 type jsonRun struct {
 	File      string         `json:"file"`
 	Engine    string         `json:"engine"`
 	Outcome   string         `json:"outcome"`
+	Changed   string         `json:"changed,omitempty"` // --replay on a changed program: says so
 	Violation *jsonViolation `json:"violation,omitempty"`
 	Trace     []traceStep    `json:"trace"`
 	Waiting   []waitInfo     `json:"waiting,omitempty"`

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"kbmc/lang"
 	"kbmc/verify"
 )
 
@@ -103,13 +104,73 @@ func TestDefaultEngine(t *testing.T) {
 }
 
 // Without a cycle, the explanation says how many executions were cut and
-// suggests a larger depth.
+// suggests a larger depth; when the bound cut every execution, it says so
+// plainly, with the depth used.
 func TestBoundedWithoutCycle(t *testing.T) {
-	p := writeProgram(t, "shared int x;\nthread c { for (int i = 0; i < 10; i++) { x++; } }\n")
-	_, out, _ := kbmc(t, "check", "--depth", "10", p)
-	for _, want := range []string{"bounded-safe", "some executions are longer than the bound", "executions were cut at depth 10", "next: try --depth 20"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
+	tests := []struct {
+		name, src string
+		want      []string
+		allCut    bool
+	}{
+		{"some cut", "shared int x;\nthread c { int k = nondet(0, 1); for (int i = 0; i < 10 * k; i++) { x++; } }\n",
+			[]string{"bounded-safe", "some executions are longer than the bound", "1 executions were cut at depth 10", "next: try --depth 20"}, false},
+		{"all cut", "shared int x;\nthread c { for (int i = 0; i < 10; i++) { x++; } }\n",
+			[]string{"bounded-safe", "why: every execution explored was cut by the depth bound: none ended within 10 steps",
+				"next: raise --depth: it is 10, which no execution fits in; try --depth 20"}, true},
+	}
+	for _, tc := range tests {
+		p := writeProgram(t, tc.src)
+		for _, args := range [][]string{{"check", "--depth", "10", p}, {"check", "--algo", "dfs", "--depth", "10", p}} {
+			_, out, _ := kbmc(t, args...)
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("%s %v: output lacks %q:\n%s", tc.name, args, want, out)
+				}
+			}
+			_, out, _ = kbmc(t, append([]string{"check", "--json"}, args[1:]...)...)
+			var j jsonResult
+			if err := json.Unmarshal([]byte(out), &j); err != nil || j.Bounded == nil || j.Bounded.AllCut != tc.allCut {
+				t.Errorf("%s %v --json: want all_cut %v (%v)\n%s", tc.name, args, tc.allCut, err, out)
+			}
+		}
+	}
+}
+
+// An unknown verdict (a time limit, Ctrl-C) whose explored executions were
+// all cut by the bound says so and suggests a larger depth, in the note, the
+// text and the JSON; one that also saw executions end does not.
+func TestUnknownEveryExecutionCut(t *testing.T) {
+	l, err := load(writeProgram(t, "shared int x;\nthread c { x = 1; }\n"), sourceConfig{Config: lang.Config{Width: 32}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		stats  verify.Stats
+		allCut bool
+	}{
+		{verify.Stats{Executions: 16857118, Cut: 16857118}, true},
+		{verify.Stats{Executions: 12, Cut: 11, Complete: 1, Longest: 40}, false},
+		{verify.Stats{Executions: 5, Failed: 0, AssumeBlocked: 5}, false},
+	}
+	for _, tc := range tests {
+		res := &verify.Result{Verdict: verify.Unknown, Engine: "explicit", Algo: "dfs", Note: "stopped: time limit 2m0s",
+			Stopped: "time", Stats: tc.stats, Bound: verify.Bound{Depth: 100, Preemptions: -1, Fair: -1}}
+		var buf bytes.Buffer
+		if err := writeText(&buf, l, engineConfig{Engine: "explicit"}, res, "text", traceOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		text := buf.String()
+		says := strings.Contains(text, "every one of them cut by the depth bound (100 steps): raise --depth") &&
+			strings.Contains(text, "next: raise --depth: it is 100, which no execution fits in; try --depth 200")
+		if says != tc.allCut {
+			t.Errorf("%+v: says every execution was cut: %v, want %v\n%s", tc.stats, says, tc.allCut, text)
+		}
+		j, err := jsonOf(l, engineConfig{Engine: "explicit"}, res, traceOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := j.Bounded != nil && j.Bounded.AllCut; got != tc.allCut || strings.Contains(j.Note, "raise --depth") != tc.allCut {
+			t.Errorf("%+v: JSON all_cut %v, note %q; want %v", tc.stats, got, j.Note, tc.allCut)
 		}
 	}
 }
@@ -163,8 +224,7 @@ func TestJSONOutputs(t *testing.T) {
 	}
 }
 
-// check --trail writes a documented JSON witness; run --replay re-executes it,
-// and refuses a program that changed.
+// check --trail writes a documented JSON witness; run --replay re-executes it.
 func TestTrailReplay(t *testing.T) {
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "w.kb")
@@ -199,12 +259,52 @@ func TestTrailReplay(t *testing.T) {
 	if code != 10 || !strings.Contains(out, "no overdraft") || !strings.Contains(out, "reproduced") {
 		t.Errorf("replay: exit %d\n%s%s", code, out, errs)
 	}
-	if err := os.WriteFile(prog, []byte(src+"// changed\n"), 0o644); err != nil {
+}
+
+// run --replay on a program changed after the trail was written replays the
+// schedule by thread names: it says whether the violation still occurs, or
+// at which step the schedule stops applying, and why.
+func TestTrailReplayChanged(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "r.kb")
+	src := "shared int x;\nthread w[2] { int t = x; x = t + 1; }\nthread m { join(w); assert(x == 2, \"lost update\"); }\n"
+	if err := os.WriteFile(prog, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errs = kbmc(t, "run", "--replay", trailPath, prog)
-	if code != 2 || !strings.Contains(errs, "has changed since the trail was written") {
-		t.Errorf("changed program: exit %d %s", code, errs)
+	trailPath := filepath.Join(dir, "r.trail.json")
+	if code, out, errs := kbmc(t, "check", "--algo", "dfs", "--workers", "1", "--trail", trailPath, prog); code != 10 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	tests := []struct {
+		name, src string
+		code      int
+		outcome   string
+	}{
+		{"comment added", src + "// changed\n", 10, "the trail's 6 steps, replayed on the changed program: the trail's violation still occurs"},
+		{"fixed with a mutex", "shared int x;\nmutex l;\nthread w[2] { lock(l); int t = x; x = t + 1; unlock(l); }\n" +
+			"thread m { join(w); assert(x == 2, \"lost update\"); }\n", 0,
+			"applies to the changed program for 1 of its 6 steps; step 2 does not: thread w[1] cannot move: it waits for mutex l, held by w[0]"},
+		{"fixed with atomic", "shared int x;\nthread w[2] { atomic { int t = x; x = t + 1; } }\nthread m { join(w); assert(x == 2, \"lost update\"); }\n", 0,
+			"for 2 of its 6 steps; step 3 does not: thread w[0] has terminated"},
+		{"thread renamed", "shared int x;\nthread v[2] { int t = x; x = t + 1; }\nthread m { join(v); assert(x == 2, \"lost update\"); }\n", 0,
+			"for 0 of its 6 steps; step 1 does not: the program has no thread w[0]"},
+		{"assertion changed", "shared int x;\nthread w[2] { int t = x; x = t + 1; }\nthread m { join(w); assert(x >= 1); }\n", 0,
+			"replayed on the changed program: no violation (the trail's assertion no longer occurs on this schedule)"},
+	}
+	for _, tc := range tests {
+		if err := os.WriteFile(prog, []byte(tc.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := kbmc(t, "run", "--replay", trailPath)
+		if code != tc.code || !strings.Contains(out, "has changed since the trail was written") || !strings.Contains(out, "outcome: ") ||
+			!strings.Contains(out, tc.outcome) {
+			t.Errorf("%s: exit %d, want %d and %q\n%s%s", tc.name, code, tc.code, tc.outcome, out, errs)
+		}
+		code, out, _ = kbmc(t, "run", "--json", "--replay", trailPath)
+		var j jsonRun
+		if err := json.Unmarshal([]byte(out), &j); err != nil || code != tc.code || j.Changed == "" || !strings.Contains(j.Outcome, tc.outcome) {
+			t.Errorf("%s --json: exit %d (%v)\n%s", tc.name, code, err, out)
+		}
 	}
 }
 
@@ -346,10 +446,19 @@ func TestMain(m *testing.M) {
 }
 
 // Ctrl-C (SIGINT) ends a run like --timeout: verdict unknown, the statistics,
-// --json still printed, exit 5.
+// --json still printed, exit 5. SIGTERM (timeout(1)) does the same.
 func TestInterrupt(t *testing.T) {
 	spin := writeProgram(t, "shared int f;\nthread s[4] { while (f == 0) { yield; } }\n")
-	for _, args := range []string{"check --json --algo dfs " + spin, "check --algo dfs " + spin} {
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		args string
+	}{
+		{syscall.SIGINT, "check --json --algo dfs " + spin},
+		{syscall.SIGINT, "check --algo dfs " + spin},
+		{syscall.SIGTERM, "check --json --algo dfs " + spin},
+		{syscall.SIGTERM, "check --algo dfs " + spin},
+	} {
+		args := tc.args
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), "KBMC_TEST_MAIN=1", "KBMC_TEST_ARGS="+args)
 		var out, errb bytes.Buffer
@@ -358,7 +467,7 @@ func TestInterrupt(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(500 * time.Millisecond)
-		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		if err := cmd.Process.Signal(tc.sig); err != nil {
 			t.Fatal(err)
 		}
 		err := cmd.Wait()
@@ -367,16 +476,140 @@ func TestInterrupt(t *testing.T) {
 			code = ee.ExitCode()
 		}
 		if code != exitUnknown {
-			t.Errorf("%s: exit %d, want 5\n%s%s", args, code, out.String(), errb.String())
+			t.Errorf("%v %s: exit %d, want 5\n%s%s", tc.sig, args, code, out.String(), errb.String())
 		}
 		if strings.Contains(args, "--json") {
 			var j jsonResult
 			if err := json.Unmarshal(out.Bytes(), &j); err != nil || j.Verdict != "unknown" || !strings.Contains(j.Note, "interrupted") ||
 				j.Stats["executions"] == nil {
-				t.Errorf("--json after Ctrl-C (%v): %s", err, out.String())
+				t.Errorf("%v --json (%v): %s", tc.sig, err, out.String())
 			}
 		} else if !strings.Contains(out.String(), "unknown: stopped: interrupted") || !strings.Contains(out.String(), "stats: executions") {
-			t.Errorf("text after Ctrl-C: %s", out.String())
+			t.Errorf("%v text: %s", tc.sig, out.String())
+		}
+	}
+}
+
+// Every violation kind a run reports is a property --show-properties lists, at
+// the position the violation is reported at, and --property selects it: for
+// each program, the unselected run's violation is found in the list, and
+// selecting its id reports the same violation.
+func TestPropertyListsEveryViolation(t *testing.T) {
+	tests := []struct {
+		name, src, ext string
+		args           []string
+		kind           string
+	}{
+		{"assertion", "shared int x;\nthread a { x = 1; assert(x == 2); }\n", ".kb", nil, "assertion"},
+		{"array index", "shared int a[2];\nthread t { int i = 2; int y = a[i]; }\n", ".kb", nil, "bounds"},
+		{"array store", "shared int a[2];\nthread t { int i = -1; a[i] = 1; }\n", ".kb", nil, "bounds"},
+		{"len of a channel", "chan (int) c[2] capacity 1;\nthread t { int v = -1; if (len(c[v]) < 1) { v = 0; } }\n", ".kb", nil, "bounds"},
+		{"send to a channel", "chan (int) c[2] capacity 1;\nthread t { int v = 2; send(c[v], 1); }\n", ".kb", nil, "bounds"},
+		{"recv from a channel", "chan (int) c[2] capacity 1;\nthread t { int v = 2; int x; recv(c[v], x); }\n", ".kb", nil, "bounds"},
+		{"mutex index", "mutex m[2];\nthread t { int i = 3; lock(m[i]); }\n", ".kb", nil, "bounds"},
+		{"join index", "thread w[2] { }\nthread t { int i = 2; join(w[i]); }\n", ".kb", nil, "bounds"},
+		{"division", "shared int z;\nthread t { int y = 1 / z; }\n", ".kb", nil, "division-by-zero"},
+		{"shift", "shared int z = 40;\nthread t { int y = 1 << z; }\n", ".kb", nil, "shift"},
+		{"relock", "mutex m;\nthread t { lock(m); lock(m); }\n", ".kb", nil, "relock"},
+		{"bad unlock", "mutex m;\nthread t { unlock(m); }\n", ".kb", nil, "bad-unlock"},
+		{"deadlock", "shared int x;\nthread t { await(x == 1); }\n", ".kb", nil, "deadlock"},
+		{"local deadlock", "chan (int) c capacity 1;\nprocess client { thread t { int x; recv(c, x); } }\n" +
+			"process server { shared int n; thread t { while (true) { n = 1 - n; } } }\n", ".kb", []string{"--local-deadlock"}, "local-deadlock"},
+		{"reach error", "extern void reach_error(void);\nint main(void) { reach_error(); return 0; }\n", ".c", nil, "reach-error"},
+		{"null dereference", "int main(void) { int *p = 0; return *p; }\n", ".c", nil, "invalid-deref"},
+		{"double free", "#include <stdlib.h>\nint main(void) { int *p = malloc(sizeof(int)); free(p); free(p); return 0; }\n", ".c", nil, "invalid-free"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "p"+tc.ext)
+			if err := os.WriteFile(path, []byte(tc.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := append(append([]string{"check", "--json"}, tc.args...), path)
+			code, out, errs := kbmc(t, args...)
+			var j jsonResult
+			if err := json.Unmarshal([]byte(out), &j); err != nil || code != exitUnsafe || j.Violation == nil || j.Violation.Kind != tc.kind {
+				t.Fatalf("exit %d, want an unsafe %s (%v)\n%s%s", code, tc.kind, err, out, errs)
+			}
+			code, out, errs = kbmc(t, append(append([]string{"check", "--show-properties", "--json"}, tc.args...), path)...)
+			var list struct {
+				Properties []property `json:"properties"`
+			}
+			if err := json.Unmarshal([]byte(out), &list); err != nil || code != 0 {
+				t.Fatalf("--show-properties: exit %d (%v)\n%s%s", code, err, out, errs)
+			}
+			id := ""
+			for _, p := range list.Properties {
+				if p.Kind != tc.kind {
+					continue
+				}
+				// A state's property has no position; a node's is where
+				// the violation is reported, up to the column.
+				if p.Pos == "" || strings.HasPrefix(j.Violation.Pos, p.Pos+":") || j.Violation.Pos == p.Pos {
+					id = p.ID
+				}
+			}
+			if id == "" {
+				t.Fatalf("--show-properties lists no %s at %s:\n%s", tc.kind, j.Violation.Pos, out)
+			}
+			code, out, errs = kbmc(t, append(append([]string{"check", "--json", "--property", id}, tc.args...), path)...)
+			var sel jsonResult
+			if err := json.Unmarshal([]byte(out), &sel); err != nil || code != exitUnsafe || sel.Violation == nil ||
+				sel.Violation.Kind != tc.kind || sel.Violation.Pos != j.Violation.Pos {
+				t.Errorf("--property %s: exit %d, want the same %s at %s (%v)\n%s%s", id, code, tc.kind, j.Violation.Pos, err, out, errs)
+			}
+		})
+	}
+}
+
+// With a property selected, only it is checked: --local-deadlock beside
+// another property does not report local deadlocks; --property local-deadlock
+// does, and needs --local-deadlock.
+func TestPropertyExcludesLocalDeadlock(t *testing.T) {
+	p := writeProgram(t, "chan (int) c capacity 1;\nprocess client { thread t { int x; recv(c, x); } }\n"+
+		"process server { shared int n; thread t { while (true) { n = 1 - n; assert(n <= 1); } } }\n")
+	tests := []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"--local-deadlock"}, exitUnsafe, "unsafe: local-deadlock"},
+		{[]string{"--property", "assertion.1", "--local-deadlock"}, exitOK, "bounded-safe"},
+		{[]string{"--property", "local-deadlock", "--local-deadlock"}, exitUnsafe, "unsafe: local-deadlock"},
+		{[]string{"--property", "local-deadlock"}, exitUsage, "only with --local-deadlock"},
+		{[]string{"--property", "deadlock", "--local-deadlock"}, exitOK, "bounded-safe"},
+	}
+	for _, tc := range tests {
+		code, out, errs := kbmc(t, append(append([]string{"check"}, tc.args...), p)...)
+		if code != tc.code || !strings.Contains(out+errs, tc.out) {
+			t.Errorf("%v: exit %d, want %d and %q\n%s%s", tc.args, code, tc.code, tc.out, out, errs)
+		}
+	}
+}
+
+// A stopped symbolic run reports in JSON the steps it covered and, for the
+// partial-order encoding, each thread's unrolling: new fields beside the
+// note and stats.depth, which keep their meaning.
+func TestSymbolicUnknownReachedSteps(t *testing.T) {
+	l, err := load(writeProgram(t, "shared int x;\nthread c { x = 1; }\n"), sourceConfig{Config: lang.Config{Width: 32}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := verify.Outcome{Stopped: verify.ErrInterrupted, Reached: 4, Unrolling: []verify.ThreadSteps{{Thread: "c", Steps: 6}}}
+	res := o.Decide()
+	res.Engine, res.Algo, res.Solver = "symbolic", "partial-order", "gini"
+	res.Stats.Depth = 10
+	res.StatKeys = []string{"depth"}
+	res.Bound = verify.Bound{Depth: 100, Preemptions: -1, Fair: -1}
+	j, err := jsonOf(l, engineConfig{Engine: "symbolic"}, res, traceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(j)
+	for _, want := range []string{`"reached_steps":4`, `"unrolling":[{"thread":"c","steps":6}]`, `"depth":10`,
+		`no violation in executions of up to 4 steps, nor in any within the depth bound in which each thread takes at most the steps of its unrolling (c 6)`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("JSON lacks %s:\n%s", want, out)
 		}
 	}
 }
