@@ -16,7 +16,10 @@ import (
 //
 // States are packed (packedState) into large shared blocks and records into
 // fixed-size chunks, so that storing a state is one copy without an allocation of
-// its own, and a record stays where it is while the store grows.
+// its own, and a record stays where it is while the store grows. A record names
+// its state by block and offset (stateRef), not by a slice: a stored state costs
+// its packed bytes, its record and its share of the index, and nothing in the
+// store holds a pointer per state for the garbage collector to follow.
 type visitedStore[E any] struct {
 	index   []visitSlot // a slot's ref is its record's number plus one
 	records recordChunks[visit[E]]
@@ -35,7 +38,7 @@ const (
 
 // visit is what a bounded stateful search remembers of a state.
 type visit[E any] struct {
-	state  packedState
+	state  stateRef
 	budget int32 // the largest remaining depth it was explored with; -1: not yet
 	height int32 // the longest execution found from it then (budget+1: some went past the bound)
 	active int32 // explorations of it under way on the search stack: reaching it again closes a cycle
@@ -128,7 +131,9 @@ func (v *visitedStore[E]) visit(s ir.State) (e *visit[E], fresh bool) {
 // find returns the record of s, whose hash is h, or nil and the empty slot of
 // the index where it would go.
 func (v *visitedStore[E]) find(s ir.State, h uint64) (*visit[E], uint64) {
-	ref, slot := probe(v.index, h, func(ref uint64) bool { return v.at(int32(ref - 1)).state.equal(s) })
+	ref, slot := probe(v.index, h, func(ref uint64) bool {
+		return v.blocks.packed(v.at(int32(ref - 1)).state).equal(s)
+	})
 	if ref == 0 {
 		return nil, slot
 	}
@@ -205,53 +210,103 @@ func grownIndex(old []visitSlot) []visitSlot {
 }
 
 // stateBlocks holds stored states, packed into large shared blocks, so that
-// storing a state is one copy without an allocation of its own.
+// storing a state is one copy without an allocation of its own. Only the owner
+// packs; others (sharedVisited) read the states it has published, through the
+// directory of blocks, which is replaced atomically when a block is added
+// (append writes only past what readers of the old one see).
 type stateBlocks struct {
-	block []byte // the block states are being packed into
+	dir  atomic.Pointer[[][]byte] // every block, at its full length
+	used int                      // bytes written into the last block
 }
 
-// pack packs s into the current block and returns the packed copy.
-func (b *stateBlocks) pack(s ir.State) packedState {
+// stateRef names a packed state in a stateBlocks: its block and its offset
+// there. Two uint32s, not a slice: 8 bytes per record instead of 24, and no
+// pointer.
+type stateRef struct{ block, at uint32 }
+
+// pack packs s into the current block and returns where.
+func (b *stateBlocks) pack(s ir.State) stateRef {
 	w := cellWidth(s)
-	n := 1 + w*len(s)
-	if n > cap(b.block)-len(b.block) {
-		// Blocks double up to maxStateBlock, so that small searches stay small.
-		b.block = make([]byte, 0, max(min(2*cap(b.block), maxStateBlock), 4*n))
+	head := uint64(len(s))<<2 | uint64(bits.TrailingZeros(uint(w)))
+	n := uvarintLen(head) + w*len(s)
+	var d [][]byte
+	if p := b.dir.Load(); p != nil {
+		d = *p
 	}
-	at := len(b.block)
-	b.block = append(b.block, byte(w))
+	if len(d) == 0 || n > len(d[len(d)-1])-b.used {
+		d = b.grow(n)
+	}
+	blk := d[len(d)-1]
+	at := b.used
+	c := blk[at+binary.PutUvarint(blk[at:], head):]
 	switch w {
 	case 1:
-		for _, v := range s {
-			b.block = append(b.block, byte(v))
+		for i, v := range s {
+			c[i] = byte(v)
 		}
 	case 2:
-		for _, v := range s {
-			b.block = binary.LittleEndian.AppendUint16(b.block, uint16(v))
+		for i, v := range s {
+			binary.LittleEndian.PutUint16(c[2*i:], uint16(v))
 		}
 	case 4:
-		for _, v := range s {
-			b.block = binary.LittleEndian.AppendUint32(b.block, uint32(v))
+		for i, v := range s {
+			binary.LittleEndian.PutUint32(c[4*i:], uint32(v))
 		}
 	default:
-		for _, v := range s {
-			b.block = binary.LittleEndian.AppendUint64(b.block, uint64(v))
+		for i, v := range s {
+			binary.LittleEndian.PutUint64(c[8*i:], uint64(v))
 		}
 	}
-	return packedState(b.block[at : at+n : at+n])
+	b.used += n
+	return stateRef{block: uint32(len(d) - 1), at: uint32(at)}
 }
 
-// drop takes p, packed last, back out of the current block; a p that is not
-// there stays where it is.
-func (b *stateBlocks) drop(p packedState) {
-	if n := len(b.block) - len(p); n >= 0 && &b.block[n] == &p[0] {
-		b.block = b.block[:n]
+// grow adds a block with room for n bytes at least and returns the directory.
+func (b *stateBlocks) grow(n int) [][]byte {
+	var d [][]byte
+	size := 0
+	if p := b.dir.Load(); p != nil {
+		d = *p
+		size = len(d[len(d)-1])
+	}
+	// Blocks double up to maxStateBlock, so that small searches stay small.
+	d = append(d, make([]byte, max(min(2*size, maxStateBlock), 4*n)))
+	b.dir.Store(&d)
+	b.used = 0
+	return d
+}
+
+// packed returns the packed state r names (running on to the end of its block).
+func (b *stateBlocks) packed(r stateRef) packedState {
+	return packedState((*b.dir.Load())[r.block][r.at:])
+}
+
+// drop takes the state r names, packed last, back out of the current block.
+func (b *stateBlocks) drop(r stateRef) {
+	if d := *b.dir.Load(); int(r.block) == len(d)-1 {
+		b.used = int(r.at)
 	}
 }
 
-// packedState is a state as the visited stores keep it: a byte giving a width,
-// 1, 2, 4 or 8, then every cell in that many bytes (little-endian, two's
-// complement), the least width that holds every cell of the state. Most cells
+// bytes is the size of the blocks.
+func (b *stateBlocks) bytes() int {
+	n := 0
+	if p := b.dir.Load(); p != nil {
+		for _, blk := range *p {
+			n += len(blk)
+		}
+	}
+	return n
+}
+
+func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
+
+// packedState is a state as the visited stores keep it: a header, the number of
+// cells times 4 plus the log of a width, 1, 2, 4 or 8, as a uvarint (one byte
+// up to 31 cells, two up to 4095), then every cell in that many bytes
+// (little-endian, two's complement), the least width that holds every cell of
+// the state. A packedState may run on past its state (packed returns the rest
+// of the block); the header says where it ends. Most cells
 // are small — program counters, flags, counters, array entries still zero — so
 // most states take an eighth of their size in memory. A stateful search is bound
 // by memory: on indexer N = 6 (1.8 million states of 152 cells) copying states
@@ -276,15 +331,21 @@ func cellWidth(s ir.State) int {
 	return 8
 }
 
+// header returns the number of cells and the width of p, and its cells.
+func (p packedState) header() (n, w int, c []byte) {
+	head, k := binary.Uvarint(p)
+	n, w = int(head>>2), 1<<(head&3)
+	return n, w, p[k : k+n*w]
+}
+
 // equal reports whether p is the packing of s.
 func (p packedState) equal(s ir.State) bool {
-	if len(p) == 0 || len(p) != 1+int(p[0])*len(s) {
+	n, w, c := p.header()
+	if n != len(s) {
 		return false
 	}
-	c := p[1:]
-	switch p[0] {
+	switch w {
 	case 1:
-		c = c[:len(s)]
 		for i, v := range s {
 			if int64(int8(c[i])) != v {
 				return false
@@ -314,10 +375,9 @@ func (p packedState) equal(s ir.State) bool {
 
 // unpack returns the state p is the packing of, in dst if it has room.
 func (p packedState) unpack(dst ir.State) ir.State {
-	w := int(p[0])
-	c := p[1:]
+	n, w, c := p.header()
 	s := dst[:0]
-	if n := len(c) / w; cap(s) >= n {
+	if cap(s) >= n {
 		s = s[:n]
 	} else {
 		s = make(ir.State, n)
@@ -408,7 +468,7 @@ type sharedVisit[E any] struct {
 	// own is what the algorithm keeps besides (first: a zero-size last field
 	// would be padded).
 	own   E
-	state packedState
+	state stateRef
 	// done is the completed exploration with the largest budget: budget<<32 |
 	// height (see visit); budget -1 until one completes.
 	done atomic.Uint64
@@ -476,7 +536,10 @@ func (v *sharedVisited[E]) lookup(s ir.State) *sharedVisit[E] {
 // find returns the record of s, whose hash is h, in slots; or nil and the
 // empty slot where s would go.
 func (v *sharedVisited[E]) find(slots []visitSlot, h uint64, s ir.State) (*sharedVisit[E], uint64) {
-	ref, i := probe(slots, h, func(ref uint64) bool { return v.record(visitRef(ref)).state.equal(s) })
+	ref, i := probe(slots, h, func(ref uint64) bool {
+		r := visitRef(ref)
+		return v.owners[r>>32].blocks.packed(v.record(r).state).equal(s)
+	})
 	if ref == 0 {
 		return nil, i
 	}
@@ -488,7 +551,7 @@ func (v *sharedVisited[E]) each(f func(ir.State)) {
 	for i := range v.owners {
 		o := &v.owners[i]
 		for j := range o.n {
-			f(o.records.at(j).state.unpack(nil))
+			f(o.blocks.packed(o.records.at(j).state).unpack(nil))
 		}
 	}
 }

@@ -51,8 +51,8 @@ func TestSharedVisitedConcurrent(t *testing.T) {
 						if isNew {
 							fresh[i].Add(1)
 						}
-						if !e.state.equal(s) {
-							t.Errorf("state %d: the record holds %v", i, e.state)
+						if v.lookup(s) != e { // lookup compares the stored state with s
+							t.Errorf("state %d: its record is not found again", i)
 							return
 						}
 						recs[g][i] = e
@@ -146,27 +146,43 @@ func TestSharedVisitedAllocs(t *testing.T) {
 }
 
 // A packed state is equal to the state it packs and to no other, unpacks to it,
-// and takes the least width; the cases sit on each width's edges.
+// and takes the least width and its header's bytes; the cases sit on each
+// width's edges and on the header's. The states are packed one after another
+// into one stateBlocks, so that each is read back among its neighbours.
 func TestPackedState(t *testing.T) {
-	for _, tc := range []struct {
-		state ir.State
-		width int
+	long := make(ir.State, 40) // 160 + 0: a header of two bytes
+	for i := range long {
+		long[i] = int64(i)
+	}
+	cases := []struct {
+		state       ir.State
+		width, head int
 	}{
-		{ir.State{}, 1},
-		{ir.State{0, 1, 127, -128, -1}, 1},
-		{ir.State{0, 128}, 2},
-		{ir.State{-129, 5}, 2},
-		{ir.State{32767, -32768}, 2},
-		{ir.State{32768}, 4},
-		{ir.State{-32769, 0}, 4},
-		{ir.State{math.MaxInt32, math.MinInt32}, 4},
-		{ir.State{math.MaxInt32 + 1}, 8},
-		{ir.State{math.MinInt64, math.MaxInt64, 0}, 8},
-	} {
-		var b stateBlocks
-		p := b.pack(tc.state)
-		if got := int(p[0]); got != tc.width || len(p) != 1+tc.width*len(tc.state) {
-			t.Errorf("%v: width %d, %d bytes; want width %d", tc.state, got, len(p), tc.width)
+		{ir.State{}, 1, 1},
+		{ir.State{0, 1, 127, -128, -1}, 1, 1},
+		{ir.State{0, 128}, 2, 1},
+		{ir.State{-129, 5}, 2, 1},
+		{ir.State{32767, -32768}, 2, 1},
+		{ir.State{32768}, 4, 1},
+		{ir.State{-32769, 0}, 4, 1},
+		{ir.State{math.MaxInt32, math.MinInt32}, 4, 1},
+		{ir.State{math.MaxInt32 + 1}, 8, 1},
+		{ir.State{math.MinInt64, math.MaxInt64, 0}, 8, 1},
+		{long, 1, 2},
+	}
+	var b stateBlocks
+	refs := make([]stateRef, len(cases))
+	for i, tc := range cases {
+		refs[i] = b.pack(tc.state)
+	}
+	for i, tc := range cases {
+		p := b.packed(refs[i])
+		n, w, c := p.header()
+		if n != len(tc.state) || w != tc.width || len(c) != tc.width*len(tc.state) {
+			t.Errorf("%v: %d cells of width %d; want width %d", tc.state, n, w, tc.width)
+		}
+		if i+1 < len(refs) && refs[i+1].block == refs[i].block && int(refs[i+1].at-refs[i].at) != tc.head+len(c) {
+			t.Errorf("%v: %d bytes, want %d", tc.state, refs[i+1].at-refs[i].at, tc.head+len(c))
 		}
 		if !p.equal(tc.state) {
 			t.Errorf("%v: not equal to its packing", tc.state)
@@ -190,5 +206,31 @@ func TestPackedState(t *testing.T) {
 		if len(tc.state) > 0 && p.equal(tc.state[1:]) {
 			t.Errorf("%v: equal to itself without its first cell", tc.state)
 		}
+	}
+}
+
+// Blocks grow as states are packed, and every state stays where it was packed;
+// a state dropped right after it was packed makes room for the next.
+func TestStateBlocksGrow(t *testing.T) {
+	var b stateBlocks
+	state := func(i int) ir.State { return ir.State{int64(i), int64(i * 1000), -int64(i)} }
+	const n = 100000
+	refs := make([]stateRef, n)
+	for i := range n {
+		refs[i] = b.pack(state(i))
+		if i%7 == 3 { // dropped and packed again at the same place
+			b.drop(refs[i])
+			if again := b.pack(state(i)); again != refs[i] {
+				t.Fatalf("state %d: packed at %v after a drop, first at %v", i, again, refs[i])
+			}
+		}
+	}
+	for i := range n {
+		if got := b.packed(refs[i]).unpack(nil); !got.Equal(state(i)) {
+			t.Fatalf("state %d: reads back as %v", i, got)
+		}
+	}
+	if d := *b.dir.Load(); len(d) < 2 {
+		t.Errorf("%d blocks for %d states: the test does not reach a second block", len(d), n)
 	}
 }
