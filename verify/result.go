@@ -127,6 +127,10 @@ type Result struct {
 	POR       string   // symbolic partial-order reduction
 	Note      string   // why the verdict is Unknown or bounded, for people
 	Stopped   string   // for Unknown: the limit that stopped the run ("time", "memory", "interrupt"; see StopReason), or ""
+	// Incomplete, for Unknown: the lossy visited set ("hash-compact",
+	// "bitstate") that may have made the search skip part of the state space,
+	// or "" (verify.Outcome).
+	Incomplete string
 	// A parallel or sharded explicit run: its workers, its part ("2/8"), and the
 	// subtrees it explored.
 	Workers  int
