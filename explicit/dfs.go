@@ -51,7 +51,7 @@ func (s *dfsSearch) explore(*task) {
 	x := s.x
 	s.states[0] = x.initial()
 	if s.stateful && s.shared == nil {
-		s.visited = newVisitedStore[int32]()
+		s.visited = newVisitedStore[int32](x.opts.storeMode())
 	}
 	if s.localDeadlock {
 		s.graph = &stateGraph{}

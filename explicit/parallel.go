@@ -103,6 +103,10 @@ type task struct {
 func (x *executor) drive(e engine) (*verify.Result, error) {
 	o := x.opts
 	sh := &sharing{workers: max(o.Workers, 1), shard: o.Shard}
+	if o.lossy() != "" {
+		// A lossy visited set is one search's (visitedStore), not shared.
+		sh.workers = 1
+	}
 	if o.Shard.Count <= 1 {
 		sh.shard = Shard{}
 	}

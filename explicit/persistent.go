@@ -423,8 +423,11 @@ func (a *setArena) add() setsRef {
 	return setsRef(a.n)
 }
 
-// at returns the sets r names.
+// at returns the sets r names; none (empty sets) for 0.
 func (a *setArena) at(r setsRef) persistentRecord {
+	if r == 0 {
+		return persistentRecord{}
+	}
 	i := int(r - 1)
 	c := (*a.dir.Load())[i/setChunk]
 	at := i % setChunk * 2 * a.words
@@ -433,7 +436,7 @@ func (a *setArena) at(r setsRef) persistentRecord {
 
 func (s *persistentSearch) newTable() *visitedStore[setsRef] {
 	s.sets = newSetArena(s.n)
-	return newVisitedStore[setsRef]()
+	return newVisitedStore[setsRef](s.x.opts.storeMode())
 }
 
 // store returns the record of cur in H, storing cur first if it is new (fresh;
@@ -442,7 +445,10 @@ func (s *persistentSearch) newTable() *visitedStore[setsRef] {
 func (s *persistentSearch) store(cur ir.State) (e *visit[setsRef], fresh bool) {
 	if e, fresh = s.table.visit(cur); fresh {
 		s.x.stats.States++
-		if !s.phase1 { // the exhaustive phase keeps no sets
+		// The exhaustive phase keeps no sets. A bitstate store's new states
+		// share one record, whose sets nothing reads once its visit has
+		// chosen them (see visitedStore), so they are added once.
+		if !s.phase1 && e.own == 0 {
 			e.own = s.sets.add()
 		}
 	}

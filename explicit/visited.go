@@ -2,6 +2,7 @@ package explicit
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"sync"
 	"sync/atomic"
@@ -20,11 +21,51 @@ import (
 // its state by block and offset (stateRef), not by a slice: a stored state costs
 // its packed bytes, its record and its share of the index, and nothing in the
 // store holds a pointer per state for the garbage collector to follow.
+//
+// A lossy store (storeMode) keeps less: with hash compaction a state's record
+// and its 64-bit hash in the index, no state, so that two states with one hash
+// are one; with a bit array (bitstate), only the bits that a state's hashes
+// set, and no record.
 type visitedStore[E any] struct {
 	index   []visitSlot // a slot's ref is its record's number plus one
 	records recordChunks[visit[E]]
 	blocks  stateBlocks
 	n       int
+	mode    storeMode
+	// bitstate: the bit array (allocated on first use), and the records
+	// visit returns, which nothing keeps: scratch for a new state (every new
+	// state's, so an algorithm finds nothing there it wrote for another one,
+	// but what it keeps in own), seen for one seen before (explored with any
+	// budget, on no search's path).
+	bits          []uint64
+	scratch, seen visit[E]
+}
+
+// storeMode is how a visitedStore tells states apart: exactly (the zero
+// value), by their 64-bit hash (hash compaction), or by the bits their hashes
+// set in a bit array of bits bits, a power of two (bitstate).
+type storeMode struct {
+	kind int
+	bits int
+}
+
+const (
+	exactStore = iota
+	hashCompactStore
+	bitStateStore
+)
+
+// bitHashes is how many bits a state sets in a bitstate store's array (SPIN's
+// default -k3).
+const bitHashes = 3
+
+// bitstateBits is the number of bits of a bit array of at most mb MiB
+// (DefaultBitstateMB if mb <= 0): a power of two.
+func bitstateBits(mb int) int {
+	if mb <= 0 {
+		mb = DefaultBitstateMB
+	}
+	return 1 << (bits.Len(uint(mb)<<23) - 1)
 }
 
 const (
@@ -45,8 +86,12 @@ type visit[E any] struct {
 	own    E
 }
 
-func newVisitedStore[E any]() *visitedStore[E] {
-	return &visitedStore[E]{index: newStateIndex()}
+func newVisitedStore[E any](mode storeMode) *visitedStore[E] {
+	v := &visitedStore[E]{mode: mode}
+	if mode.kind != bitStateStore {
+		v.index = newStateIndex()
+	}
+	return v
 }
 
 func (v *visitedStore[E]) at(i int32) *visit[E] { return v.records.at(i) }
@@ -105,6 +150,13 @@ func (r *recordChunks[T]) grow() {
 
 // lookup returns the record of s, or nil.
 func (v *visitedStore[E]) lookup(s ir.State) *visit[E] {
+	if v.mode.kind == bitStateStore {
+		if !v.bitsSet(s.Hash(), false) {
+			return nil
+		}
+		v.seen = visit[E]{budget: math.MaxInt32}
+		return &v.seen
+	}
 	e, _ := v.find(s, s.Hash())
 	return e
 }
@@ -113,13 +165,19 @@ func (v *visitedStore[E]) lookup(s ir.State) *visit[E] {
 // state is hashed, and its hash looked up in the index, once either way.
 func (v *visitedStore[E]) visit(s ir.State) (e *visit[E], fresh bool) {
 	h := s.Hash()
+	if v.mode.kind == bitStateStore {
+		return v.visitBits(h)
+	}
 	e, slot := v.find(s, h)
 	if e != nil {
 		return e, false
 	}
 	i := int32(v.n)
 	e = v.records.add(i)
-	*e = visit[E]{state: v.blocks.pack(s), budget: -1}
+	*e = visit[E]{budget: -1}
+	if v.mode.kind == exactStore {
+		e.state = v.blocks.pack(s)
+	}
 	v.n++
 	v.index[slot].set(h, uint64(v.n))
 	if 4*v.n > 3*len(v.index) {
@@ -128,11 +186,48 @@ func (v *visitedStore[E]) visit(s ir.State) (e *visit[E], fresh bool) {
 	return e, true
 }
 
+// visitBits is visit in a bitstate store: a state is new unless every one of
+// its bits is set, and sets them.
+func (v *visitedStore[E]) visitBits(h uint64) (*visit[E], bool) {
+	if !v.bitsSet(h, true) {
+		v.n++
+		v.scratch = visit[E]{budget: -1, own: v.scratch.own}
+		return &v.scratch, true
+	}
+	v.seen = visit[E]{budget: math.MaxInt32}
+	return &v.seen, false
+}
+
+// bitsSet reports whether the bitHashes bits of the hash h are set in the bit
+// array, and sets them if set says so. The bits are h + i*h2 for a second
+// hash h2 made from h's other half (double hashing), odd so that the k bits
+// differ.
+func (v *visitedStore[E]) bitsSet(h uint64, set bool) bool {
+	if v.bits == nil {
+		v.bits = make([]uint64, v.mode.bits/64)
+	}
+	mask := uint64(v.mode.bits - 1)
+	h2 := bits.RotateLeft64(h, 32)*0x9e3779b97f4a7c15 | 1
+	all := true
+	for i := range uint64(bitHashes) {
+		b := (h + i*h2) & mask
+		w, m := &v.bits[b>>6], uint64(1)<<(b&63)
+		if *w&m == 0 {
+			all = false
+			if set {
+				*w |= m
+			}
+		}
+	}
+	return all
+}
+
 // find returns the record of s, whose hash is h, or nil and the empty slot of
-// the index where it would go.
+// the index where it would go. With hash compaction, the record of any state
+// with hash h is s's.
 func (v *visitedStore[E]) find(s ir.State, h uint64) (*visit[E], uint64) {
 	ref, slot := probe(v.index, h, func(ref uint64) bool {
-		return v.blocks.packed(v.at(int32(ref - 1)).state).equal(s)
+		return v.mode.kind == hashCompactStore || v.blocks.packed(v.at(int32(ref-1)).state).equal(s)
 	})
 	if ref == 0 {
 		return nil, slot

@@ -679,6 +679,9 @@ type jsonResult struct {
 	Stats     map[string]any `json:"stats"`
 	Note      string         `json:"note,omitempty"`
 	Stopped   string         `json:"stopped,omitempty"` // unknown: "time", "memory" or "interrupt"
+	// unknown: the lossy visited set ("hash-compact", "bitstate") that may
+	// have skipped part of the state space.
+	Incomplete string `json:"incomplete,omitempty"`
 	// What kbmc merge checks: the run's part and the program and settings it
 	// checked (every part of a sharded run must agree on both).
 	Shard    string   `json:"shard,omitempty"`
@@ -714,7 +717,8 @@ func jsonOf(l *loaded, ec engineConfig, res *verify.Result, opts traceOptions) (
 	j := &jsonResult{File: l.path, Verdict: res.Verdict.String(), Engine: res.Engine,
 		Algo: optional(res.Algo), Solver: optional(res.Solver), POR: optional(res.POR),
 		Stateful: res.Engine == "explicit" && ec.Explicit.Stateful,
-		Bound:    map[string]int{"depth": res.Bound.Depth}, Stats: statValues(res), Property: l.property, Stopped: res.Stopped}
+		Bound:    map[string]int{"depth": res.Bound.Depth}, Stats: statValues(res), Property: l.property, Stopped: res.Stopped,
+		Incomplete: res.Incomplete}
 	if res.Verdict == verify.Unknown {
 		j.Note = unknownNote(res)
 	} else {
