@@ -143,7 +143,7 @@ func (r *recordChunks[T]) grow() {
 		d, size = *p, visitChunk
 	}
 	c := make([]T, size)
-	clear(c) // written before the garbage collector reads it: see grownIndex
+	clear(c) // written before the garbage collector reads it: see newIndex
 	d = append(d, c)
 	r.dir.Store(&d)
 }
@@ -177,13 +177,36 @@ func (v *visitedStore[E]) visit(s ir.State) (e *visit[E], fresh bool) {
 	*e = visit[E]{budget: -1}
 	if v.mode.kind == exactStore {
 		e.state = v.blocks.pack(s)
+	} else {
+		e.state = hashRef(h)
 	}
 	v.n++
 	v.index[slot].set(h, uint64(v.n))
 	if 4*v.n > 3*len(v.index) {
-		v.index = grownIndex(v.index)
+		v.grow()
 	}
 	return e, true
+}
+
+// grow replaces the index with one twice as large. The slots keep no whole
+// hash, so every state is hashed again (or, with hash compaction, its record
+// gives its hash), records in the order they were stored, which reads the
+// records and the blocks in order.
+func (v *visitedStore[E]) grow() {
+	slots := newIndex(2 * len(v.index))
+	var scratch ir.State
+	for i := range int32(v.n) {
+		e := v.at(i)
+		var h uint64
+		if v.mode.kind == hashCompactStore {
+			h = e.state.hash()
+		} else {
+			scratch = v.blocks.packed(e.state).unpack(scratch)
+			h = scratch.Hash()
+		}
+		place(slots, h, uint64(i)+1)
+	}
+	v.index = slots
 }
 
 // visitBits is visit in a bitstate store: a state is new unless every one of
@@ -227,7 +250,10 @@ func (v *visitedStore[E]) bitsSet(h uint64, set bool) bool {
 // with hash h is s's.
 func (v *visitedStore[E]) find(s ir.State, h uint64) (*visit[E], uint64) {
 	ref, slot := probe(v.index, h, func(ref uint64) bool {
-		return v.mode.kind == hashCompactStore || v.blocks.packed(v.at(int32(ref-1)).state).equal(s)
+		if v.mode.kind == hashCompactStore {
+			return v.at(int32(ref-1)).state.hash() == h
+		}
+		return v.blocks.packed(v.at(int32(ref - 1)).state).equal(s)
 	})
 	if ref == 0 {
 		return nil, slot
@@ -236,25 +262,34 @@ func (v *visitedStore[E]) find(s ir.State, h uint64) (*visit[E], uint64) {
 }
 
 // A state index maps a state's hash to the records of the states with that hash:
-// open addressing with linear probing over (hash, record) slots, a power of two
-// of them, at most 3/4 used (the caller grows it). Not a Go map: a map's header
-// and tables are objects of their own, read on every lookup and written on every
+// open addressing with linear probing over slots, a power of two of them, at
+// most 3/4 used (the caller grows it). Not a Go map: a map's header and tables
+// are objects of their own, read on every lookup and written on every
 // insertion, one more cache miss per state in a search that spends most of its
 // time fetching stored states, and in sharedVisited, whose shards' maps shared
 // cache lines, lines that two workers passed back and forth on nearly every
-// state. A slot is written once, its hash before its record, with atomics, so
-// that sharedVisited can look states up without a lock; the sequential store
-// pays two atomic stores per new state, and nothing per lookup.
+// state. A slot is one word, written once with an atomic store that publishes
+// the record, so that sharedVisited can look states up without a lock; the
+// sequential store pays one atomic store per new state, and nothing per lookup.
 
-// visitSlot is a slot of a state index: a stored state's hash and record; ref 0
-// is an empty slot.
-type visitSlot struct {
-	hash, ref atomic.Uint64
-}
+// visitSlot is a slot of a state index: a stored state's record (its ref, the
+// low refBits bits, never 0) and a tag, 16 bits of its hash that the slot's
+// position does not give (for an index of up to 2^24 slots), so that a lookup
+// compares few other states with its own. 0 is an empty slot. 8 bytes, not
+// the 16 of a whole hash beside the record: a stored state costs 10–20 bytes
+// less, and growing the index hashes the states again (grow).
+type visitSlot struct{ w atomic.Uint64 }
+
+const (
+	refBits = 48
+	refMask = 1<<refBits - 1
+)
+
+// slotTag is the tag of a state with hash h, in a slot's top bits.
+func slotTag(h uint64) uint64 { return h >> 24 << refBits }
 
 func (sl *visitSlot) set(h, ref uint64) {
-	sl.hash.Store(h)
-	sl.ref.Store(ref) // publishes the record
+	sl.w.Store(slotTag(h) | ref) // publishes the record
 }
 
 // firstIndexSlots is the size of a state index at first.
@@ -266,42 +301,41 @@ func newStateIndex() []visitSlot { return make([]visitSlot, firstIndexSlots) }
 // same says yes; or 0 and the empty slot where that state would go.
 func probe(slots []visitSlot, h uint64, same func(ref uint64) bool) (ref, slot uint64) {
 	mask := uint64(len(slots) - 1)
+	tag := slotTag(h)
 	i := h & mask
 	for {
-		r := slots[i].ref.Load()
-		if r == 0 {
+		w := slots[i].w.Load()
+		if w == 0 {
 			return 0, i
 		}
-		if slots[i].hash.Load() == h && same(r) {
-			return r, i
+		if w&^refMask == tag && same(w&refMask) {
+			return w & refMask, i
 		}
 		i = (i + 1) & mask
 	}
 }
 
-// grownIndex returns a copy of the index old twice as large.
-func grownIndex(old []visitSlot) []visitSlot {
-	slots := make([]visitSlot, 2*len(old))
+// newIndex returns an empty index of n slots, a power of two.
+func newIndex(n int) []visitSlot {
+	slots := make([]visitSlot, n)
 	// Write every slot now. A new allocation may come as untouched pages,
 	// which a reader (a lookup, the garbage collector scanning records) maps
 	// to the kernel's shared zero page; the first write into each would then
 	// replace it and flush the translation caches of every core running the
 	// process, an interrupt to the other workers.
 	clear(slots)
-	mask := uint64(len(slots) - 1)
-	for j := range old {
-		r := old[j].ref.Load()
-		if r == 0 {
-			continue
-		}
-		h := old[j].hash.Load()
-		i := h & mask
-		for slots[i].ref.Load() != 0 {
-			i = (i + 1) & mask
-		}
-		slots[i].set(h, r)
-	}
 	return slots
+}
+
+// place stores ref, the record of a state with hash h, in the first empty slot
+// from h's position; while nobody reads slots.
+func place(slots []visitSlot, h, ref uint64) {
+	mask := uint64(len(slots) - 1)
+	i := h & mask
+	for slots[i].w.Load() != 0 {
+		i = (i + 1) & mask
+	}
+	slots[i].set(h, ref)
 }
 
 // stateBlocks holds stored states, packed into large shared blocks, so that
@@ -318,6 +352,13 @@ type stateBlocks struct {
 // there. Two uint32s, not a slice: 8 bytes per record instead of 24, and no
 // pointer.
 type stateRef struct{ block, at uint32 }
+
+// hashRef is the stateRef of a record of a hash-compaction store, which keeps
+// the state's hash where an exact store names its state.
+func hashRef(h uint64) stateRef { return stateRef{block: uint32(h >> 32), at: uint32(h)} }
+
+// hash is the hash a hashRef keeps.
+func (r stateRef) hash() uint64 { return uint64(r.block)<<32 | uint64(r.at) }
 
 // pack packs s into the current block and returns where.
 func (b *stateBlocks) pack(s ir.State) stateRef {
@@ -523,8 +564,9 @@ func (v *visitedStore[E]) len() int { return v.n }
 // states. A record never moves, so its atomics are read and written without a
 // lock; once the blocks have grown nothing is allocated.
 type sharedVisited[E any] struct {
-	shards [visitedShards]visitedShard
-	owners []visitOwner[E]
+	shards    [visitedShards]visitedShard
+	owners    []visitOwner[E]
+	ownerBits uint // of a visitRef
 }
 
 const visitedShards = 128
@@ -543,11 +585,14 @@ type visitedShard struct {
 	_     [48]byte // keeps neighbouring shards' locks off one cache line
 }
 
-// visitRef names a record of a sharedVisited: its owner and its number there,
-// plus one, so that the zero value names none.
+// visitRef names a record of a sharedVisited: its number in its owner's
+// records plus one, then its owner in the store's ownerBits bits, so that the
+// zero value names none and a ref fits in a slot (refBits).
 type visitRef uint64
 
-func makeVisitRef(owner int, i int32) visitRef { return visitRef(owner)<<32 | visitRef(uint32(i+1)) }
+func (v *sharedVisited[E]) makeRef(owner int, i int32) visitRef {
+	return visitRef(uint64(i)+1)<<v.ownerBits | visitRef(owner)
+}
 
 // visitOwner is what one owner stored: only that owner writes here, and others
 // read a record only after finding it in a shard's index, where it is
@@ -573,7 +618,10 @@ type sharedVisit[E any] struct {
 
 // newSharedVisited returns a store for owners owners, numbered from 0.
 func newSharedVisited[E any](owners int) *sharedVisited[E] {
-	v := &sharedVisited[E]{owners: make([]visitOwner[E], owners)}
+	v := &sharedVisited[E]{owners: make([]visitOwner[E], owners), ownerBits: uint(bits.Len(uint(owners - 1)))}
+	if v.ownerBits+31 > refBits {
+		panic("sharedVisited: too many owners for a slot's ref")
+	}
 	for i := range v.shards {
 		slots := newStateIndex()
 		v.shards[i].index.Store(&slots)
@@ -582,7 +630,11 @@ func newSharedVisited[E any](owners int) *sharedVisited[E] {
 }
 
 func (v *sharedVisited[E]) record(r visitRef) *sharedVisit[E] {
-	return v.owners[r>>32].records.at(int32(uint32(r)) - 1)
+	return v.owner(r).records.at(int32(r>>v.ownerBits) - 1)
+}
+
+func (v *sharedVisited[E]) owner(r visitRef) *visitOwner[E] {
+	return &v.owners[r&(1<<v.ownerBits-1)]
 }
 
 // visit returns the record of s, storing s first, as owner's, if it is new
@@ -610,14 +662,32 @@ func (v *sharedVisited[E]) visit(s ir.State, owner int) (e *sharedVisit[E], fres
 		o.blocks.drop(e.state)
 		return found, false
 	}
-	slots[i].set(h, uint64(makeVisitRef(owner, o.n)))
+	slots[i].set(h, uint64(v.makeRef(owner, o.n)))
 	o.n++
 	if sh.used++; 4*sh.used > 3*len(slots) {
-		grown := grownIndex(slots)
+		grown := v.grown(slots)
 		sh.index.Store(&grown)
 	}
 	sh.mu.Unlock()
 	return e, true
+}
+
+// grown returns a copy of a shard's index, slots, twice as large; under the
+// shard's lock. Its states are hashed again (see visitSlot): every one is
+// published, and its owner never writes its bytes again.
+func (v *sharedVisited[E]) grown(slots []visitSlot) []visitSlot {
+	g := newIndex(2 * len(slots))
+	var scratch ir.State
+	for j := range slots {
+		w := slots[j].w.Load()
+		if w == 0 {
+			continue
+		}
+		r := visitRef(w & refMask)
+		scratch = v.owner(r).blocks.packed(v.record(r).state).unpack(scratch)
+		place(g, scratch.Hash(), uint64(r))
+	}
+	return g
 }
 
 // lookup returns the record of s, or nil; without a lock, so a state another
@@ -633,7 +703,7 @@ func (v *sharedVisited[E]) lookup(s ir.State) *sharedVisit[E] {
 func (v *sharedVisited[E]) find(slots []visitSlot, h uint64, s ir.State) (*sharedVisit[E], uint64) {
 	ref, i := probe(slots, h, func(ref uint64) bool {
 		r := visitRef(ref)
-		return v.owners[r>>32].blocks.packed(v.record(r).state).equal(s)
+		return v.owner(r).blocks.packed(v.record(r).state).equal(s)
 	})
 	if ref == 0 {
 		return nil, i

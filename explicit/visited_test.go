@@ -234,3 +234,65 @@ func TestStateBlocksGrow(t *testing.T) {
 		t.Errorf("%d blocks for %d states: the test does not reach a second block", len(d), n)
 	}
 }
+
+// A sequential store finds every state it stored, with its own record, across
+// the index's growths (which hash the stored states again), and no other.
+func TestVisitedStoreGrows(t *testing.T) {
+	v := newVisitedStore[int32](storeMode{})
+	state := func(i int) ir.State { return ir.State{int64(i % 100), int64(i / 100), int64(i) * 1000003} }
+	const n = 50000
+	for i := range n {
+		e, fresh := v.visit(state(i))
+		if !fresh {
+			t.Fatalf("state %d: not new", i)
+		}
+		e.own = int32(i)
+	}
+	for i := range n {
+		if e := v.lookup(state(i)); e == nil || e.own != int32(i) {
+			t.Fatalf("state %d: record %v", i, e)
+		}
+	}
+	if e := v.lookup(state(n)); e != nil {
+		t.Errorf("a state never stored has record %+v", *e)
+	}
+	if len(v.index) < n*4/3 {
+		t.Errorf("%d slots for %d states", len(v.index), n)
+	}
+}
+
+// A record's ref names its owner and its number in a slot's bits whatever
+// the number of owners: states stored by owners far apart are found again
+// with their records, after the shards' indexes have grown.
+func TestSharedVisitedOwners(t *testing.T) {
+	for _, owners := range []int{1, 2, 3, 64, 65, 1000} {
+		t.Run(fmt.Sprint(owners), func(t *testing.T) {
+			v := newSharedVisited[int32](owners)
+			state := func(i int) ir.State { return ir.State{int64(i), -int64(i), 42} }
+			const n = 20000
+			for i := range n {
+				e, fresh := v.visit(state(i), (i*7919)%owners)
+				if !fresh {
+					t.Fatalf("state %d: not new", i)
+				}
+				e.own = int32(i)
+			}
+			for i := range n {
+				e, fresh := v.visit(state(i), 0)
+				if fresh || e.own != int32(i) || v.lookup(state(i)) != e {
+					t.Fatalf("state %d again: fresh %v, record of %d", i, fresh, e.own)
+				}
+			}
+			seen := 0
+			v.each(func(s ir.State) {
+				if len(s) != 3 || s[1] != -s[0] || s[2] != 42 {
+					t.Errorf("each: %v was never stored", s)
+				}
+				seen++
+			})
+			if seen != n || v.len() != n {
+				t.Errorf("each gave %d states, len %d; want %d", seen, v.len(), n)
+			}
+		})
+	}
+}
