@@ -296,3 +296,38 @@ func TestSharedVisitedOwners(t *testing.T) {
 		})
 	}
 }
+
+// The sequential store, in every mode, allocates nothing to look up a stored
+// state, and storing new ones allocates only now and then (a chunk, a block,
+// a larger index).
+func TestVisitedStoreAllocs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mode storeMode
+	}{{"exact", storeMode{}}, {"hash-compact", storeMode{kind: hashCompactStore}}, {"bitstate", storeMode{kind: bitStateStore, bits: 1 << 16}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := newVisitedStore[int32](tc.mode)
+			states := make([]ir.State, 4096)
+			for i := range states {
+				states[i] = ir.State{int64(i), int64(i) * 3, 7}
+				v.visit(states[i])
+			}
+			i := 0
+			if n := testing.AllocsPerRun(1000, func() {
+				v.visit(states[i%len(states)])
+				i++
+			}); n != 0 {
+				t.Errorf("looking up a stored state: %v allocations", n)
+			}
+			s := ir.State{0, 0, 0}
+			j := int64(1 << 20)
+			if n := testing.AllocsPerRun(1000, func() {
+				s[0] = j
+				j++
+				v.visit(s)
+			}); n > 0.1 {
+				t.Errorf("storing a state: %v allocations on average", n)
+			}
+		})
+	}
+}
