@@ -12,8 +12,9 @@ import (
 
 // visitedStore is the visited set of a stateful search (dfs --stateful, persistent,
 // lazypor's visited-state check): every state the search stored, keyed by the whole
-// state — a hash collision never merges two states — with what the search remembers
-// of it: the common record of a bounded search (visit) and the algorithm's own (E).
+// state — a hash collision never merges two states (but in a lossy mode the user
+// asked for, below) — with what the search remembers of it: the common record of a
+// bounded search (visit) and the algorithm's own (E).
 //
 // States are packed (packedState) into large shared blocks and records into
 // fixed-size chunks, so that storing a state is one copy without an allocation of
@@ -22,10 +23,10 @@ import (
 // its packed bytes, its record and its share of the index, and nothing in the
 // store holds a pointer per state for the garbage collector to follow.
 //
-// A lossy store (storeMode) keeps less: with hash compaction a state's record
-// and its 64-bit hash in the index, no state, so that two states with one hash
-// are one; with a bit array (bitstate), only the bits that a state's hashes
-// set, and no record.
+// A lossy store (storeMode) keeps less: with hash compaction a state's record,
+// which holds the state's 64-bit hash where an exact record names its packed
+// bytes, and no state, so that two states with one hash are one; with a bit
+// array (bitstate), only the bits that a state's hashes set, and no record.
 type visitedStore[E any] struct {
 	index   []visitSlot // a slot's ref is its record's number plus one
 	records recordChunks[visit[E]]
@@ -33,10 +34,10 @@ type visitedStore[E any] struct {
 	n       int
 	mode    storeMode
 	// bitstate: the bit array (allocated on first use), and the records
-	// visit returns, which nothing keeps: scratch for a new state (every new
-	// state's, so an algorithm finds nothing there it wrote for another one,
-	// but what it keeps in own), seen for one seen before (explored with any
-	// budget, on no search's path).
+	// visit returns, which the store does not keep: scratch for every new
+	// state (reset but for own: persistent's sets, which nothing reads after
+	// the visit that chose them), seen for one seen before (explored with any
+	// budget, on no search's path, so that every algorithm skips it).
 	bits          []uint64
 	scratch, seen visit[E]
 }
