@@ -182,31 +182,25 @@ func (v *visitedStore[E]) visit(s ir.State) (e *visit[E], fresh bool) {
 		e.state = hashRef(h)
 	}
 	v.n++
-	v.index[slot].set(h, uint64(v.n))
+	v.index[slot].set(seqSlots.word(h, uint64(v.n)))
 	if 4*v.n > 3*len(v.index) {
 		v.grow()
 	}
 	return e, true
 }
 
-// grow replaces the index with one twice as large. The slots keep no whole
-// hash, so every state is hashed again (or, with hash compaction, its record
-// gives its hash), records in the order they were stored, which reads the
-// records and the blocks in order.
+// grow replaces the index with one twice as large.
 func (v *visitedStore[E]) grow() {
 	slots := newIndex(2 * len(v.index))
 	var scratch ir.State
-	for i := range int32(v.n) {
-		e := v.at(i)
-		var h uint64
+	regrow(v.index, slots, seqSlots, func(ref uint64) uint64 {
+		e := v.at(int32(ref - 1))
 		if v.mode.kind == hashCompactStore {
-			h = e.state.hash()
-		} else {
-			scratch = v.blocks.packed(e.state).unpack(scratch)
-			h = scratch.Hash()
+			return e.state.hash()
 		}
-		place(slots, h, uint64(i)+1)
-	}
+		scratch = v.blocks.packed(e.state).unpack(scratch)
+		return scratch.Hash()
+	})
 	v.index = slots
 }
 
@@ -250,7 +244,7 @@ func (v *visitedStore[E]) bitsSet(h uint64, set bool) bool {
 // the index where it would go. With hash compaction, the record of any state
 // with hash h is s's.
 func (v *visitedStore[E]) find(s ir.State, h uint64) (*visit[E], uint64) {
-	ref, slot := probe(v.index, h, func(ref uint64) bool {
+	ref, slot := probe(v.index, h, seqSlots, func(ref uint64) bool {
 		if v.mode.kind == hashCompactStore {
 			return v.at(int32(ref-1)).state.hash() == h
 		}
@@ -273,36 +267,49 @@ func (v *visitedStore[E]) find(s ir.State, h uint64) (*visit[E], uint64) {
 // the record, so that sharedVisited can look states up without a lock; the
 // sequential store pays one atomic store per new state, and nothing per lookup.
 
-// visitSlot is a slot of a state index: a stored state's record (its ref, the
-// low refBits bits, never 0) and a tag, 16 bits of its hash that the slot's
-// position does not give (for an index of up to 2^24 slots), so that a lookup
-// compares few other states with its own. 0 is an empty slot. 8 bytes, not
-// the 16 of a whole hash beside the record: a stored state costs 10–20 bytes
-// less, and growing the index hashes the states again (grow).
+// visitSlot is a slot of a state index: a stored state's record (its ref, in
+// the low bits that the index's slotFormat says, never 0) and, in the others,
+// the low bits of its hash, which a lookup compares before it compares states,
+// and which give a slot's position in a larger index (regrow). 0 is an empty
+// slot. 8 bytes, not the 16 of a whole hash beside the record: a stored state
+// costs 10–20 bytes less.
 type visitSlot struct{ w atomic.Uint64 }
 
-const (
-	refBits = 48
-	refMask = 1<<refBits - 1
-)
-
-// slotTag is the tag of a state with hash h, in a slot's top bits.
-func slotTag(h uint64) uint64 { return h >> 24 << refBits }
-
-func (sl *visitSlot) set(h, ref uint64) {
-	sl.w.Store(slotTag(h) | ref) // publishes the record
+func (sl *visitSlot) set(w uint64) {
+	sl.w.Store(w) // publishes the record
 }
+
+// slotFormat is the number of a slot's bits that hold its ref: 32 in a
+// sequential store (a record's number plus one), more in a shared one (the
+// owner's too); the other 64-f bits hold the hash's low bits.
+type slotFormat uint
+
+const seqSlots slotFormat = 32
+
+// word is the slot of ref, the record of a state with hash h.
+func (f slotFormat) word(h, ref uint64) uint64 { return h<<f | ref }
+
+func (f slotFormat) ref(w uint64) uint64 { return w & (1<<f - 1) }
+
+// hashBits is the low bits of the hash that slot w holds.
+func (f slotFormat) hashBits(w uint64) uint64 { return w >> f }
+
+// gives reports whether the hash bits of a slot give its position in an
+// index of n slots.
+func (f slotFormat) gives(n int) bool { return uint64(n-1)>>(64-f) == 0 }
 
 // firstIndexSlots is the size of a state index at first.
 const firstIndexSlots = 64
 
 func newStateIndex() []visitSlot { return make([]visitSlot, firstIndexSlots) }
 
-// probe returns the record of the state with hash h in slots, the ref for which
-// same says yes; or 0 and the empty slot where that state would go.
-func probe(slots []visitSlot, h uint64, same func(ref uint64) bool) (ref, slot uint64) {
+// probe returns the record of the state with hash h in slots of format f, the
+// ref for which same says yes; or 0 and the empty slot where that state would
+// go.
+func probe(slots []visitSlot, h uint64, f slotFormat, same func(ref uint64) bool) (ref, slot uint64) {
 	mask := uint64(len(slots) - 1)
-	tag := slotTag(h)
+	tag := h << f
+	refMask := uint64(1)<<f - 1
 	i := h & mask
 	for {
 		w := slots[i].w.Load()
@@ -328,15 +335,30 @@ func newIndex(n int) []visitSlot {
 	return slots
 }
 
-// place stores ref, the record of a state with hash h, in the first empty slot
-// from h's position; while nobody reads slots.
-func place(slots []visitSlot, h, ref uint64) {
+// regrow copies the slots of old, of format f, into slots, a larger index
+// nobody reads yet. A slot goes where its hash bits say, in the order of the
+// old index, which writes the new one nearly in order too; where they are too
+// few for the new size (a shared store of many owners), the state's hash, which
+// hash returns for a ref, does.
+func regrow(old, slots []visitSlot, f slotFormat, hash func(ref uint64) uint64) {
 	mask := uint64(len(slots) - 1)
-	i := h & mask
-	for slots[i].w.Load() != 0 {
-		i = (i + 1) & mask
+	stored := f.gives(len(slots))
+	for j := range old {
+		w := old[j].w.Load()
+		if w == 0 {
+			continue
+		}
+		var i uint64
+		if stored {
+			i = f.hashBits(w) & mask
+		} else {
+			i = hash(f.ref(w)) & mask
+		}
+		for slots[i].w.Load() != 0 {
+			i = (i + 1) & mask
+		}
+		slots[i].set(w)
 	}
-	slots[i].set(h, ref)
 }
 
 // stateBlocks holds stored states, packed into large shared blocks, so that
@@ -567,7 +589,8 @@ func (v *visitedStore[E]) len() int { return v.n }
 type sharedVisited[E any] struct {
 	shards    [visitedShards]visitedShard
 	owners    []visitOwner[E]
-	ownerBits uint // of a visitRef
+	ownerBits uint       // of a visitRef
+	slots     slotFormat // of the shards' indexes
 }
 
 const visitedShards = 128
@@ -588,7 +611,7 @@ type visitedShard struct {
 
 // visitRef names a record of a sharedVisited: its number in its owner's
 // records plus one, then its owner in the store's ownerBits bits, so that the
-// zero value names none and a ref fits in a slot (refBits).
+// zero value names none; 32+ownerBits bits in all.
 type visitRef uint64
 
 func (v *sharedVisited[E]) makeRef(owner int, i int32) visitRef {
@@ -620,9 +643,7 @@ type sharedVisit[E any] struct {
 // newSharedVisited returns a store for owners owners, numbered from 0.
 func newSharedVisited[E any](owners int) *sharedVisited[E] {
 	v := &sharedVisited[E]{owners: make([]visitOwner[E], owners), ownerBits: uint(bits.Len(uint(owners - 1)))}
-	if v.ownerBits+31 > refBits {
-		panic("sharedVisited: too many owners for a slot's ref")
-	}
+	v.slots = seqSlots + slotFormat(v.ownerBits)
 	for i := range v.shards {
 		slots := newStateIndex()
 		v.shards[i].index.Store(&slots)
@@ -663,7 +684,7 @@ func (v *sharedVisited[E]) visit(s ir.State, owner int) (e *sharedVisit[E], fres
 		o.blocks.drop(e.state)
 		return found, false
 	}
-	slots[i].set(h, uint64(v.makeRef(owner, o.n)))
+	slots[i].set(v.slots.word(h, uint64(v.makeRef(owner, o.n))))
 	o.n++
 	if sh.used++; 4*sh.used > 3*len(slots) {
 		grown := v.grown(slots)
@@ -674,20 +695,16 @@ func (v *sharedVisited[E]) visit(s ir.State, owner int) (e *sharedVisit[E], fres
 }
 
 // grown returns a copy of a shard's index, slots, twice as large; under the
-// shard's lock. Its states are hashed again (see visitSlot): every one is
-// published, and its owner never writes its bytes again.
+// shard's lock. A state whose slot's hash bits are too few is hashed again:
+// it is published, and its owner never writes its bytes again.
 func (v *sharedVisited[E]) grown(slots []visitSlot) []visitSlot {
 	g := newIndex(2 * len(slots))
 	var scratch ir.State
-	for j := range slots {
-		w := slots[j].w.Load()
-		if w == 0 {
-			continue
-		}
-		r := visitRef(w & refMask)
+	regrow(slots, g, v.slots, func(ref uint64) uint64 {
+		r := visitRef(ref)
 		scratch = v.owner(r).blocks.packed(v.record(r).state).unpack(scratch)
-		place(g, scratch.Hash(), uint64(r))
-	}
+		return scratch.Hash()
+	})
 	return g
 }
 
@@ -702,7 +719,7 @@ func (v *sharedVisited[E]) lookup(s ir.State) *sharedVisit[E] {
 // find returns the record of s, whose hash is h, in slots; or nil and the
 // empty slot where s would go.
 func (v *sharedVisited[E]) find(slots []visitSlot, h uint64, s ir.State) (*sharedVisit[E], uint64) {
-	ref, i := probe(slots, h, func(ref uint64) bool {
+	ref, i := probe(slots, h, v.slots, func(ref uint64) bool {
 		r := visitRef(ref)
 		return v.owner(r).blocks.packed(v.record(r).state).equal(s)
 	})

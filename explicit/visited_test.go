@@ -331,3 +331,44 @@ func TestVisitedStoreAllocs(t *testing.T) {
 		})
 	}
 }
+
+// An index grows by its slots' hash bits where they give the new positions,
+// and by the states' hashes where they are too few (a format with few hash
+// bits); either way every record is found again, and no other.
+func TestRegrow(t *testing.T) {
+	hash := func(ref uint64) uint64 { return (ref*0x9e3779b97f4a7c15 ^ ref>>7) * 0xff51afd7ed558ccd }
+	for _, tc := range []struct {
+		name string
+		f    slotFormat
+	}{{"hash bits", seqSlots}, {"too few hash bits", 60}} {
+		t.Run(tc.name, func(t *testing.T) {
+			slots := newIndex(64)
+			const n = 40
+			for ref := uint64(1); ref <= n; ref++ {
+				h := hash(ref)
+				if r, i := probe(slots, h, tc.f, func(uint64) bool { return false }); r == 0 {
+					slots[i].set(tc.f.word(h, ref))
+				}
+			}
+			for size := 128; size <= 1024; size *= 2 {
+				hashed := 0
+				g := newIndex(size)
+				regrow(slots, g, tc.f, func(ref uint64) uint64 { hashed++; return hash(ref) })
+				if want := !tc.f.gives(size); (hashed > 0) != want {
+					t.Errorf("size %d: %d states hashed again, want some: %v", size, hashed, want)
+				}
+				slots = g
+				for ref := uint64(1); ref <= n+1; ref++ {
+					got, _ := probe(slots, hash(ref), tc.f, func(r uint64) bool { return r == ref })
+					want := ref
+					if ref > n { // never stored
+						want = 0
+					}
+					if got != want {
+						t.Fatalf("size %d: ref %d found as %d", size, ref, got)
+					}
+				}
+			}
+		})
+	}
+}
