@@ -34,6 +34,10 @@ type Row struct {
 	PeakHeap uint64
 	PeakRSS  uint64
 	Note     string
+	// Incomplete: an unknown verdict because the run's visited set was lossy
+	// (--hash-compact, --bitstate), not because a limit stopped it; such a
+	// series goes on growing N.
+	Incomplete bool
 	// The campaign's settings, carried on every row so that a CSV file says
 	// what was measured: the depth bound, the time limit, kbmc's version.
 	Bound   int
@@ -98,7 +102,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 						row.Verdict, count, row.Time.Round(time.Microsecond), verify.FormatBytes(int64(row.PeakHeap)),
 						verify.FormatBytes(int64(row.PeakRSS)), row.Note)
 				}
-				if row.Verdict == verify.Unknown.String() || row.Verdict == "error" {
+				if row.Verdict == verify.Unknown.String() && !row.Incomplete || row.Verdict == "error" {
 					break
 				}
 			}
@@ -139,6 +143,8 @@ func runOne(ctx context.Context, cfg Config, f Family, src []byte, engName strin
 		row.Note = res.Stopped + " limit"
 	case res.Stopped != "":
 		row.Note = res.Stopped
+	case res.Incomplete != "":
+		row.Note, row.Incomplete = "incomplete: "+res.Incomplete, true
 	}
 	s := res.Stats
 	row.HasStates = slices.Contains(res.StatKeys, "states")

@@ -21,7 +21,7 @@ var algorithms = []*algorithm{
 	{
 		name:   "dfs",
 		engine: func(o Options) engine { return DFS{Options: o} },
-		flags:  []string{"stateful", "local-deadlock"},
+		flags:  []string{"stateful", "local-deadlock", "hash-compact", "bitstate", "bitstate-mb"},
 		stats:  func(o Options) []string { return when(o.Stateful, "states") },
 		variant: func(o Options) string {
 			if o.Stateful {
@@ -39,6 +39,12 @@ var algorithms = []*algorithm{
 		check: func(o Options) error {
 			if o.LocalDeadlock && !o.Stateful {
 				return errLocalDeadlock
+			}
+			if l := o.lossy(); l != "" && !o.Stateful {
+				return fmt.Errorf("--%s makes the visited set lossy, and stateless dfs keeps none (use --stateful)", l)
+			}
+			if o.lossy() != "" && o.LocalDeadlock {
+				return fmt.Errorf("--local-deadlock needs the whole state graph, which --%s does not keep", o.lossy())
 			}
 			return nil
 		},
@@ -81,7 +87,7 @@ var algorithms = []*algorithm{
 	{
 		name:    "persistent",
 		engine:  func(o Options) engine { return Persistent{Options: o} },
-		flags:   []string{"no-sleep"},
+		flags:   []string{"no-sleep", "hash-compact", "bitstate", "bitstate-mb"},
 		stats:   func(Options) []string { return []string{"states", "sleep_blocked"} },
 		workers: inPhases,
 		shards:  inPhases,
@@ -92,7 +98,7 @@ var algorithms = []*algorithm{
 	{
 		name:    "process-local",
 		engine:  func(o Options) engine { return ProcessLocal{Options: o} },
-		flags:   []string{"no-sleep"},
+		flags:   []string{"no-sleep", "hash-compact", "bitstate", "bitstate-mb"},
 		stats:   func(Options) []string { return []string{"states", "local_states", "sleep_blocked"} },
 		workers: inPhases,
 		shards:  inPhases,
@@ -318,6 +324,18 @@ func (a *algorithm) validate(o Options) error {
 	}
 	if o.LocalDeadlock && o.Shard.Count > 1 {
 		return fmt.Errorf("--local-deadlock needs the whole state graph in one run: it cannot be sharded")
+	}
+	if l := o.lossy(); l != "" {
+		switch {
+		case !slices.Contains(a.flags, l):
+			return fmt.Errorf("--%s applies only to the stateful searches (dfs --stateful, persistent, process-local), not to %s", l, a.name)
+		case o.HashCompact && o.Bitstate:
+			return fmt.Errorf("--hash-compact and --bitstate are two lossy visited sets: choose one")
+		case o.Shard.Count > 1:
+			return fmt.Errorf("--%s: a lossy visited set is one search's, so the run cannot be sharded", l)
+		case o.BitstateMB < 0 || o.BitstateMB > maxBitstateMB:
+			return fmt.Errorf("--bitstate-mb %d: must be in 1..%d", o.BitstateMB, maxBitstateMB)
+		}
 	}
 	if a.check != nil {
 		return a.check(o)

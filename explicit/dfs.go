@@ -51,7 +51,7 @@ func (s *dfsSearch) explore(*task) {
 	x := s.x
 	s.states[0] = x.initial()
 	if s.stateful && s.shared == nil {
-		s.visited = newVisitedStore[int32]()
+		s.visited = newVisitedStore[int32](x.opts.storeMode())
 	}
 	if s.localDeadlock {
 		s.graph = &stateGraph{}
@@ -168,7 +168,7 @@ func (s *dfsSearch) link(depth int, seen *visit[int32], fresh bool) {
 		mv, parent = s.moves[depth-1], s.ids[depth-1]
 	}
 	if fresh {
-		seen.own = g.add(seen.state, parent, mv, depth)
+		seen.own = g.add(s.visited.blocks.packed(seen.state), parent, mv, depth)
 	}
 	s.ids[depth] = seen.own
 	if parent >= 0 && !g.nodes[parent].expanded {

@@ -42,6 +42,7 @@ func newExecutor(ctx context.Context, p *ir.Program, algo *algorithm, opts Optio
 		opts.Depth = verify.DefaultDepth
 	}
 	x := &executor{p: p, opts: opts, ctx: ctx, algo: algo, depth: opts.Depth, start: time.Now()}
+	x.facts.Incomplete = opts.lossy()
 	x.progress = newProgressBoard(opts.Progress, x.start)
 	// The run ends the moment its context does: every search polls an atomic
 	// flag, cheaply, also inside long computations (a persistent set over a

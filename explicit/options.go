@@ -20,6 +20,18 @@ type Options struct {
 	LocalDeadlock bool
 	MaxNondet     int64 // largest nondet range explored (values); 0 means DefaultMaxNondet
 
+	// HashCompact and Bitstate make the visited set of a stateful search (dfs
+	// --stateful, persistent, process-local) lossy, for reach beyond memory:
+	// it keeps only a state's 64-bit hash (HashCompact, as SPIN's hash
+	// compaction), or only bits that a state's hashes set in an array of
+	// BitstateMB MiB (Bitstate, SPIN's supertrace; 0: DefaultBitstateMB).
+	// Two states may then be taken for one, and the search skip what it has
+	// not explored: no violation found is verdict unknown, never safe
+	// (verify.Outcome.Incomplete). Such a run is sequential (one worker).
+	HashCompact bool
+	Bitstate    bool
+	BitstateMB  int
+
 	NoSleep     bool   // dpor, persistent: no sleep sets (dpor keeps source-DPOR race reversal, so counts differ from the thesis baseline)
 	Preemptions int    // bpor-preempt: preemption bound c
 	Fair        int    // bpor-fair: fair bound c
@@ -37,6 +49,36 @@ type Options struct {
 type Shard struct{ Index, Count int }
 
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// DefaultBitstateMB is the size of --bitstate's bit array when none is given:
+// 2^29 bits.
+const DefaultBitstateMB = 64
+
+// maxBitstateMB is the largest bit array --bitstate takes: 1 TiB.
+const maxBitstateMB = 1 << 20
+
+// storeMode is how the visited sets of a run tell states apart.
+func (o Options) storeMode() storeMode {
+	switch {
+	case o.Bitstate:
+		return storeMode{kind: bitStateStore, bits: bitstateBits(o.BitstateMB)}
+	case o.HashCompact:
+		return storeMode{kind: hashCompactStore}
+	}
+	return storeMode{}
+}
+
+// lossy names the lossy visited set the options ask for (the flag's name), or
+// is empty.
+func (o Options) lossy() string {
+	switch {
+	case o.Bitstate:
+		return "bitstate"
+	case o.HashCompact:
+		return "hash-compact"
+	}
+	return ""
+}
 
 // DefaultMaxNondet is the largest nondet range explored when none is given.
 const DefaultMaxNondet = 256

@@ -103,6 +103,10 @@ type task struct {
 func (x *executor) drive(e engine) (*verify.Result, error) {
 	o := x.opts
 	sh := &sharing{workers: max(o.Workers, 1), shard: o.Shard}
+	if o.lossy() != "" {
+		// A lossy visited set is one search's (visitedStore), not shared.
+		sh.workers = 1
+	}
 	if o.Shard.Count <= 1 {
 		sh.shard = Shard{}
 	}
@@ -206,7 +210,7 @@ func (x *executor) runFrontier(r runner, sh *sharing) (verify.Stats, int) {
 // (they expand every state where a thread may fail): half as many states again
 // on token-ring.
 func (x *executor) runPhases(r runner, sh *sharing) (verify.Stats, int) {
-	exhaustive := newPersistentTables(sh.workers, false)
+	exhaustive := newPersistentTables(sh.workers, len(x.p.Threads), false)
 	f := x.newFrontier()
 	f.safety = false
 	subtrees, n := f.part(sh.shard, subtreesPer*sh.workers)
@@ -217,7 +221,7 @@ func (x *executor) runPhases(r runner, sh *sharing) (verify.Stats, int) {
 	}
 	f = x.newFrontier()
 	subtrees, n2 := f.part(sh.shard, subtreesPer*sh.workers)
-	stats := x.phase(r, sh, newPersistentTables(sh.workers, true), 1, subtrees)
+	stats := x.phase(r, sh, newPersistentTables(sh.workers, len(x.p.Threads), true), 1, subtrees)
 	addStats(&total, &stats)
 	addStats(&total, &f.w.stats)
 	return total, n + n2
@@ -238,13 +242,13 @@ func (x *executor) runPhases(r runner, sh *sharing) (verify.Stats, int) {
 func (x *executor) runPhasesSharded(r runner, sh *sharing) (verify.Stats, int) {
 	f := x.newFrontier()
 	subtrees, n := f.part(sh.shard, subtreesPer*sh.shard.Count)
-	exhaustive := newPersistentTables(sh.workers, false)
+	exhaustive := newPersistentTables(sh.workers, len(x.p.Threads), false)
 	total := x.phase(r, sh, exhaustive, 0, subtrees)
 	addStats(&total, &f.w.stats)
 	if x.halted() || !exhaustive.long.Load() {
 		return total, n
 	}
-	stats := x.phase(r, sh, newPersistentTables(sh.workers, true), 1, subtrees)
+	stats := x.phase(r, sh, newPersistentTables(sh.workers, len(x.p.Threads), true), 1, subtrees)
 	addStats(&total, &stats)
 	return total, n
 }

@@ -148,7 +148,8 @@ type persistentSearch struct {
 	boundedOnly bool
 	sh          *sharing
 	info        *staticInfo
-	table       *visitedStore[persistentRecord] // H of Figure 1
+	table       *visitedStore[setsRef] // H of Figure 1
+	sets        setArena               // the sets of the states in table
 	// On several workers, the tables the run's searches share instead of table
 	// (see persistentTables), this search's records there, and its path through
 	// the exhaustive phase's.
@@ -381,32 +382,77 @@ func (s *persistentSearch) exhaustFrom(d int, reverse bool) int {
 }
 
 // persistentRecord is what H remembers of a state besides a visit's common
-// record: the sleep set it was explored with and its persistent set.
+// record: the sleep set it was explored with and its persistent set. The
+// bounded phase keeps them in a setArena, which the state's record names
+// (setsRef); the exhaustive phase keeps none.
 type persistentRecord struct {
 	sleep, pset bitSet
 }
 
-func (s *persistentSearch) newTable() *visitedStore[persistentRecord] {
-	return newVisitedStore[persistentRecord]()
+// setsRef names a state's sets in a setArena: their number plus one, so that
+// the zero value names none.
+type setsRef uint32
+
+// setArena holds persistentRecords, the two sets of threads words words each,
+// in chunks that never move, so that a record's sets are slices that stay
+// valid while the arena grows, and a state's record costs its words and no
+// pointer. Only its owner adds; in a shared table others read, under the
+// state's lock, the sets it added, through the directory of chunks, replaced
+// atomically when a chunk is added.
+type setArena struct {
+	words int // per set
+	dir   atomic.Pointer[[][]uint64]
+	n     int
+}
+
+const setChunk = 256 // records per chunk
+
+func newSetArena(threads int) setArena { return setArena{words: (threads + 63) / 64} }
+
+// add adds an empty record and returns it.
+func (a *setArena) add() setsRef {
+	var d [][]uint64
+	if p := a.dir.Load(); p != nil {
+		d = *p
+	}
+	if a.n == len(d)*setChunk {
+		d = append(d, make([]uint64, setChunk*2*a.words))
+		a.dir.Store(&d)
+	}
+	a.n++
+	return setsRef(a.n)
+}
+
+// at returns the sets r names; none (empty sets) for 0.
+func (a *setArena) at(r setsRef) persistentRecord {
+	if r == 0 {
+		return persistentRecord{}
+	}
+	i := int(r - 1)
+	c := (*a.dir.Load())[i/setChunk]
+	at := i % setChunk * 2 * a.words
+	return persistentRecord{sleep: bitSet(c[at : at+a.words : at+a.words]), pset: bitSet(c[at+a.words : at+2*a.words : at+2*a.words])}
+}
+
+func (s *persistentSearch) newTable() *visitedStore[setsRef] {
+	s.sets = newSetArena(s.n)
+	return newVisitedStore[setsRef](s.x.opts.storeMode())
 }
 
 // store returns the record of cur in H, storing cur first if it is new (fresh;
 // the state is hashed once either way). The statistic counts the states
 // stored by both phases.
-func (s *persistentSearch) store(cur ir.State) (e *visit[persistentRecord], fresh bool) {
+func (s *persistentSearch) store(cur ir.State) (e *visit[setsRef], fresh bool) {
 	if e, fresh = s.table.visit(s.p.IdentityCells(cur)); fresh {
 		s.x.stats.States++
-		if !s.phase1 { // the exhaustive phase keeps no sets
-			e.own = newPersistentRecord(s.n)
+		// The exhaustive phase keeps no sets. A bitstate store's new states
+		// share one record, whose sets nothing reads once its visit has
+		// chosen them (see visitedStore), so they are added once.
+		if !s.phase1 && e.own == 0 {
+			e.own = s.sets.add()
 		}
 	}
 	return e, fresh
-}
-
-func newPersistentRecord(threads int) persistentRecord {
-	words := (threads + 63) / 64
-	sets := make(bitSet, 2*words)
-	return persistentRecord{sleep: sets[:words:words], pset: sets[words:]}
 }
 
 // persistentTables is the table that the searches of one phase of a parallel run
@@ -415,24 +461,30 @@ func newPersistentRecord(threads int) persistentRecord {
 type persistentTables struct {
 	heights *sharedVisited[struct{}]
 	sleeps  *sharedVisited[sharedH]
+	sets    []setArena // the bounded phase's sets, per owner
 	// long says that some search of the exhaustive phase met an execution
 	// longer than the bound: the others stop, and the bounded phase follows.
 	long atomic.Bool
 }
 
 // sharedH is H(s) of the bounded phase in a shared table: guarded by mu,
-// budget -1 and rec's sets nil until the first visit.
+// budget -1 and no sets until the first visit. Its sets are in the arena of
+// the owner that first visited it (persistentTables.sets): owner<<32 | setsRef.
 type sharedH struct {
 	mu     sync.Mutex
 	budget int32
-	rec    persistentRecord
+	sets   uint64
 }
 
 // newPersistentTables returns the table of the bounded phase, or of the
-// exhaustive one, for owners searches.
-func newPersistentTables(owners int, bounded bool) *persistentTables {
+// exhaustive one, for owners searches of a program of threads threads.
+func newPersistentTables(owners, threads int, bounded bool) *persistentTables {
 	if bounded {
-		return &persistentTables{sleeps: newSharedVisited[sharedH](owners)}
+		t := &persistentTables{sleeps: newSharedVisited[sharedH](owners), sets: make([]setArena, owners)}
+		for i := range t.sets {
+			t.sets[i] = newSetArena(threads)
+		}
+		return t
 	}
 	return &persistentTables{heights: newSharedVisited[struct{}](owners)}
 }
@@ -481,7 +533,7 @@ func (s *persistentSearch) visit(d int) {
 		h = s.enterShared(d, budget)
 	} else {
 		e, _ := s.store(s.states[d])
-		h = f.enter(&e.budget, &e.own, budget)
+		h = f.enter(&e.budget, s.sets.at(e.own), budget)
 	}
 	switch h.kind {
 	case hSkip:
@@ -522,7 +574,7 @@ func (s *persistentSearch) visit(d int) {
 // record's lock, held until then.
 type hVisit struct {
 	kind int
-	rec  *persistentRecord
+	rec  persistentRecord
 	mu   *sync.Mutex
 }
 
@@ -542,7 +594,7 @@ const (
 // later visit thus only ever lowers the stored depth: every visit the entry
 // summarizes had at least that much, which is what the paper's proof of
 // Theorem A.3 needs for each of its cases.
-func (f *persistentFrame) enter(budget *int32, rec *persistentRecord, b int) hVisit {
+func (f *persistentFrame) enter(budget *int32, rec persistentRecord, b int) hVisit {
 	if int(*budget) >= b {
 		if rec.sleep.subsetOf(f.sleepIn) {
 			return hVisit{kind: hSkip}
@@ -581,11 +633,11 @@ func (s *persistentSearch) enterShared(d, budget int) hVisit {
 	}
 	r := &e.own
 	r.mu.Lock()
-	if r.rec.sleep == nil {
-		r.rec = newPersistentRecord(s.n)
+	if r.sets == 0 {
+		r.sets = uint64(s.owner)<<32 | uint64(s.tables.sets[s.owner].add())
 		r.budget = -1
 	}
-	h := s.frames[d].enter(&r.budget, &r.rec, budget)
+	h := s.frames[d].enter(&r.budget, s.tables.sets[r.sets>>32].at(setsRef(uint32(r.sets))), budget)
 	if h.kind == hFirst {
 		h.mu = &r.mu
 	} else {

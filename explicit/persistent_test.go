@@ -604,14 +604,14 @@ func sharedTablesAgree(p *ir.Program, depth int, algo string, boundedOnly bool, 
 	}
 	long := true
 	if !boundedOnly {
-		exhaustive := newPersistentTables(workers, false)
+		exhaustive := newPersistentTables(workers, len(p.Threads), false)
 		if err := phase(exhaustive, 0); err != nil {
 			return err.Error()
 		}
 		long = exhaustive.long.Load()
 	}
 	if long {
-		if err := phase(newPersistentTables(workers, true), 1); err != nil {
+		if err := phase(newPersistentTables(workers, len(p.Threads), true), 1); err != nil {
 			return err.Error()
 		}
 	}

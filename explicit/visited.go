@@ -2,6 +2,7 @@ package explicit
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"sync"
 	"sync/atomic"
@@ -11,17 +12,61 @@ import (
 
 // visitedStore is the visited set of a stateful search (dfs --stateful, persistent,
 // lazypor's visited-state check): every state the search stored, keyed by the whole
-// state — a hash collision never merges two states — with what the search remembers
-// of it: the common record of a bounded search (visit) and the algorithm's own (E).
+// state — a hash collision never merges two states (but in a lossy mode the user
+// asked for, below) — with what the search remembers of it: the common record of a
+// bounded search (visit) and the algorithm's own (E).
 //
 // States are packed (packedState) into large shared blocks and records into
 // fixed-size chunks, so that storing a state is one copy without an allocation of
-// its own, and a record stays where it is while the store grows.
+// its own, and a record stays where it is while the store grows. A record names
+// its state by block and offset (stateRef), not by a slice: a stored state costs
+// its packed bytes, its record and its share of the index, and nothing in the
+// store holds a pointer per state for the garbage collector to follow.
+//
+// A lossy store (storeMode) keeps less: with hash compaction a state's record,
+// which holds the state's 64-bit hash where an exact record names its packed
+// bytes, and no state, so that two states with one hash are one; with a bit
+// array (bitstate), only the bits that a state's hashes set, and no record.
 type visitedStore[E any] struct {
 	index   []visitSlot // a slot's ref is its record's number plus one
 	records recordChunks[visit[E]]
 	blocks  stateBlocks
 	n       int
+	mode    storeMode
+	// bitstate: the bit array (allocated on first use), and the records
+	// visit returns, which the store does not keep: scratch for every new
+	// state (reset but for own: persistent's sets, which nothing reads after
+	// the visit that chose them), seen for one seen before (explored with any
+	// budget, on no search's path, so that every algorithm skips it).
+	bits          []uint64
+	scratch, seen visit[E]
+}
+
+// storeMode is how a visitedStore tells states apart: exactly (the zero
+// value), by their 64-bit hash (hash compaction), or by the bits their hashes
+// set in a bit array of bits bits, a power of two (bitstate).
+type storeMode struct {
+	kind int
+	bits int
+}
+
+const (
+	exactStore = iota
+	hashCompactStore
+	bitStateStore
+)
+
+// bitHashes is how many bits a state sets in a bitstate store's array (SPIN's
+// default -k3).
+const bitHashes = 3
+
+// bitstateBits is the number of bits of a bit array of at most mb MiB
+// (DefaultBitstateMB if mb <= 0): a power of two.
+func bitstateBits(mb int) int {
+	if mb <= 0 {
+		mb = DefaultBitstateMB
+	}
+	return 1 << (bits.Len(uint(mb)<<23) - 1)
 }
 
 const (
@@ -35,15 +80,19 @@ const (
 
 // visit is what a bounded stateful search remembers of a state.
 type visit[E any] struct {
-	state  packedState
+	state  stateRef
 	budget int32 // the largest remaining depth it was explored with; -1: not yet
 	height int32 // the longest execution found from it then (budget+1: some went past the bound)
 	active int32 // explorations of it under way on the search stack: reaching it again closes a cycle
 	own    E
 }
 
-func newVisitedStore[E any]() *visitedStore[E] {
-	return &visitedStore[E]{index: newStateIndex()}
+func newVisitedStore[E any](mode storeMode) *visitedStore[E] {
+	v := &visitedStore[E]{mode: mode}
+	if mode.kind != bitStateStore {
+		v.index = newStateIndex()
+	}
+	return v
 }
 
 func (v *visitedStore[E]) at(i int32) *visit[E] { return v.records.at(i) }
@@ -95,13 +144,20 @@ func (r *recordChunks[T]) grow() {
 		d, size = *p, visitChunk
 	}
 	c := make([]T, size)
-	clear(c) // written before the garbage collector reads it: see grownIndex
+	clear(c) // written before the garbage collector reads it: see newIndex
 	d = append(d, c)
 	r.dir.Store(&d)
 }
 
 // lookup returns the record of s, or nil.
 func (v *visitedStore[E]) lookup(s ir.State) *visit[E] {
+	if v.mode.kind == bitStateStore {
+		if !v.bitsSet(s.Hash(), false) {
+			return nil
+		}
+		v.seen = visit[E]{budget: math.MaxInt32}
+		return &v.seen
+	}
 	e, _ := v.find(s, s.Hash())
 	return e
 }
@@ -110,25 +166,90 @@ func (v *visitedStore[E]) lookup(s ir.State) *visit[E] {
 // state is hashed, and its hash looked up in the index, once either way.
 func (v *visitedStore[E]) visit(s ir.State) (e *visit[E], fresh bool) {
 	h := s.Hash()
+	if v.mode.kind == bitStateStore {
+		return v.visitBits(h)
+	}
 	e, slot := v.find(s, h)
 	if e != nil {
 		return e, false
 	}
 	i := int32(v.n)
 	e = v.records.add(i)
-	*e = visit[E]{state: v.blocks.pack(s), budget: -1}
+	*e = visit[E]{budget: -1}
+	if v.mode.kind == exactStore {
+		e.state = v.blocks.pack(s)
+	} else {
+		e.state = hashRef(h)
+	}
 	v.n++
-	v.index[slot].set(h, uint64(v.n))
+	v.index[slot].set(seqSlots.word(h, uint64(v.n)))
 	if 4*v.n > 3*len(v.index) {
-		v.index = grownIndex(v.index)
+		v.grow()
 	}
 	return e, true
 }
 
+// grow replaces the index with one twice as large.
+func (v *visitedStore[E]) grow() {
+	slots := newIndex(2 * len(v.index))
+	var scratch ir.State
+	regrow(v.index, slots, seqSlots, func(ref uint64) uint64 {
+		e := v.at(int32(ref - 1))
+		if v.mode.kind == hashCompactStore {
+			return e.state.hash()
+		}
+		scratch = v.blocks.packed(e.state).unpack(scratch)
+		return scratch.Hash()
+	})
+	v.index = slots
+}
+
+// visitBits is visit in a bitstate store: a state is new unless every one of
+// its bits is set, and sets them.
+func (v *visitedStore[E]) visitBits(h uint64) (*visit[E], bool) {
+	if !v.bitsSet(h, true) {
+		v.n++
+		v.scratch = visit[E]{budget: -1, own: v.scratch.own}
+		return &v.scratch, true
+	}
+	v.seen = visit[E]{budget: math.MaxInt32}
+	return &v.seen, false
+}
+
+// bitsSet reports whether the bitHashes bits of the hash h are set in the bit
+// array, and sets them if set says so. The bits are h + i*h2 for a second
+// hash h2 made from h's other half (double hashing), odd so that the k bits
+// differ.
+func (v *visitedStore[E]) bitsSet(h uint64, set bool) bool {
+	if v.bits == nil {
+		v.bits = make([]uint64, v.mode.bits/64)
+	}
+	mask := uint64(v.mode.bits - 1)
+	h2 := bits.RotateLeft64(h, 32)*0x9e3779b97f4a7c15 | 1
+	all := true
+	for i := range uint64(bitHashes) {
+		b := (h + i*h2) & mask
+		w, m := &v.bits[b>>6], uint64(1)<<(b&63)
+		if *w&m == 0 {
+			all = false
+			if set {
+				*w |= m
+			}
+		}
+	}
+	return all
+}
+
 // find returns the record of s, whose hash is h, or nil and the empty slot of
-// the index where it would go.
+// the index where it would go. With hash compaction, the record of any state
+// with hash h is s's.
 func (v *visitedStore[E]) find(s ir.State, h uint64) (*visit[E], uint64) {
-	ref, slot := probe(v.index, h, func(ref uint64) bool { return v.at(int32(ref - 1)).state.equal(s) })
+	ref, slot := probe(v.index, h, seqSlots, func(ref uint64) bool {
+		if v.mode.kind == hashCompactStore {
+			return v.at(int32(ref-1)).state.hash() == h
+		}
+		return v.blocks.packed(v.at(int32(ref - 1)).state).equal(s)
+	})
 	if ref == 0 {
 		return nil, slot
 	}
@@ -136,122 +257,215 @@ func (v *visitedStore[E]) find(s ir.State, h uint64) (*visit[E], uint64) {
 }
 
 // A state index maps a state's hash to the records of the states with that hash:
-// open addressing with linear probing over (hash, record) slots, a power of two
-// of them, at most 3/4 used (the caller grows it). Not a Go map: a map's header
-// and tables are objects of their own, read on every lookup and written on every
+// open addressing with linear probing over slots, a power of two of them, at
+// most 3/4 used (the caller grows it). Not a Go map: a map's header and tables
+// are objects of their own, read on every lookup and written on every
 // insertion, one more cache miss per state in a search that spends most of its
 // time fetching stored states, and in sharedVisited, whose shards' maps shared
 // cache lines, lines that two workers passed back and forth on nearly every
-// state. A slot is written once, its hash before its record, with atomics, so
-// that sharedVisited can look states up without a lock; the sequential store
-// pays two atomic stores per new state, and nothing per lookup.
+// state. A slot is one word, written once with an atomic store that publishes
+// the record, so that sharedVisited can look states up without a lock; the
+// sequential store pays one atomic store per new state, and nothing per lookup.
 
-// visitSlot is a slot of a state index: a stored state's hash and record; ref 0
-// is an empty slot.
-type visitSlot struct {
-	hash, ref atomic.Uint64
+// visitSlot is a slot of a state index: a stored state's record (its ref, in
+// the low bits that the index's slotFormat says, never 0) and, in the others,
+// the low bits of its hash, which a lookup compares before it compares states,
+// and which give a slot's position in a larger index (regrow). 0 is an empty
+// slot. 8 bytes, not the 16 of a whole hash beside the record: a stored state
+// costs 10–20 bytes less.
+type visitSlot struct{ w atomic.Uint64 }
+
+func (sl *visitSlot) set(w uint64) {
+	sl.w.Store(w) // publishes the record
 }
 
-func (sl *visitSlot) set(h, ref uint64) {
-	sl.hash.Store(h)
-	sl.ref.Store(ref) // publishes the record
-}
+// slotFormat is the number of a slot's bits that hold its ref: 32 in a
+// sequential store (a record's number plus one), more in a shared one (the
+// owner's too); the other 64-f bits hold the hash's low bits.
+type slotFormat uint
+
+const seqSlots slotFormat = 32
+
+// word is the slot of ref, the record of a state with hash h.
+func (f slotFormat) word(h, ref uint64) uint64 { return h<<f | ref }
+
+func (f slotFormat) ref(w uint64) uint64 { return w & (1<<f - 1) }
+
+// hashBits is the low bits of the hash that slot w holds.
+func (f slotFormat) hashBits(w uint64) uint64 { return w >> f }
+
+// gives reports whether the hash bits of a slot give its position in an
+// index of n slots.
+func (f slotFormat) gives(n int) bool { return uint64(n-1)>>(64-f) == 0 }
 
 // firstIndexSlots is the size of a state index at first.
 const firstIndexSlots = 64
 
 func newStateIndex() []visitSlot { return make([]visitSlot, firstIndexSlots) }
 
-// probe returns the record of the state with hash h in slots, the ref for which
-// same says yes; or 0 and the empty slot where that state would go.
-func probe(slots []visitSlot, h uint64, same func(ref uint64) bool) (ref, slot uint64) {
+// probe returns the record of the state with hash h in slots of format f, the
+// ref for which same says yes; or 0 and the empty slot where that state would
+// go.
+func probe(slots []visitSlot, h uint64, f slotFormat, same func(ref uint64) bool) (ref, slot uint64) {
 	mask := uint64(len(slots) - 1)
+	tag := h << f
+	refMask := uint64(1)<<f - 1
 	i := h & mask
 	for {
-		r := slots[i].ref.Load()
-		if r == 0 {
+		w := slots[i].w.Load()
+		if w == 0 {
 			return 0, i
 		}
-		if slots[i].hash.Load() == h && same(r) {
-			return r, i
+		if w&^refMask == tag && same(w&refMask) {
+			return w & refMask, i
 		}
 		i = (i + 1) & mask
 	}
 }
 
-// grownIndex returns a copy of the index old twice as large.
-func grownIndex(old []visitSlot) []visitSlot {
-	slots := make([]visitSlot, 2*len(old))
+// newIndex returns an empty index of n slots, a power of two.
+func newIndex(n int) []visitSlot {
+	slots := make([]visitSlot, n)
 	// Write every slot now. A new allocation may come as untouched pages,
 	// which a reader (a lookup, the garbage collector scanning records) maps
 	// to the kernel's shared zero page; the first write into each would then
 	// replace it and flush the translation caches of every core running the
 	// process, an interrupt to the other workers.
 	clear(slots)
-	mask := uint64(len(slots) - 1)
-	for j := range old {
-		r := old[j].ref.Load()
-		if r == 0 {
-			continue
-		}
-		h := old[j].hash.Load()
-		i := h & mask
-		for slots[i].ref.Load() != 0 {
-			i = (i + 1) & mask
-		}
-		slots[i].set(h, r)
-	}
 	return slots
 }
 
-// stateBlocks holds stored states, packed into large shared blocks, so that
-// storing a state is one copy without an allocation of its own.
-type stateBlocks struct {
-	block []byte // the block states are being packed into
+// regrow copies the slots of old, of format f, into slots, a larger index
+// nobody reads yet. A slot goes where its hash bits say, in the order of the
+// old index, which writes the new one nearly in order too; where they are too
+// few for the new size (a shared store of many owners), the state's hash, which
+// hash returns for a ref, does.
+func regrow(old, slots []visitSlot, f slotFormat, hash func(ref uint64) uint64) {
+	mask := uint64(len(slots) - 1)
+	stored := f.gives(len(slots))
+	for j := range old {
+		w := old[j].w.Load()
+		if w == 0 {
+			continue
+		}
+		var i uint64
+		if stored {
+			i = f.hashBits(w) & mask
+		} else {
+			i = hash(f.ref(w)) & mask
+		}
+		for slots[i].w.Load() != 0 {
+			i = (i + 1) & mask
+		}
+		slots[i].set(w)
+	}
 }
 
-// pack packs s into the current block and returns the packed copy.
-func (b *stateBlocks) pack(s ir.State) packedState {
+// stateBlocks holds stored states, packed into large shared blocks, so that
+// storing a state is one copy without an allocation of its own. Only the owner
+// packs; others (sharedVisited) read the states it has published, through the
+// directory of blocks, which is replaced atomically when a block is added
+// (append writes only past what readers of the old one see).
+type stateBlocks struct {
+	dir  atomic.Pointer[[][]byte] // every block, at its full length
+	used int                      // bytes written into the last block
+}
+
+// stateRef names a packed state in a stateBlocks: its block and its offset
+// there. Two uint32s, not a slice: 8 bytes per record instead of 24, and no
+// pointer.
+type stateRef struct{ block, at uint32 }
+
+// hashRef is the stateRef of a record of a hash-compaction store, which keeps
+// the state's hash where an exact store names its state.
+func hashRef(h uint64) stateRef { return stateRef{block: uint32(h >> 32), at: uint32(h)} }
+
+// hash is the hash a hashRef keeps.
+func (r stateRef) hash() uint64 { return uint64(r.block)<<32 | uint64(r.at) }
+
+// pack packs s into the current block and returns where.
+func (b *stateBlocks) pack(s ir.State) stateRef {
 	w := cellWidth(s)
-	n := 1 + w*len(s)
-	if n > cap(b.block)-len(b.block) {
-		// Blocks double up to maxStateBlock, so that small searches stay small.
-		b.block = make([]byte, 0, max(min(2*cap(b.block), maxStateBlock), 4*n))
+	head := uint64(len(s))<<2 | uint64(bits.TrailingZeros(uint(w)))
+	n := uvarintLen(head) + w*len(s)
+	var d [][]byte
+	if p := b.dir.Load(); p != nil {
+		d = *p
 	}
-	at := len(b.block)
-	b.block = append(b.block, byte(w))
+	if len(d) == 0 || n > len(d[len(d)-1])-b.used {
+		d = b.grow(n)
+	}
+	blk := d[len(d)-1]
+	at := b.used
+	c := blk[at+binary.PutUvarint(blk[at:], head):]
 	switch w {
 	case 1:
-		for _, v := range s {
-			b.block = append(b.block, byte(v))
+		for i, v := range s {
+			c[i] = byte(v)
 		}
 	case 2:
-		for _, v := range s {
-			b.block = binary.LittleEndian.AppendUint16(b.block, uint16(v))
+		for i, v := range s {
+			binary.LittleEndian.PutUint16(c[2*i:], uint16(v))
 		}
 	case 4:
-		for _, v := range s {
-			b.block = binary.LittleEndian.AppendUint32(b.block, uint32(v))
+		for i, v := range s {
+			binary.LittleEndian.PutUint32(c[4*i:], uint32(v))
 		}
 	default:
-		for _, v := range s {
-			b.block = binary.LittleEndian.AppendUint64(b.block, uint64(v))
+		for i, v := range s {
+			binary.LittleEndian.PutUint64(c[8*i:], uint64(v))
 		}
 	}
-	return packedState(b.block[at : at+n : at+n])
+	b.used += n
+	return stateRef{block: uint32(len(d) - 1), at: uint32(at)}
 }
 
-// drop takes p, packed last, back out of the current block; a p that is not
-// there stays where it is.
-func (b *stateBlocks) drop(p packedState) {
-	if n := len(b.block) - len(p); n >= 0 && &b.block[n] == &p[0] {
-		b.block = b.block[:n]
+// grow adds a block with room for n bytes at least and returns the directory.
+func (b *stateBlocks) grow(n int) [][]byte {
+	var d [][]byte
+	size := 0
+	if p := b.dir.Load(); p != nil {
+		d = *p
+		size = len(d[len(d)-1])
+	}
+	// Blocks double up to maxStateBlock, so that small searches stay small.
+	d = append(d, make([]byte, max(min(2*size, maxStateBlock), 4*n)))
+	b.dir.Store(&d)
+	b.used = 0
+	return d
+}
+
+// packed returns the packed state r names (running on to the end of its block).
+func (b *stateBlocks) packed(r stateRef) packedState {
+	return packedState((*b.dir.Load())[r.block][r.at:])
+}
+
+// drop takes the state r names, packed last, back out of the current block.
+func (b *stateBlocks) drop(r stateRef) {
+	if d := *b.dir.Load(); int(r.block) == len(d)-1 {
+		b.used = int(r.at)
 	}
 }
 
-// packedState is a state as the visited stores keep it: a byte giving a width,
-// 1, 2, 4 or 8, then every cell in that many bytes (little-endian, two's
-// complement), the least width that holds every cell of the state. Most cells
+// bytes is the size of the blocks.
+func (b *stateBlocks) bytes() int {
+	n := 0
+	if p := b.dir.Load(); p != nil {
+		for _, blk := range *p {
+			n += len(blk)
+		}
+	}
+	return n
+}
+
+func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
+
+// packedState is a state as the visited stores keep it: a header, the number of
+// cells times 4 plus the log of a width, 1, 2, 4 or 8, as a uvarint (one byte
+// up to 31 cells, two up to 4095), then every cell in that many bytes
+// (little-endian, two's complement), the least width that holds every cell of
+// the state. A packedState may run on past its state (packed returns the rest
+// of the block); the header says where it ends. Most cells
 // are small — program counters, flags, counters, array entries still zero — so
 // most states take an eighth of their size in memory. A stateful search is bound
 // by memory: on indexer N = 6 (1.8 million states of 152 cells) copying states
@@ -276,15 +490,21 @@ func cellWidth(s ir.State) int {
 	return 8
 }
 
+// header returns the number of cells and the width of p, and its cells.
+func (p packedState) header() (n, w int, c []byte) {
+	head, k := binary.Uvarint(p)
+	n, w = int(head>>2), 1<<(head&3)
+	return n, w, p[k : k+n*w]
+}
+
 // equal reports whether p is the packing of s.
 func (p packedState) equal(s ir.State) bool {
-	if len(p) == 0 || len(p) != 1+int(p[0])*len(s) {
+	n, w, c := p.header()
+	if n != len(s) {
 		return false
 	}
-	c := p[1:]
-	switch p[0] {
+	switch w {
 	case 1:
-		c = c[:len(s)]
 		for i, v := range s {
 			if int64(int8(c[i])) != v {
 				return false
@@ -325,10 +545,9 @@ func unpackState(p *ir.Program, ps packedState, dst ir.State) ir.State {
 
 // unpack returns the state p is the packing of, in dst if it has room.
 func (p packedState) unpack(dst ir.State) ir.State {
-	w := int(p[0])
-	c := p[1:]
+	n, w, c := p.header()
 	s := dst[:0]
-	if n := len(c) / w; cap(s) >= n {
+	if cap(s) >= n {
 		s = s[:n]
 	} else {
 		s = make(ir.State, n)
@@ -379,8 +598,10 @@ func (v *visitedStore[E]) len() int { return v.n }
 // states. A record never moves, so its atomics are read and written without a
 // lock; once the blocks have grown nothing is allocated.
 type sharedVisited[E any] struct {
-	shards [visitedShards]visitedShard
-	owners []visitOwner[E]
+	shards    [visitedShards]visitedShard
+	owners    []visitOwner[E]
+	ownerBits uint       // of a visitRef
+	slots     slotFormat // of the shards' indexes
 }
 
 const visitedShards = 128
@@ -399,11 +620,14 @@ type visitedShard struct {
 	_     [48]byte // keeps neighbouring shards' locks off one cache line
 }
 
-// visitRef names a record of a sharedVisited: its owner and its number there,
-// plus one, so that the zero value names none.
+// visitRef names a record of a sharedVisited: its number in its owner's
+// records plus one, then its owner in the store's ownerBits bits, so that the
+// zero value names none; 32+ownerBits bits in all.
 type visitRef uint64
 
-func makeVisitRef(owner int, i int32) visitRef { return visitRef(owner)<<32 | visitRef(uint32(i+1)) }
+func (v *sharedVisited[E]) makeRef(owner int, i int32) visitRef {
+	return visitRef(uint64(i)+1)<<v.ownerBits | visitRef(owner)
+}
 
 // visitOwner is what one owner stored: only that owner writes here, and others
 // read a record only after finding it in a shard's index, where it is
@@ -419,7 +643,7 @@ type sharedVisit[E any] struct {
 	// own is what the algorithm keeps besides (first: a zero-size last field
 	// would be padded).
 	own   E
-	state packedState
+	state stateRef
 	// done is the completed exploration with the largest budget: budget<<32 |
 	// height (see visit); budget -1 until one completes.
 	done atomic.Uint64
@@ -429,7 +653,8 @@ type sharedVisit[E any] struct {
 
 // newSharedVisited returns a store for owners owners, numbered from 0.
 func newSharedVisited[E any](owners int) *sharedVisited[E] {
-	v := &sharedVisited[E]{owners: make([]visitOwner[E], owners)}
+	v := &sharedVisited[E]{owners: make([]visitOwner[E], owners), ownerBits: uint(bits.Len(uint(owners - 1)))}
+	v.slots = seqSlots + slotFormat(v.ownerBits)
 	for i := range v.shards {
 		slots := newStateIndex()
 		v.shards[i].index.Store(&slots)
@@ -438,7 +663,11 @@ func newSharedVisited[E any](owners int) *sharedVisited[E] {
 }
 
 func (v *sharedVisited[E]) record(r visitRef) *sharedVisit[E] {
-	return v.owners[r>>32].records.at(int32(uint32(r)) - 1)
+	return v.owner(r).records.at(int32(r>>v.ownerBits) - 1)
+}
+
+func (v *sharedVisited[E]) owner(r visitRef) *visitOwner[E] {
+	return &v.owners[r&(1<<v.ownerBits-1)]
 }
 
 // visit returns the record of s, storing s first, as owner's, if it is new
@@ -466,14 +695,28 @@ func (v *sharedVisited[E]) visit(s ir.State, owner int) (e *sharedVisit[E], fres
 		o.blocks.drop(e.state)
 		return found, false
 	}
-	slots[i].set(h, uint64(makeVisitRef(owner, o.n)))
+	slots[i].set(v.slots.word(h, uint64(v.makeRef(owner, o.n))))
 	o.n++
 	if sh.used++; 4*sh.used > 3*len(slots) {
-		grown := grownIndex(slots)
+		grown := v.grown(slots)
 		sh.index.Store(&grown)
 	}
 	sh.mu.Unlock()
 	return e, true
+}
+
+// grown returns a copy of a shard's index, slots, twice as large; under the
+// shard's lock. A state whose slot's hash bits are too few is hashed again:
+// it is published, and its owner never writes its bytes again.
+func (v *sharedVisited[E]) grown(slots []visitSlot) []visitSlot {
+	g := newIndex(2 * len(slots))
+	var scratch ir.State
+	regrow(slots, g, v.slots, func(ref uint64) uint64 {
+		r := visitRef(ref)
+		scratch = v.owner(r).blocks.packed(v.record(r).state).unpack(scratch)
+		return scratch.Hash()
+	})
+	return g
 }
 
 // lookup returns the record of s, or nil; without a lock, so a state another
@@ -487,7 +730,10 @@ func (v *sharedVisited[E]) lookup(s ir.State) *sharedVisit[E] {
 // find returns the record of s, whose hash is h, in slots; or nil and the
 // empty slot where s would go.
 func (v *sharedVisited[E]) find(slots []visitSlot, h uint64, s ir.State) (*sharedVisit[E], uint64) {
-	ref, i := probe(slots, h, func(ref uint64) bool { return v.record(visitRef(ref)).state.equal(s) })
+	ref, i := probe(slots, h, v.slots, func(ref uint64) bool {
+		r := visitRef(ref)
+		return v.owner(r).blocks.packed(v.record(r).state).equal(s)
+	})
 	if ref == 0 {
 		return nil, i
 	}
@@ -499,7 +745,7 @@ func (v *sharedVisited[E]) each(f func(ir.State)) {
 	for i := range v.owners {
 		o := &v.owners[i]
 		for j := range o.n {
-			f(o.records.at(j).state.unpack(nil))
+			f(o.blocks.packed(o.records.at(j).state).unpack(nil))
 		}
 	}
 }

@@ -51,8 +51,8 @@ func TestSharedVisitedConcurrent(t *testing.T) {
 						if isNew {
 							fresh[i].Add(1)
 						}
-						if !e.state.equal(s) {
-							t.Errorf("state %d: the record holds %v", i, e.state)
+						if v.lookup(s) != e { // lookup compares the stored state with s
+							t.Errorf("state %d: its record is not found again", i)
 							return
 						}
 						recs[g][i] = e
@@ -146,27 +146,43 @@ func TestSharedVisitedAllocs(t *testing.T) {
 }
 
 // A packed state is equal to the state it packs and to no other, unpacks to it,
-// and takes the least width; the cases sit on each width's edges.
+// and takes the least width and its header's bytes; the cases sit on each
+// width's edges and on the header's. The states are packed one after another
+// into one stateBlocks, so that each is read back among its neighbours.
 func TestPackedState(t *testing.T) {
-	for _, tc := range []struct {
-		state ir.State
-		width int
+	long := make(ir.State, 40) // 160 + 0: a header of two bytes
+	for i := range long {
+		long[i] = int64(i)
+	}
+	cases := []struct {
+		state       ir.State
+		width, head int
 	}{
-		{ir.State{}, 1},
-		{ir.State{0, 1, 127, -128, -1}, 1},
-		{ir.State{0, 128}, 2},
-		{ir.State{-129, 5}, 2},
-		{ir.State{32767, -32768}, 2},
-		{ir.State{32768}, 4},
-		{ir.State{-32769, 0}, 4},
-		{ir.State{math.MaxInt32, math.MinInt32}, 4},
-		{ir.State{math.MaxInt32 + 1}, 8},
-		{ir.State{math.MinInt64, math.MaxInt64, 0}, 8},
-	} {
-		var b stateBlocks
-		p := b.pack(tc.state)
-		if got := int(p[0]); got != tc.width || len(p) != 1+tc.width*len(tc.state) {
-			t.Errorf("%v: width %d, %d bytes; want width %d", tc.state, got, len(p), tc.width)
+		{ir.State{}, 1, 1},
+		{ir.State{0, 1, 127, -128, -1}, 1, 1},
+		{ir.State{0, 128}, 2, 1},
+		{ir.State{-129, 5}, 2, 1},
+		{ir.State{32767, -32768}, 2, 1},
+		{ir.State{32768}, 4, 1},
+		{ir.State{-32769, 0}, 4, 1},
+		{ir.State{math.MaxInt32, math.MinInt32}, 4, 1},
+		{ir.State{math.MaxInt32 + 1}, 8, 1},
+		{ir.State{math.MinInt64, math.MaxInt64, 0}, 8, 1},
+		{long, 1, 2},
+	}
+	var b stateBlocks
+	refs := make([]stateRef, len(cases))
+	for i, tc := range cases {
+		refs[i] = b.pack(tc.state)
+	}
+	for i, tc := range cases {
+		p := b.packed(refs[i])
+		n, w, c := p.header()
+		if n != len(tc.state) || w != tc.width || len(c) != tc.width*len(tc.state) {
+			t.Errorf("%v: %d cells of width %d; want width %d", tc.state, n, w, tc.width)
+		}
+		if i+1 < len(refs) && refs[i+1].block == refs[i].block && int(refs[i+1].at-refs[i].at) != tc.head+len(c) {
+			t.Errorf("%v: %d bytes, want %d", tc.state, refs[i+1].at-refs[i].at, tc.head+len(c))
 		}
 		if !p.equal(tc.state) {
 			t.Errorf("%v: not equal to its packing", tc.state)
@@ -190,5 +206,169 @@ func TestPackedState(t *testing.T) {
 		if len(tc.state) > 0 && p.equal(tc.state[1:]) {
 			t.Errorf("%v: equal to itself without its first cell", tc.state)
 		}
+	}
+}
+
+// Blocks grow as states are packed, and every state stays where it was packed;
+// a state dropped right after it was packed makes room for the next.
+func TestStateBlocksGrow(t *testing.T) {
+	var b stateBlocks
+	state := func(i int) ir.State { return ir.State{int64(i), int64(i * 1000), -int64(i)} }
+	const n = 100000
+	refs := make([]stateRef, n)
+	for i := range n {
+		refs[i] = b.pack(state(i))
+		if i%7 == 3 { // dropped and packed again at the same place
+			b.drop(refs[i])
+			if again := b.pack(state(i)); again != refs[i] {
+				t.Fatalf("state %d: packed at %v after a drop, first at %v", i, again, refs[i])
+			}
+		}
+	}
+	for i := range n {
+		if got := b.packed(refs[i]).unpack(nil); !got.Equal(state(i)) {
+			t.Fatalf("state %d: reads back as %v", i, got)
+		}
+	}
+	if d := *b.dir.Load(); len(d) < 2 {
+		t.Errorf("%d blocks for %d states: the test does not reach a second block", len(d), n)
+	}
+}
+
+// A sequential store finds every state it stored, with its own record, across
+// the index's growths (which hash the stored states again), and no other.
+func TestVisitedStoreGrows(t *testing.T) {
+	v := newVisitedStore[int32](storeMode{})
+	state := func(i int) ir.State { return ir.State{int64(i % 100), int64(i / 100), int64(i) * 1000003} }
+	const n = 50000
+	for i := range n {
+		e, fresh := v.visit(state(i))
+		if !fresh {
+			t.Fatalf("state %d: not new", i)
+		}
+		e.own = int32(i)
+	}
+	for i := range n {
+		if e := v.lookup(state(i)); e == nil || e.own != int32(i) {
+			t.Fatalf("state %d: record %v", i, e)
+		}
+	}
+	if e := v.lookup(state(n)); e != nil {
+		t.Errorf("a state never stored has record %+v", *e)
+	}
+	if len(v.index) < n*4/3 {
+		t.Errorf("%d slots for %d states", len(v.index), n)
+	}
+}
+
+// A record's ref names its owner and its number in a slot's bits whatever
+// the number of owners: states stored by owners far apart are found again
+// with their records, after the shards' indexes have grown.
+func TestSharedVisitedOwners(t *testing.T) {
+	for _, owners := range []int{1, 2, 3, 64, 65, 1000} {
+		t.Run(fmt.Sprint(owners), func(t *testing.T) {
+			v := newSharedVisited[int32](owners)
+			state := func(i int) ir.State { return ir.State{int64(i), -int64(i), 42} }
+			const n = 20000
+			for i := range n {
+				e, fresh := v.visit(state(i), (i*7919)%owners)
+				if !fresh {
+					t.Fatalf("state %d: not new", i)
+				}
+				e.own = int32(i)
+			}
+			for i := range n {
+				e, fresh := v.visit(state(i), 0)
+				if fresh || e.own != int32(i) || v.lookup(state(i)) != e {
+					t.Fatalf("state %d again: fresh %v, record of %d", i, fresh, e.own)
+				}
+			}
+			seen := 0
+			v.each(func(s ir.State) {
+				if len(s) != 3 || s[1] != -s[0] || s[2] != 42 {
+					t.Errorf("each: %v was never stored", s)
+				}
+				seen++
+			})
+			if seen != n || v.len() != n {
+				t.Errorf("each gave %d states, len %d; want %d", seen, v.len(), n)
+			}
+		})
+	}
+}
+
+// The sequential store, in every mode, allocates nothing to look up a stored
+// state, and storing new ones allocates only now and then (a chunk, a block,
+// a larger index).
+func TestVisitedStoreAllocs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mode storeMode
+	}{{"exact", storeMode{}}, {"hash-compact", storeMode{kind: hashCompactStore}}, {"bitstate", storeMode{kind: bitStateStore, bits: 1 << 16}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := newVisitedStore[int32](tc.mode)
+			states := make([]ir.State, 4096)
+			for i := range states {
+				states[i] = ir.State{int64(i), int64(i) * 3, 7}
+				v.visit(states[i])
+			}
+			i := 0
+			if n := testing.AllocsPerRun(1000, func() {
+				v.visit(states[i%len(states)])
+				i++
+			}); n != 0 {
+				t.Errorf("looking up a stored state: %v allocations", n)
+			}
+			s := ir.State{0, 0, 0}
+			j := int64(1 << 20)
+			if n := testing.AllocsPerRun(1000, func() {
+				s[0] = j
+				j++
+				v.visit(s)
+			}); n > 0.1 {
+				t.Errorf("storing a state: %v allocations on average", n)
+			}
+		})
+	}
+}
+
+// An index grows by its slots' hash bits where they give the new positions,
+// and by the states' hashes where they are too few (a format with few hash
+// bits); either way every record is found again, and no other.
+func TestRegrow(t *testing.T) {
+	hash := func(ref uint64) uint64 { return (ref*0x9e3779b97f4a7c15 ^ ref>>7) * 0xff51afd7ed558ccd }
+	for _, tc := range []struct {
+		name string
+		f    slotFormat
+	}{{"hash bits", seqSlots}, {"too few hash bits", 60}} {
+		t.Run(tc.name, func(t *testing.T) {
+			slots := newIndex(64)
+			const n = 40
+			for ref := uint64(1); ref <= n; ref++ {
+				h := hash(ref)
+				if r, i := probe(slots, h, tc.f, func(uint64) bool { return false }); r == 0 {
+					slots[i].set(tc.f.word(h, ref))
+				}
+			}
+			for size := 128; size <= 1024; size *= 2 {
+				hashed := 0
+				g := newIndex(size)
+				regrow(slots, g, tc.f, func(ref uint64) uint64 { hashed++; return hash(ref) })
+				if want := !tc.f.gives(size); (hashed > 0) != want {
+					t.Errorf("size %d: %d states hashed again, want some: %v", size, hashed, want)
+				}
+				slots = g
+				for ref := uint64(1); ref <= n+1; ref++ {
+					got, _ := probe(slots, hash(ref), tc.f, func(r uint64) bool { return r == ref })
+					want := ref
+					if ref > n { // never stored
+						want = 0
+					}
+					if got != want {
+						t.Fatalf("size %d: ref %d found as %d", size, ref, got)
+					}
+				}
+			}
+		})
 	}
 }

@@ -44,6 +44,10 @@ type Outcome struct {
 	// schedule whose last state repeats an earlier state of it.
 	Cycle      bool
 	CycleTrace []ir.Move
+	// Incomplete names the lossy visited set that may have made the search
+	// skip states it never explored ("hash-compact", "bitstate"), or is
+	// empty. No violation found is then no proof: the verdict is unknown.
+	Incomplete string
 }
 
 // Decide returns the result the outcome stands for:
@@ -53,6 +57,8 @@ type Outcome struct {
 //   - unknown when the search was stopped (the Note says how deep it showed
 //     that no violation exists, when Reached says so) or reported a possible
 //     livelock;
+//   - unknown when the search was incomplete (Incomplete): no violation was
+//     found in the part it explored, which may not be every state;
 //   - bounded-safe when a bound cut some execution;
 //   - safe otherwise: the search was exhaustive.
 //
@@ -79,6 +85,13 @@ func (o *Outcome) Decide() *Result {
 		return &Result{Verdict: Unknown, Note: note, Stopped: StopReason(o.Stopped), Reached: o.Reached, Unrolling: o.Unrolling}
 	case o.Livelock != "":
 		return &Result{Verdict: Unknown, Note: "livelock: " + o.Livelock}
+	case o.Incomplete != "":
+		note := fmt.Sprintf("no violation found in the explored part: --%s may have taken a new state for one explored before, "+
+			"so part of the state space may be unexplored", o.Incomplete)
+		if o.Cut != "" {
+			note += "; and " + o.Cut
+		}
+		return &Result{Verdict: Unknown, Note: note, Incomplete: o.Incomplete}
 	case o.Cut != "":
 		note := o.Cut
 		if o.Cycle {

@@ -26,10 +26,20 @@ func TestDecide(t *testing.T) {
 		{"livelock", Outcome{Livelock: "a fair execution runs past 50 steps", Cut: "x"}, Unknown,
 			"livelock: a fair execution runs past 50 steps"},
 		{"violation wins", Outcome{Violation: v, Stopped: stop, Livelock: "l", Cut: "c"}, Unsafe, ""},
+		{"incomplete", Outcome{Incomplete: "bitstate"}, Unknown, "no violation found in the explored part: --bitstate may have " +
+			"taken a new state for one explored before, so part of the state space may be unexplored"},
+		{"incomplete and cut", Outcome{Incomplete: "hash-compact", Cut: "depth bound reached"}, Unknown,
+			"no violation found in the explored part: --hash-compact may have taken a new state for one explored before, " +
+				"so part of the state space may be unexplored; and depth bound reached"},
+		{"incomplete, violation", Outcome{Violation: v, Incomplete: "hash-compact"}, Unsafe, ""},
+		{"incomplete, stopped", Outcome{Stopped: stop, Incomplete: "bitstate"}, Unknown, "stopped: context deadline exceeded"},
 	} {
 		r := tc.o.Decide()
 		if r.Verdict != tc.want || r.Note != tc.note {
 			t.Errorf("%s: %s (%q), want %s (%q)", tc.name, r.Verdict, r.Note, tc.want, tc.note)
+		}
+		if r.Verdict == Unknown && r.Note != "" && tc.o.Stopped == nil && r.Incomplete != tc.o.Incomplete {
+			t.Errorf("%s: incomplete %q, want %q", tc.name, r.Incomplete, tc.o.Incomplete)
 		}
 		if (r.Verdict == Unsafe) != (r.Violation != nil) {
 			t.Errorf("%s: verdict %s with violation %v", tc.name, r.Verdict, r.Violation)

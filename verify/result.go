@@ -139,6 +139,10 @@ type Result struct {
 	// (verify.Outcome).
 	Reached   int
 	Unrolling []ThreadSteps
+	// Incomplete, for Unknown: the lossy visited set ("hash-compact",
+	// "bitstate") that may have made the search skip part of the state space,
+	// or "" (verify.Outcome).
+	Incomplete string
 	// A parallel or sharded explicit run: its workers, its part ("2/8"), and the
 	// subtrees it explored.
 	Workers  int

@@ -56,6 +56,9 @@ func engineFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "stateful", Usage: "dfs: keep a visited set"},
 		&cli.BoolFlag{Name: "local-deadlock", Usage: "dfs --stateful: also report a process that can never move again while others may"},
 		&cli.BoolFlag{Name: "no-sleep", Usage: "dpor, persistent: no sleep sets"},
+		&cli.BoolFlag{Name: "hash-compact", Usage: "dfs --stateful, persistent, process-local: keep only a 64-bit hash per visited state (less memory; two states may be taken for one, so no violation found is verdict unknown, never safe)"},
+		&cli.BoolFlag{Name: "bitstate", Usage: "dfs --stateful, persistent, process-local: keep visited states as bits in a bit array (supertrace: least memory; states may be skipped, so no violation found is verdict unknown, never safe)"},
+		&cli.IntFlag{Name: "bitstate-mb", Value: explicit.DefaultBitstateMB, Usage: "--bitstate: the size of the bit array in MiB"},
 		&cli.IntFlag{Name: "preemptions", Value: 2, Usage: "bpor-preempt: preemption bound (negative: none)"},
 		&cli.IntFlag{Name: "fair", Value: 2, Usage: "bpor-fair: fair bound (negative: none)"},
 		&cli.IntFlag{Name: "max-steps", Usage: "bpor-fair: report a possible livelock past this many steps (0: off)"},
@@ -193,6 +196,15 @@ func readEngineConfig(c *cli.Context) (engineConfig, error) {
 	}
 	ec.Explicit.LocalDeadlock = c.Bool("local-deadlock")
 	ec.Explicit.NoSleep = c.Bool("no-sleep")
+	ec.Explicit.HashCompact = c.Bool("hash-compact")
+	ec.Explicit.Bitstate = c.Bool("bitstate")
+	ec.Explicit.BitstateMB = c.Int("bitstate-mb")
+	if c.IsSet("bitstate-mb") && !ec.Explicit.Bitstate {
+		return ec, usageErr("--bitstate-mb sizes the bit array of --bitstate, which is not given")
+	}
+	if ec.Explicit.BitstateMB < 1 {
+		return ec, usageErr("--bitstate-mb %d: must be at least 1", ec.Explicit.BitstateMB)
+	}
 	ec.Explicit.TCSSolver = c.String("tcs-solver")
 	ec.Explicit.Preemptions = c.Int("preemptions")
 	ec.Explicit.Fair = c.Int("fair")
@@ -384,7 +396,8 @@ type loaded struct {
 // sharded run must agree on them (kbmc merge checks). How the work is spread
 // (--workers, --shard), limits and output formats are not among them.
 var verdictFlags = []string{"engine", "algo", "solver", "encoding", "por", "no-incremental", "depth", "width", "D",
-	"no-fold", "no-deadlock", "local-deadlock", "stateful", "no-sleep", "preemptions", "fair", "max-steps",
+	"no-fold", "no-deadlock", "local-deadlock", "stateful", "no-sleep", "hash-compact", "bitstate", "bitstate-mb",
+	"preemptions", "fair", "max-steps",
 	"tcs-solver", "max-nondet", "property"}
 
 // verdictSettings lists the values of the verdict flags the command has, after

@@ -698,6 +698,9 @@ type jsonResult struct {
 	// threads stay within Unrolling's steps.
 	ReachedSteps int                  `json:"reached_steps,omitempty"`
 	Unrolling    []verify.ThreadSteps `json:"unrolling,omitempty"`
+	// unknown: the lossy visited set ("hash-compact", "bitstate") that may
+	// have skipped part of the state space.
+	Incomplete string `json:"incomplete,omitempty"`
 	// What kbmc merge checks: the run's part and the program and settings it
 	// checked (every part of a sharded run must agree on both).
 	Shard    string   `json:"shard,omitempty"`
@@ -734,7 +737,7 @@ func jsonOf(l *loaded, ec engineConfig, res *verify.Result, opts traceOptions) (
 		Algo: optional(res.Algo), Solver: optional(res.Solver), POR: optional(res.POR),
 		Stateful: res.Engine == "explicit" && ec.Explicit.Stateful,
 		Bound:    map[string]int{"depth": res.Bound.Depth}, Stats: statValues(res), Property: l.property, Stopped: res.Stopped,
-		ReachedSteps: res.Reached, Unrolling: res.Unrolling}
+		ReachedSteps: res.Reached, Unrolling: res.Unrolling, Incomplete: res.Incomplete}
 	if res.Verdict == verify.Unknown {
 		j.Note = unknownNote(res)
 	} else {
