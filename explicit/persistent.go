@@ -170,6 +170,10 @@ type persistentSearch struct {
 	long   bool  // the exhaustive phase met an execution longer than the bound
 	phase1 bool  // the exhaustive phase is running
 	values []int // enablers' scratch: the cells and channels a guard reads
+	// scratch takes a probe's successor at a depth without a cache: the probe
+	// wants its accesses, not the state (one for all depths: a protocol's
+	// executions are thousands of steps long).
+	scratch ir.State
 }
 
 // persistentFrame holds what the search knows about the state at one depth.
@@ -188,7 +192,6 @@ type persistentFrame struct {
 	scc     sccScratch
 	succ    successors // the alternatives of the step being explored
 	ev      ir.Event
-	scratch ir.State
 	cache   []int64 // the successor of every probed thread, or nil (see frame)
 	// fromProbe says that the step run is taking is the probed one, its
 	// successor copied from cache (frames[d].ev is then stale).
@@ -232,13 +235,15 @@ func (s *persistentSearch) frame(d int) *persistentFrame {
 	f := &persistentFrame{probes: make([]threadProbe, n), enabled: newBitSet(n),
 		pset: newBitSet(n), sleepIn: newBitSet(n), sleep: newBitSet(n), old: newBitSet(n),
 		todo: newBitSet(n), adj: make([]bitSet, n), seen: newBitSet(n),
-		best: newBitSet(n), scratch: make(ir.State, s.p.StateSize)}
+		best: newBitSet(n)}
 	for t := range f.probes {
 		f.adj[t] = newBitSet(n)
 	}
 	// Keeping the successor of every probed thread saves executing the step
-	// again when it is explored; the frames up to this one may hold 32M cells.
-	if !s.noCache && int64(d+1)*int64(n)*int64(s.p.StateSize) <= 1<<25 {
+	// again when it is explored; the frames up to this one may hold 4M cells (32 MiB):
+	// a protocol's long executions made 256 MiB of caches the peak heap of a
+	// search of a few thousand states (ring-election N = 40).
+	if !s.noCache && int64(d+1)*int64(n)*int64(s.p.StateSize) <= 1<<22 {
 		f.cache = make([]int64, n*s.p.StateSize)
 	}
 	s.frames = append(s.frames, f)
@@ -776,7 +781,10 @@ func (s *persistentSearch) probe(d int) (*ir.Violation, int) {
 		switch pr.status {
 		case ir.Enabled:
 			f.enabled.add(t)
-			x.probe.Succ = f.scratch
+			if s.scratch == nil {
+				s.scratch = make(ir.State, p.StateSize)
+			}
+			x.probe.Succ = s.scratch
 			if f.cache != nil {
 				x.probe.Succ = f.successor(t, p.StateSize)
 			}
