@@ -568,6 +568,10 @@ func (u *Unrolling) statusOf(s *state, reach [][]bool) *status {
 			blocked = append(blocked, b.And(at, b.Not(g.en)))
 			ab = append(ab, b.And(at, g.assume))
 			dormant = append(dormant, b.And(at, g.dormant))
+			if tm.Transitions[l].EndsValidly() {
+				// Waiting at an end: label is a valid end, as terminating is.
+				dormant = append(dormant, b.And(at, b.Not(g.en)))
+			}
 			limit = append(limit, b.And(at, g.limit))
 		}
 		term := u.is(s.loc[t], uint64(tm.Terminated()))

@@ -316,7 +316,7 @@ func (p *Program) End(s State) (Ending, *Violation) {
 				end = CutByAssume
 			}
 		case Blocked:
-			if end == Complete {
+			if end == Complete && !p.Transition(s, t).EndsValidly() {
 				end = Deadlocked
 			}
 		}
@@ -333,7 +333,7 @@ func (p *Program) End(s State) (Ending, *Violation) {
 		if p.Status(s, t) != Blocked {
 			continue
 		}
-		if tr := p.Transition(s, t); tr != nil {
+		if tr := p.Transition(s, t); tr != nil && !tr.EndsValidly() {
 			n := tr.EntryNode()
 			if pos == (Pos{}) {
 				pos = n.Pos
@@ -368,7 +368,11 @@ func (p *Program) Stuck(s State, i int) *Violation {
 		case Enabled, BlockedAssume, BlockedLimit:
 			return nil
 		case Blocked:
-			n := p.Transition(s, t).EntryNode()
+			tr := p.Transition(s, t)
+			if tr.EndsValidly() {
+				continue // waits at an end: label, as it may for ever
+			}
+			n := tr.EntryNode()
 			if first < 0 {
 				first, pos = t, n.Pos
 			}

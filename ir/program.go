@@ -340,6 +340,12 @@ type Node struct {
 	// Atomic marks a node inside an atomic block (including its first node).
 	Atomic bool
 
+	// End marks a node of a statement labelled "end:": a thread blocked at a
+	// location that starts here ends the run validly (SPIN's end labels), so a
+	// run whose waiting threads all wait at such locations is no deadlock, and
+	// a process whose threads do is not stuck (Program.End, Program.Stuck).
+	End bool
+
 	Pos  Pos
 	Text string // source text of the statement or condition, for traces
 }
@@ -415,6 +421,10 @@ type Transition struct {
 
 // EntryNode is the node the transition starts at; its operation decides enabledness.
 func (tr *Transition) EntryNode() *Node { return tr.Template.Nodes[tr.Entry] }
+
+// EndsValidly reports whether a thread blocked at the transition ends its run
+// validly: it waits at a statement labelled "end:" (Node.End).
+func (tr *Transition) EndsValidly() bool { return tr.EntryNode().End }
 
 // A Thread is one instance of a template.
 type Thread struct {

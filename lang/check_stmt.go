@@ -126,6 +126,21 @@ func (c *checker) stmt(b *body, s syntax.Stmt, guardOK bool) {
 			c.errorf(s.TokPos, "%s inside atomic: a message is sent or received on its own", s.Tok)
 		}
 		c.chanStmt(b, s)
+	case *syntax.EndStmt:
+		switch in := s.Stmt.(type) {
+		case *syntax.ChanStmt, *syntax.JoinStmt:
+		case *syntax.LockStmt:
+			if in.Tok != syntax.LOCK {
+				c.errorf(s.EndPos, "end: marks a statement a thread may wait at (send, recv, lock, join, await); unlock never waits")
+			}
+		case *syntax.GuardStmt:
+			if in.Tok != syntax.AWAIT {
+				c.errorf(s.EndPos, "end: marks a statement a thread may wait at (send, recv, lock, join, await); a false assume cuts the run, it is no end")
+			}
+		default:
+			c.errorf(s.EndPos, "end: marks a statement a thread may wait at (send, recv, lock, join, await), not this one")
+		}
+		c.stmt(b, s.Stmt, guardOK)
 	case *syntax.AtomicStmt:
 		// A nested atomic block is part of the outer one: only the outermost
 		// block's first statement may be a guard.

@@ -170,6 +170,10 @@ func TestCheckErrors(t *testing.T) {
 		// Several errors at once, in order, without cascades.
 		{"shared int x;\nthread t {\n  x = y;\n  x = true;\n  z = 1;\n  int v = x + q;\n}", Config{}, []string{
 			"3:7: undefined: y", "4:7: cannot use true", "5:3: undefined: z", "6:15: undefined: q"}},
+		// end: marks only a statement that may wait.
+		{"shared int x; thread t { end: x = 1; }", Config{}, []string{"1:26: end: marks a statement a thread may wait at"}},
+		{"mutex m; thread t { lock(m); end: unlock(m); }", Config{}, []string{"1:30: end: marks a statement a thread may wait at (send, recv, lock, join, await); unlock never waits"}},
+		{"shared int x; thread t { end: assume(x == 0); }", Config{}, []string{"1:26: end: marks a statement a thread may wait at (send, recv, lock, join, await); a false assume cuts"}},
 	}
 	for _, tt := range tests {
 		got := compileErrors(t, tt.src, tt.cfg)
@@ -213,6 +217,9 @@ func TestCheckAccepts(t *testing.T) {
 		{"shared int a[3]; thread t { a[3] = 1; }", Config{}},
 		{"thread t { while (true) {} }", Config{}},
 		{"thread t { }", Config{Width: 64}},
+		// end: labels a statement a thread may wait at for ever; end is a name elsewhere.
+		{"chan (int) c capacity 1; mutex m; shared int x; thread t { int y; end: recv(c, y); end: send(c, 1); end: lock(m); end: await(x == 1); end: join(u); }\nthread u { }", Config{}},
+		{"shared int end; thread t { int e = end; end = e + 1; while (end < 3) { end: await(end > 5); } }", Config{}},
 	}
 	for _, tt := range tests {
 		if errs := compileErrors(t, tt.src, tt.cfg); len(errs) > 0 {

@@ -428,6 +428,14 @@ func (b *builder) stmt(s syntax.Stmt) {
 		b.end(start)
 	case *syntax.AtomicStmt:
 		b.atomicStmt(s)
+	case *syntax.EndStmt:
+		// Every node of the statement is marked: a thread waiting at it,
+		// whichever node its location starts at, ends validly (ir.Node.End).
+		from := len(b.t.Nodes)
+		b.stmt(s.Stmt)
+		for _, n := range b.t.Nodes[from:] {
+			n.End = true
+		}
 	default:
 		b.internal(s.Pos(), fmt.Sprintf("unexpected statement %T", s))
 	}

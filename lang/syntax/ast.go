@@ -379,6 +379,13 @@ type (
 		Atomic Pos
 		Body   *BlockStmt
 	}
+
+	// EndStmt is "end: Stmt": a statement a thread may wait at for ever, as a
+	// valid end of a run (SPIN's end labels).
+	EndStmt struct {
+		EndPos Pos // of "end"
+		Stmt   Stmt
+	}
 )
 
 func (s *BadStmt) Pos() Pos    { return s.From }
@@ -399,6 +406,7 @@ func (s *JoinStmt) Pos() Pos   { return s.Join }
 func (s *YieldStmt) Pos() Pos  { return s.Yield }
 func (s *ChanStmt) Pos() Pos   { return s.TokPos }
 func (s *AtomicStmt) Pos() Pos { return s.Atomic }
+func (s *EndStmt) Pos() Pos    { return s.EndPos }
 
 func (s *VarDecl) Pos() Pos {
 	if s.Shared.IsValid() {
@@ -435,6 +443,7 @@ func (s *JoinStmt) End() Pos   { return after(s.Rparen, 1) }
 func (s *YieldStmt) End() Pos  { return after(s.Yield, len("yield")) }
 func (s *ChanStmt) End() Pos   { return after(s.Rparen, 1) }
 func (s *AtomicStmt) End() Pos { return s.Body.End() }
+func (s *EndStmt) End() Pos    { return s.Stmt.End() }
 
 func (s *VarDecl) End() Pos {
 	switch {
@@ -465,6 +474,7 @@ func (*JoinStmt) stmtNode()   {}
 func (*YieldStmt) stmtNode()  {}
 func (*ChanStmt) stmtNode()   {}
 func (*AtomicStmt) stmtNode() {}
+func (*EndStmt) stmtNode()    {}
 
 // ---------------------------------------------------------------------------
 // Declarations

@@ -55,6 +55,17 @@ func (p *parser) next() {
 	p.pos, p.tok, p.lit = p.sc.Scan()
 }
 
+// peek returns the token after the current one without consuming it (for
+// "end:", whose "end" is otherwise a name). Errors are reported when the
+// token is scanned for real.
+func (p *parser) peek() Token {
+	sc := p.sc
+	sc.errh = func(Pos, string) {}
+	sc.Comments = nil
+	_, tok, _ := sc.Scan()
+	return tok
+}
+
 // tokenEnd is the position just after the current token.
 func (p *parser) tokenEnd() Pos {
 	switch p.tok {
@@ -680,6 +691,15 @@ func (p *parser) parseStmt() Stmt {
 			return nil
 		}
 		s.Body = p.parseBlock()
+		return s
+	}
+	if p.tok == IDENT && p.lit == "end" && p.peek() == COLON {
+		s := &EndStmt{EndPos: p.pos}
+		p.next()
+		p.next()
+		if s.Stmt = p.parseStmt(); s.Stmt == nil {
+			return nil
+		}
 		return s
 	}
 	if !startsExpr(p.tok) {

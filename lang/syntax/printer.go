@@ -236,6 +236,9 @@ func (p *printer) stmt(s Stmt) {
 	case *AtomicStmt:
 		p.WriteString("atomic ")
 		p.block(s.Body)
+	case *EndStmt:
+		p.WriteString("end: ")
+		p.stmt(s.Stmt)
 	default:
 		p.simpleStmt(s)
 		p.WriteByte(';')

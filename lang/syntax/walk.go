@@ -92,6 +92,8 @@ func Inspect(n Node, f func(Node) bool) {
 		insp(n.Thread)
 	case *AtomicStmt:
 		insp(n.Body)
+	case *EndStmt:
+		insp(n.Stmt)
 	case *ChanStmt:
 		for _, a := range n.Args {
 			insp(a)
