@@ -105,7 +105,8 @@ func recordProtocol(tb testing.TB, prog protocolProgram, n, rounds, s int, seed 
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p, err := lang.Compile(prog.file, src, lang.Config{Defines: map[string]int64{"N": int64(n), "ROUNDS": int64(rounds)}})
+	// As kbmc run --record compiles it: every access to process memory a step.
+	p, err := lang.Compile(prog.file, src, lang.Config{Defines: map[string]int64{"N": int64(n), "ROUNDS": int64(rounds)}, KeepPrivate: true})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -12,6 +12,11 @@ type Config struct {
 	Width   int              // W in bits, 8..64 (32 if 0)
 	Defines map[string]int64 // -D NAME=VALUE: overrides of const declarations
 	NoFold  bool             // --no-fold: every statement and condition is its own cut point
+	// KeepPrivate keeps every access to process memory a step of its own, even
+	// where one thread alone accesses it (which Compile otherwise folds like a
+	// local): a predicate over several processes' memory, as kbmc detect
+	// decides on a recorded run, sees every value the memory takes.
+	KeepPrivate bool
 }
 
 // DefaultWidth is the integer width when Config.Width is 0.
@@ -50,7 +55,7 @@ func Compile(filename string, src []byte, cfg Config) (*ir.Program, error) {
 	if len(errs) > 0 {
 		return nil, dedup(errs)
 	}
-	if !cfg.NoFold {
+	if !cfg.NoFold && !cfg.KeepPrivate {
 		// Memory one thread alone accesses (a single-threaded process's, say)
 		// is folded like a local: lower again with it marked private, so
 		// that statements touching only it are no steps of their own.

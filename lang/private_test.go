@@ -164,3 +164,36 @@ func check(t *testing.T, algo string, p *ir.Program) *verify.Result {
 	}
 	return res
 }
+
+// TestKeepPrivate: with Config.KeepPrivate (kbmc run --record), no variable is
+// marked Private, and every access to process memory stays a step: a global
+// predicate over a recorded run sees every value it takes.
+func TestKeepPrivate(t *testing.T) {
+	src := `chan (int) c capacity 1;
+process p { shared int n; thread main { n = 1; n = 2; send(c, n); } }
+process q { thread main { int v; recv(c, v); } }
+`
+	steps := func(cfg lang.Config) (cuts int, private bool) {
+		prog, err := lang.Compile("t.kb", []byte(src), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range prog.Shared {
+			private = private || v.Private
+		}
+		for _, n := range prog.Templates[0].Nodes {
+			if n.Cut {
+				cuts++
+			}
+		}
+		return cuts, private
+	}
+	folded, marked := steps(lang.Config{})
+	kept, keptMarked := steps(lang.Config{KeepPrivate: true})
+	if !marked || keptMarked {
+		t.Errorf("Private marks: %v by default, %v with KeepPrivate; want true, false", marked, keptMarked)
+	}
+	if kept <= folded {
+		t.Errorf("p's cut points: %d with KeepPrivate, %d folded; want more kept", kept, folded)
+	}
+}

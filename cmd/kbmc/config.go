@@ -118,7 +118,9 @@ func timeoutOf(c *cli.Context) time.Duration {
 
 // compileConfig reads the program flags.
 func compileConfig(c *cli.Context) (sourceConfig, error) {
-	cfg := sourceConfig{Config: lang.Config{Width: c.Int("width"), NoFold: c.Bool("no-fold")},
+	// A run recorded for kbmc detect keeps every access to process memory a
+	// step: detect's predicates read it (lang.Config.KeepPrivate).
+	cfg := sourceConfig{Config: lang.Config{Width: c.Int("width"), NoFold: c.Bool("no-fold"), KeepPrivate: c.String("record") != ""},
 		DataModel: c.String("data-model"), Pool: c.Int("pool")}
 	if m := strings.ToUpper(cfg.DataModel); m != "ILP32" && m != "LP64" {
 		return cfg, usageErr("--data-model %s: want ILP32 or LP64", cfg.DataModel)

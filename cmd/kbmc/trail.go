@@ -73,13 +73,16 @@ type trail struct {
 
 // trailFlags are the flags that decide the program and the question.
 type trailFlags struct {
-	Width      int              `json:"width"`
-	Defines    map[string]int64 `json:"defines,omitempty"`
-	NoFold     bool             `json:"no_fold,omitempty"`
-	DataModel  string           `json:"data_model,omitempty"` // C programs
-	Pool       int              `json:"pool,omitempty"`       // C programs`
-	Depth      int              `json:"depth"`
-	NoDeadlock bool             `json:"no_deadlock,omitempty"`
+	Width   int              `json:"width"`
+	Defines map[string]int64 `json:"defines,omitempty"`
+	NoFold  bool             `json:"no_fold,omitempty"`
+	// KeepPrivate: the run was recorded (--record), its steps lowered with
+	// lang.Config.KeepPrivate.
+	KeepPrivate bool   `json:"keep_private,omitempty"`
+	DataModel   string `json:"data_model,omitempty"` // C programs
+	Pool        int    `json:"pool,omitempty"`       // C programs`
+	Depth       int    `json:"depth"`
+	NoDeadlock  bool   `json:"no_deadlock,omitempty"`
 }
 
 // trailStep is one step: the thread that moves, by name as traces print it, and
@@ -98,7 +101,7 @@ func sha256Hex(src []byte) string {
 
 func writeTrail(path string, l *loaded, cfg sourceConfig, ec engineConfig, res *verify.Result) error {
 	t := trail{Format: trailFormat, Version: version, File: l.path, SHA256: sha256Hex(l.src),
-		Flags:  trailFlags{Width: cfg.Width, NoFold: cfg.NoFold, Depth: ec.Bounds.Depth, NoDeadlock: ec.Bounds.NoDeadlock},
+		Flags:  trailFlags{Width: cfg.Width, NoFold: cfg.NoFold, KeepPrivate: cfg.KeepPrivate, Depth: ec.Bounds.Depth, NoDeadlock: ec.Bounds.NoDeadlock},
 		Engine: ec.Name(), Violation: violationJSON(l, res.Violation), Steps: []trailStep{}}
 	if len(cfg.Defines) > 0 {
 		t.Flags.Defines = cfg.Defines
@@ -136,7 +139,7 @@ func readTrail(path string) (*trail, error) {
 
 // config is the compilation the trail was written for.
 func (t *trail) config() sourceConfig {
-	cfg := sourceConfig{Config: lang.Config{Width: t.Flags.Width, Defines: t.Flags.Defines, NoFold: t.Flags.NoFold},
+	cfg := sourceConfig{Config: lang.Config{Width: t.Flags.Width, Defines: t.Flags.Defines, NoFold: t.Flags.NoFold, KeepPrivate: t.Flags.KeepPrivate},
 		DataModel: t.Flags.DataModel, Pool: t.Flags.Pool}
 	if cfg.Pool == 0 {
 		cfg.Pool = cfront.DefaultLoopThreads
