@@ -113,6 +113,10 @@ type Unrolling struct {
 	chanKey   []ir.StoreKey // per channel number: the store key of its first cell
 	keyChan   []int         // per channel cell (store key − chanKey0): its channel number
 	keyLocal0 ir.StoreKey   // store key of frame cell 0 (see exec.go)
+	// numbered: channels are two counters and numbered messages (the
+	// partial-order encoding, channel.go), the counters countW bits wide.
+	numbered bool
+	countW   int
 
 	states  []*state
 	status  []*status
