@@ -307,6 +307,12 @@ func (f *frame) chanGuard(n *ir.Node) *solver.Term {
 		if at.IsFalse() {
 			continue
 		}
+		if n.Op == ir.OpRecv && f.pre.received {
+			// Taken only with the message it is matched with, sent
+			// before it: the channel is not empty (channel.go).
+			ok = append(ok, at)
+			continue
+		}
 		ln := f.chanLength(ch.Offset + j)
 		blocked := u.is(ln, 0)
 		if n.Op == ir.OpSend {
@@ -331,7 +337,11 @@ func (f *frame) chanGuard(n *ir.Node) *solver.Term {
 // message numbered with the received counter it reads and increments that.
 // The partial-order encoding then matches each receive with a send of the
 // same number on the same channel that happens before it (PartialOrder:
-// msgOp, match): the receive's fields equal the send's. The messages in the
+// msgOp, match): the receive's fields equal the send's. A receive that has
+// its match is enabled — the send numbered with the received counter came
+// before it, so the channel was not empty — and an event's receive is
+// enabled by its match alone (state.received), without reading the sent
+// counter; the final state's status, which no match covers, reads both. The messages in the
 // channel are the ones numbered received..sent−1, in order — ir's queue —
 // so the length is sent − received, a send is enabled while it is below the
 // capacity and a receive while it is not zero, and the message received is

@@ -236,6 +236,7 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 	s.loc[th.ID] = pt.loc[j]
 	s.local[th.ID] = pt.local[j]
 	s.lazy = func(k ir.StoreKey) val { return po.read(e, k) }
+	s.received = true
 	reach := pt.reach[j]
 	for l := 0; l < tm.Terminated(); l++ {
 		if !reach[l] {

@@ -41,6 +41,10 @@ type state struct {
 	// (by store key) instead of shared, owner and chans: the partial-order
 	// encoding creates a read only for the cells a step actually looks at.
 	lazy func(k ir.StoreKey) val
+	// received: a receive of a numbered channel is enabled by the send it
+	// is matched with, so its guard need not read the sent counter (the
+	// partial-order encoding's events, not its final state; channel.go).
+	received bool
 }
 
 // cellOf returns the shared cell store key k stands for, if it stands for one.
