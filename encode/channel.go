@@ -7,16 +7,17 @@ import (
 	"kbmc/solver"
 )
 
-// Channels (ir/exec.go: OpSend, OpRecv, ELen). In the encoding a channel is a
-// ring buffer: its length, the slot of its oldest message (the head), and Cap
-// message slots of its fields. A send writes the slot (head + length) mod Cap
-// and the length; a receive reads the head's slot and writes the head and the
-// length. ir keeps a queue shifted to the front with its free slots cleared,
-// so that equal queues are equal states; the encoding compares no states, and
-// a ring buffer touches one slot per send and none per receive, which keeps
-// the partial-order encoding's read-from relation over the slots small. The
-// two agree on everything the program can observe: which operations are
-// enabled, the length, and each message received.
+// Channels (ir/exec.go: OpSend, OpRecv, ELen). In the step encoding a channel
+// is a ring buffer: its length, the slot of its oldest message (the head), and
+// Cap message slots of its fields. A send writes the slot (head + length) mod
+// Cap and the length; a receive reads the head's slot and writes the head and
+// the length. ir keeps a queue shifted to the front with its free slots
+// cleared, so that equal queues are equal states; the encoding compares no
+// states. The two agree on everything the program can observe: which
+// operations are enabled, the length, and each message received. The
+// partial-order encoding numbers messages instead ("Numbered messages"
+// below): its length and head cells are a sent and a received counter, and
+// it uses no slot.
 //
 // Every cell of a channel is a store key of its own, after the locks and
 // before the moving thread's frame (exec.go): the step encoding holds them in
@@ -157,18 +158,9 @@ func (f *frame) putKey(k ir.StoreKey, x val, at *solver.Term) {
 	if at.IsFalse() {
 		return
 	}
-	_, cell := f.u.chanCell(k)
-	switch {
-	case at.IsTrue():
+	if at.IsTrue() {
 		f.st[k] = x
-	case f.pre.lazy != nil && cell >= chanSlot:
-		// The partial-order encoding: a write counts only under its guard,
-		// and nothing reads a slot after writing it in one transition (its
-		// one visible operation is the send that writes slots, or the recv
-		// that reads them, before anything is written), so the old value is
-		// not needed, and not reading it spares a read of every slot.
-		f.st[k] = f.u.ite(at, x, f.u.chanZero(k))
-	default:
+	} else {
 		f.st[k] = f.u.ite(at, x, f.get(k))
 	}
 	if f.mv != nil {
