@@ -7,16 +7,17 @@ import (
 	"kbmc/solver"
 )
 
-// Channels (ir/exec.go: OpSend, OpRecv, ELen). In the encoding a channel is a
-// ring buffer: its length, the slot of its oldest message (the head), and Cap
-// message slots of its fields. A send writes the slot (head + length) mod Cap
-// and the length; a receive reads the head's slot and writes the head and the
-// length. ir keeps a queue shifted to the front with its free slots cleared,
-// so that equal queues are equal states; the encoding compares no states, and
-// a ring buffer touches one slot per send and none per receive, which keeps
-// the partial-order encoding's read-from relation over the slots small. The
-// two agree on everything the program can observe: which operations are
-// enabled, the length, and each message received.
+// Channels (ir/exec.go: OpSend, OpRecv, ELen). In the step encoding a channel
+// is a ring buffer: its length, the slot of its oldest message (the head), and
+// Cap message slots of its fields. A send writes the slot (head + length) mod
+// Cap and the length; a receive reads the head's slot and writes the head and
+// the length. ir keeps a queue shifted to the front with its free slots
+// cleared, so that equal queues are equal states; the encoding compares no
+// states. The two agree on everything the program can observe: which
+// operations are enabled, the length, and each message received. The
+// partial-order encoding numbers messages instead ("Numbered messages"
+// below): its length and head cells are a sent and a received counter, and
+// it uses no slot.
 //
 // Every cell of a channel is a store key of its own, after the locks and
 // before the moving thread's frame (exec.go): the step encoding holds them in
@@ -50,8 +51,14 @@ func (u *Unrolling) layoutChannels(k0 ir.StoreKey) ir.StoreKey {
 	return k
 }
 
-// countWidth is the width of a channel's length and head, which hold 0..Cap.
-func countWidth(ch *ir.Channel) int { return widthFor(ch.Cap) }
+// countWidth is the width of a channel's length and head, which hold 0..Cap;
+// with messages numbered (numbered), of its counters, which hold 0..depth.
+func (u *Unrolling) countWidth(ch *ir.Channel) int {
+	if u.numbered {
+		return u.countW
+	}
+	return widthFor(ch.Cap)
+}
 
 // chanCell returns the channel number and the cell (chanLen, chanHead, or a
 // slot's chanSlot+…) of a channel store key.
@@ -68,7 +75,7 @@ func (u *Unrolling) chanZero(k ir.StoreKey) val {
 	c, cell := u.chanCell(k)
 	ch := u.p.ChannelOf(c)
 	if cell < chanSlot {
-		return u.constVal(0, countWidth(ch))
+		return u.constVal(0, u.countWidth(ch))
 	}
 	return u.value(ch.Fields[(cell-chanSlot)%len(ch.Fields)], 0)
 }
@@ -77,10 +84,14 @@ func (u *Unrolling) chanZero(k ir.StoreKey) val {
 func (u *Unrolling) chanKeyName(k ir.StoreKey) string {
 	c, cell := u.chanCell(k)
 	name := "chan:" + u.p.LocationName(u.p.ChannelLocation(c))
-	switch cell {
-	case chanLen:
+	switch {
+	case cell == chanLen && u.numbered:
+		return name + ".sent"
+	case cell == chanHead && u.numbered:
+		return name + ".received"
+	case cell == chanLen:
 		return name + ".len"
-	case chanHead:
+	case cell == chanHead:
 		return name + ".head"
 	}
 	f := len(u.p.ChannelOf(c).Fields)
@@ -100,12 +111,33 @@ func (u *Unrolling) small(v val, n int, fn func(int) int, w int) val {
 	return u.choose(conds, vs)
 }
 
-// widen is a channel's length, held in countWidth bits, as a W-bit int.
+// widen is a channel's length, held in countWidth bits, as a W-bit int. (A
+// length is at most the capacity, which fits in W bits: ValueBits follows
+// capacities.)
 func (u *Unrolling) widen(v val) val {
 	if v.set == nil {
+		if v.w > u.w {
+			return termVal(u.b.Extract(v.t, u.w-1, 0))
+		}
 		return termVal(u.b.ZeroExtend(v.t, u.w))
 	}
-	return val{set: append([]gconst(nil), v.set...), w: u.w}
+	cs := make([]gconst, len(v.set))
+	for j, a := range v.set {
+		cs[j] = gconst{a.c & solver.Mask(u.w), a.g}
+	}
+	out, _ := u.collect(cs, u.w) // no more constants than v has
+	return out
+}
+
+// chanLength is the number of messages in channel c, in countWidth bits: its
+// length cell, or with numbered messages the messages sent less those
+// received.
+func (f *frame) chanLength(c int) val {
+	k0 := f.u.chanKey[c]
+	if !f.u.numbered {
+		return f.get(k0 + chanLen)
+	}
+	return f.u.binary(f.get(k0+chanLen), f.get(k0+chanHead), f.b.Sub)
 }
 
 // chanCells is machine.chanIndex: for each channel of the declaration, the
@@ -126,18 +158,9 @@ func (f *frame) putKey(k ir.StoreKey, x val, at *solver.Term) {
 	if at.IsFalse() {
 		return
 	}
-	_, cell := f.u.chanCell(k)
-	switch {
-	case at.IsTrue():
+	if at.IsTrue() {
 		f.st[k] = x
-	case f.pre.lazy != nil && cell >= chanSlot:
-		// The partial-order encoding: a write counts only under its guard,
-		// and nothing reads a slot after writing it in one transition (its
-		// one visible operation is the send that writes slots, or the recv
-		// that reads them, before anything is written), so the old value is
-		// not needed, and not reading it spares a read of every slot.
-		f.st[k] = f.u.ite(at, x, f.u.chanZero(k))
-	default:
+	} else {
 		f.st[k] = f.u.ite(at, x, f.get(k))
 	}
 	if f.mv != nil {
@@ -164,7 +187,11 @@ func (f *frame) send(n *ir.Node) {
 	for i, a := range n.Args {
 		msg[i] = f.conv(ch.Fields[i], f.eval(a))
 	}
-	w := countWidth(ch)
+	if u.numbered {
+		f.sendNumbered(ch, conds, msg)
+		return
+	}
+	w := u.countWidth(ch)
 	for j, at := range conds {
 		if at.IsFalse() {
 			continue
@@ -196,11 +223,18 @@ func (f *frame) recv(n *ir.Node) {
 	ch := n.Chan
 	conds := f.chanCells(ch, n.CIndex)
 	nf := len(ch.Fields)
-	w := countWidth(ch)
+	w := u.countWidth(ch)
 	var which []*solver.Term // the channel taken from
 	fields := make([][]val, nf)
 	for j, at := range conds {
 		if at.IsFalse() {
+			continue
+		}
+		if u.numbered {
+			for i, v := range f.recvNumbered(ch, ch.Offset+j, at) {
+				fields[i] = append(fields[i], v)
+			}
+			which = append(which, at)
 			continue
 		}
 		c := ch.Offset + j
@@ -248,7 +282,7 @@ func (f *frame) length(e *ir.Expr) val {
 		}
 		c := ch.Offset + j
 		f.access(u.p.ChannelLocation(c), false, at)
-		vs[j] = u.widen(f.get(u.chanKey[c] + chanLen))
+		vs[j] = u.widen(f.chanLength(c))
 	}
 	return u.choose(conds, vs)
 }
@@ -265,7 +299,13 @@ func (f *frame) chanGuard(n *ir.Node) *solver.Term {
 		if at.IsFalse() {
 			continue
 		}
-		ln := f.get(u.chanKey[ch.Offset+j] + chanLen)
+		if n.Op == ir.OpRecv && f.pre.received {
+			// Taken only with the message it is matched with, sent
+			// before it: the channel is not empty (channel.go).
+			ok = append(ok, at)
+			continue
+		}
+		ln := f.chanLength(ch.Offset + j)
 		blocked := u.is(ln, 0)
 		if n.Op == ir.OpSend {
 			blocked = u.is(ln, uint64(ch.Cap))
@@ -273,4 +313,105 @@ func (f *frame) chanGuard(n *ir.Node) *solver.Term {
 		ok = append(ok, b.And(at, b.Not(blocked)))
 	}
 	return b.Or(b.Or(ok...), b.Or(f.guardFail...))
+}
+
+// Numbered messages: the partial-order encoding's channels (Unrolling.numbered).
+//
+// A ring buffer makes every send a possible writer of every slot and every
+// receive a reader of every slot, and the read-from relation of a key costs
+// its reads times its writes squared (the from-read clauses): on protocols,
+// where one thread sends to a channel from many unrolled steps, the slots
+// were most of the formula, and showing that a message is received at most
+// once took the solver an argument about heads and lengths. Instead a
+// channel is two counters: sent (the len cell's key) and received (the head
+// cell's key), each written only by its side. A send numbers its message
+// with the sent counter it reads and increments it; a receive takes the
+// message numbered with the received counter it reads and increments that.
+// The partial-order encoding then matches each receive with a send of the
+// same number on the same channel that happens before it (PartialOrder:
+// msgOp, match): the receive's fields equal the send's. A receive that has
+// its match is enabled — the send numbered with the received counter came
+// before it, so the channel was not empty — and an event's receive is
+// enabled by its match alone (state.received), without reading the sent
+// counter; the final state's status, which no match covers, reads both. The messages in the
+// channel are the ones numbered received..sent−1, in order — ir's queue —
+// so the length is sent − received, a send is enabled while it is below the
+// capacity and a receive while it is not zero, and the message received is
+// the oldest. Under sequential consistency the counters' values along the
+// order of one side's events are 0, 1, 2, …, so one send has each number and
+// the match is unique: nothing else is needed (docs/symbolic.md).
+
+// A msgOp is a send or a receive of one channel in one transition of an
+// event, for the partial-order encoding to match.
+type msgOp struct {
+	send   bool
+	c      int          // the channel number
+	guard  *solver.Term // the operation happens on this channel
+	n      val          // its message's number
+	fields []val        // the message: sent, or received (fresh variables)
+	// Set by the partial-order encoding: the event, and for a receive one
+	// selector per send it may match.
+	ev    *event
+	cands []*solver.Term
+}
+
+// bump is a counter plus one.
+func (u *Unrolling) bump(v val) val {
+	return u.binary(v, u.constVal(1, v.w), u.b.Add)
+}
+
+// sendNumbered is send's numbered form: for each channel the index may
+// name, the message gets the sent counter's value as its number and the
+// counter grows by one.
+func (f *frame) sendNumbered(ch *ir.Channel, conds []*solver.Term, msg []val) {
+	u := f.u
+	for j, at := range conds {
+		if at.IsFalse() {
+			continue
+		}
+		c := ch.Offset + j
+		k := u.chanKey[c] + chanLen
+		n := f.get(k)
+		f.putKey(k, u.bump(n), at)
+		f.message(&msgOp{send: true, c: c, n: n, fields: msg}, at)
+		f.access(u.p.ChannelLocation(c), true, at)
+	}
+}
+
+// recvNumbered is recv's numbered form for channel c, which the index names
+// when at holds: the message numbered with the received counter's value,
+// whose fields are fresh variables the partial-order encoding equates with
+// its send's; the counter grows by one.
+func (f *frame) recvNumbered(ch *ir.Channel, c int, at *solver.Term) []val {
+	u, b := f.u, f.b
+	k := u.chanKey[c] + chanHead
+	n := f.get(k)
+	fields := make([]val, len(ch.Fields))
+	for i, t := range ch.Fields {
+		name := fmt.Sprintf("#msg@%d.%d.%d", f.stepIndex, u.vars, i)
+		u.vars++
+		if z := u.value(t, 0); z.set == nil {
+			fields[i] = termVal(b.BoolVar(name)) // a Bool field
+		} else {
+			fields[i] = termVal(b.BVVar(name, z.w))
+		}
+	}
+	f.putKey(k, u.bump(n), at)
+	f.message(&msgOp{c: c, n: n, fields: fields}, at)
+	f.access(u.p.ChannelLocation(c), true, at)
+	return fields
+}
+
+// message records a send or receive that happens when at holds on the
+// path; in a transition with an inner guard, only where the step does not
+// get stuck (exec), as its writes.
+func (f *frame) message(op *msgOp, at *solver.Term) {
+	if f.mv == nil {
+		return
+	}
+	op.guard = f.b.And(f.g, at)
+	if op.guard.IsFalse() {
+		return
+	}
+	f.mv.msgs = append(f.mv.msgs, op)
 }

@@ -61,6 +61,8 @@ type move struct {
 	// enter the footprint once it is known that the step did not get stuck.
 	logging bool
 	pending []pendingWrite
+	// msgs: the sends and receives of numbered channels (channel.go).
+	msgs []*msgOp
 }
 
 // pendingWrite is a write access of a transition with an inner guard: to
@@ -204,6 +206,9 @@ func (u *Unrolling) exec(i int, s *state, th *ir.Thread, tr *ir.Transition, act 
 	// The writes of a step that got stuck were undone: they count only
 	// when it did not.
 	notStuck := b.Not(b.Or(stuck...))
+	for _, op := range mv.msgs {
+		op.guard = b.And(op.guard, notStuck)
+	}
 	for _, w := range mv.pending {
 		g := b.And(w.g, notStuck)
 		if w.key >= 0 {

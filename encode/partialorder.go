@@ -45,6 +45,9 @@ type PartialOrder struct {
 	ords    map[[2]int]*solver.Term
 	as      []*solver.Term // assertions not yet given to the backend
 
+	sends, recvs map[int][]*msgOp // per channel: the numbered sends and receives (channel.go)
+	recvList     []*msgOp         // every receive, in the order made
+
 	fails []*solver.Term // per event: it fails
 	bads  []*solver.Term // per event: it fails with a wanted violation
 	gen   *generation
@@ -124,8 +127,14 @@ func NewPartialOrder(p *ir.Program, b *solver.Builder, be solver.Backend, opts O
 		return nil, fmt.Errorf("encode: depth %d", depth)
 	}
 	u := newCore(p, b, be, opts)
+	// Channels are counters and numbered messages (channel.go); no
+	// execution of at most depth steps sends or receives more than depth
+	// messages.
+	u.numbered, u.countW = true, widthFor(depth)
 	po := &PartialOrder{
-		u: u, depth: depth, clkW: widthFor(depth),
+		sends: make(map[int][]*msgOp),
+		recvs: make(map[int][]*msgOp),
+		u:     u, depth: depth, clkW: widthFor(depth),
 		joinTarget: make([]bool, len(p.Threads)),
 		writers:    make(map[ir.StoreKey][]*event),
 		byLoc:      make(map[[2]int]*readVal),
@@ -227,6 +236,7 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 	s.loc[th.ID] = pt.loc[j]
 	s.local[th.ID] = pt.local[j]
 	s.lazy = func(k ir.StoreKey) val { return po.read(e, k) }
+	s.received = true
 	reach := pt.reach[j]
 	for l := 0; l < tm.Terminated(); l++ {
 		if !reach[l] {
@@ -330,6 +340,12 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 	}
 	for _, k := range keys {
 		po.newWriter(e, k)
+	}
+	for _, mv := range e.moves {
+		for _, op := range mv.msgs {
+			op.ev = e
+			po.message(op)
+		}
 	}
 	if err := u.stop.stopErr(); err != nil {
 		return err
@@ -438,6 +454,46 @@ func (po *PartialOrder) read(e *event, k ir.StoreKey) val {
 	po.readers[k] = append(po.readers[k], r)
 	po.reads = append(po.reads, r)
 	return v
+}
+
+// message relates a numbered send or receive of event e (channel.go) to the
+// receives or sends of its channel in earlier events: a receive takes the
+// message of a send of the same number that happens before it, one of those
+// of the events encoded so far under a generation (Seal). A send and a
+// receive of one event never match (a receive follows its send), nor do a
+// receive and a later send of one thread.
+func (po *PartialOrder) message(op *msgOp) {
+	if op.send {
+		for _, r := range po.recvs[op.c] {
+			if r.ev.t != op.ev.t {
+				po.match(op, r)
+			}
+		}
+		po.sends[op.c] = append(po.sends[op.c], op)
+		return
+	}
+	for _, s := range po.sends[op.c] {
+		if s.ev != op.ev {
+			po.match(s, op)
+		}
+	}
+	po.recvs[op.c] = append(po.recvs[op.c], op)
+	po.recvList = append(po.recvList, op)
+}
+
+// match adds send s as a message receive r may take: a selector that
+// implies that s happens, before r, with r's number, and that r's fields
+// are s's.
+func (po *PartialOrder) match(s, r *msgOp) {
+	u, b := po.u, po.u.b
+	m := b.BoolVar(fmt.Sprintf("#match@%d.%d.%d", r.ev.id, s.ev.id, u.vars))
+	u.vars++
+	and := []*solver.Term{s.guard, po.before(s.ev, r.ev), u.equal(s.n, r.n)}
+	for i := range r.fields {
+		and = append(and, u.equal(s.fields[i], r.fields[i]))
+	}
+	po.as = append(po.as, b.Implies(m, b.And(and...)))
+	r.cands = append(r.cands, m)
 }
 
 // sees reports whether read r can read from event w: not its own event, and
@@ -675,6 +731,10 @@ func (po *PartialOrder) Seal(ctx context.Context) (*solver.Term, error) {
 			or = append(or, c.s)
 		}
 		cl = append(cl, b.Implies(g.lit, b.Or(or...)))
+	}
+	for _, r := range po.recvList {
+		// A receive that happens takes one of the messages sent.
+		cl = append(cl, b.Implies(g.lit, b.Or(append([]*solver.Term{b.Not(r.guard)}, r.cands...)...)))
 	}
 	if sum := SumBounds(bounds); sum > po.depth {
 		var count []*solver.Term

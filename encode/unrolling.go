@@ -41,6 +41,10 @@ type state struct {
 	// (by store key) instead of shared, owner and chans: the partial-order
 	// encoding creates a read only for the cells a step actually looks at.
 	lazy func(k ir.StoreKey) val
+	// received: a receive of a numbered channel is enabled by the send it
+	// is matched with, so its guard need not read the sent counter (the
+	// partial-order encoding's events, not its final state; channel.go).
+	received bool
 }
 
 // cellOf returns the shared cell store key k stands for, if it stands for one.
@@ -113,6 +117,10 @@ type Unrolling struct {
 	chanKey   []ir.StoreKey // per channel number: the store key of its first cell
 	keyChan   []int         // per channel cell (store key − chanKey0): its channel number
 	keyLocal0 ir.StoreKey   // store key of frame cell 0 (see exec.go)
+	// numbered: channels are two counters and numbered messages (the
+	// partial-order encoding, channel.go), the counters countW bits wide.
+	numbered bool
+	countW   int
 
 	states  []*state
 	status  []*status

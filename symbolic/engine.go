@@ -45,6 +45,10 @@ type Engine struct {
 	// violation the reference engine reported is found too.
 	corrupt func([]ir.Move) []ir.Move
 	kinds   []ir.ViolationKind
+	// trace, when set, is told about every solver call: the bounds (the
+	// partial-order encoding) and the statistics after it, for measuring
+	// where a run's time goes (TestProbe, docs/bench-symbolic.md).
+	trace func(call string)
 }
 
 var _ verify.Engine = Engine{}
@@ -323,7 +327,17 @@ func (r *run) check(assumptions ...*solver.Term) (solver.Status, error) {
 	r.stats.SolverCalls++
 	t0 := time.Now()
 	st, err := r.be.Check(r.ctx, assumptions...)
-	r.stats.SolveTime += time.Since(t0)
+	d := time.Since(t0)
+	r.stats.SolveTime += d
+	if r.e.trace != nil {
+		bs := r.be.Stats()
+		where := fmt.Sprintf("after depth %d", r.decided)
+		if r.po != nil {
+			where = fmt.Sprintf("bounds %v (Σ %d)", r.po.Bounds(), sum(r.po.Bounds()))
+		}
+		r.e.trace(fmt.Sprintf("call %d %s: %s in %v; vars %d clauses %d; encode total %v",
+			r.stats.SolverCalls, where, st, d.Round(time.Millisecond), bs.Vars, bs.Clauses, r.stats.EncodeTime.Round(time.Millisecond)))
+	}
 	return st, err
 }
 
