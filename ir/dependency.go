@@ -105,13 +105,14 @@ func (p *Program) OrderedOnly(a, b []Access) bool {
 
 // OnlyEnables reports whether every conflict between a step's accesses and a
 // transition's footprint fp is on an ordered location (OrderedOnly) or on a
-// cell that one step sets for good and that no program expression reads: a thread's end (written by its last step, read
-// by OpJoin), a created thread's start cells (flag and argument, written by
-// OpSpawn and read by OpStart; its result, written by its end and read by
-// OpJoin). If the transition waits before such a step, it still waits once
-// every step independent of it has run: it reads the same cells with the same
-// values. So the step can enable the transition but never be reordered after
-// it (DPOR's race reversal, explicit/dpor.go).
+// cell that one step sets for good and that no program expression reads: a
+// thread's end (written by its last step, read by OpJoin), a created thread's
+// start cells (flag and argument, written by OpSpawn and read by OpStart; its
+// result, written by its end and read by OpJoin). If the transition waits
+// before such a step, it still waits once every step independent of it has run:
+// it reads the same cells with the same values. So the step can enable the
+// transition but never be reordered after it (DPOR's race reversal,
+// explicit/dpor.go).
 func (p *Program) OnlyEnables(step, fp []Access) bool {
 	// fp's summary rules out most of step's accesses at once, and whether a
 	// location is set once is asked once per access, not once per pair: a C

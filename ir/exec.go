@@ -586,6 +586,14 @@ func (m *machine) access(loc int, k AccessKind, v int64) {
 	}
 }
 
+// channelAccess records what a send or recv (op) on channel c accesses, in the
+// state before it (Program.channelAccesses, which probes share).
+func (m *machine) channelAccess(op OpKind, c int) {
+	if m.ev != nil {
+		m.ev.Accesses = m.p.channelAccesses(op, m.s, c, m.ev.Accesses)
+	}
+}
+
 // wrote reports whether the step so far has recorded a write of loc.
 func (m *machine) wrote(loc int) bool {
 	if m.ev == nil {
@@ -785,10 +793,8 @@ func (m *machine) exec(n *Node) int {
 		if q[0] == int64(n.Chan.Cap) {
 			panic(fmt.Sprintf("ir: Step of %s blocked at %s", m.th.Name, n.Pos))
 		}
+		m.channelAccess(n.Op, c)
 		copy(q[1+int(q[0])*f:], msg)
-		send, _ := p.ChannelEnds(c)
-		m.access(send, Write, q[0]+1)
-		m.access(p.ChannelSlot(c, (p.ChannelHead(m.s, c)+int(q[0]))%n.Chan.Cap), Write, 1)
 		q[0]++
 		m.ev.Channel = c
 	case OpRecv:
@@ -803,16 +809,13 @@ func (m *machine) exec(n *Node) int {
 		}
 		// Take the oldest message, then move the others forward and clear the
 		// freed slot, so that a queue's cells depend on its contents alone.
+		m.channelAccess(n.Op, c)
 		m.ev.Channel = c
 		m.ev.Message = append(m.ev.Message[:0], q[1:1+f]...)
 		copy(q[1:], q[1+f:1+int(q[0])*f])
 		clear(q[1+int(q[0]-1)*f : 1+int(q[0])*f])
 		q[0]--
-		_, recv := p.ChannelEnds(c)
-		m.access(recv, Write, q[0])
-		h := p.ChannelHead(m.s, c)
-		m.access(p.ChannelSlot(c, h), Write, 0)
-		m.s[p.HeadBase+c] = int64((h + 1) % n.Chan.Cap)
+		m.s[p.HeadBase+c] = int64((p.ChannelHead(m.s, c) + 1) % n.Chan.Cap)
 		for i, lv := range n.Dsts {
 			m.store(lv, m.ev.Message[i])
 			if m.failed {
