@@ -122,14 +122,22 @@ func TestSharedVisitedPublish(t *testing.T) {
 // the blocks have grown (a chunk or a block now and then).
 func TestSharedVisitedAllocs(t *testing.T) {
 	v := newSharedVisited[struct{}](1)
+	checkStoreAllocs(t, func(s ir.State) { v.visit(s, 0) })
+}
+
+// checkStoreAllocs stores 4096 states with visit, then checks that visiting
+// them again allocates nothing and that storing new ones allocates only now
+// and then.
+func checkStoreAllocs(t *testing.T, visit func(ir.State)) {
+	t.Helper()
 	states := make([]ir.State, 4096)
 	for i := range states {
 		states[i] = ir.State{int64(i), int64(i) * 3, 7}
-		v.visit(states[i], 0)
+		visit(states[i])
 	}
 	i := 0
 	if n := testing.AllocsPerRun(1000, func() {
-		v.visit(states[i%len(states)], 0)
+		visit(states[i%len(states)])
 		i++
 	}); n != 0 {
 		t.Errorf("looking up a stored state: %v allocations", n)
@@ -139,7 +147,7 @@ func TestSharedVisitedAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(1000, func() {
 		s[0] = j
 		j++
-		v.visit(s, 0)
+		visit(s)
 	}); n > 0.1 {
 		t.Errorf("storing a state: %v allocations on average", n)
 	}
@@ -307,27 +315,7 @@ func TestVisitedStoreAllocs(t *testing.T) {
 	}{{"exact", storeMode{}}, {"hash-compact", storeMode{kind: hashCompactStore}}, {"bitstate", storeMode{kind: bitStateStore, bits: 1 << 16}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := newVisitedStore[int32](tc.mode)
-			states := make([]ir.State, 4096)
-			for i := range states {
-				states[i] = ir.State{int64(i), int64(i) * 3, 7}
-				v.visit(states[i])
-			}
-			i := 0
-			if n := testing.AllocsPerRun(1000, func() {
-				v.visit(states[i%len(states)])
-				i++
-			}); n != 0 {
-				t.Errorf("looking up a stored state: %v allocations", n)
-			}
-			s := ir.State{0, 0, 0}
-			j := int64(1 << 20)
-			if n := testing.AllocsPerRun(1000, func() {
-				s[0] = j
-				j++
-				v.visit(s)
-			}); n > 0.1 {
-				t.Errorf("storing a state: %v allocations on average", n)
-			}
+			checkStoreAllocs(t, func(s ir.State) { v.visit(s) })
 		})
 	}
 }
