@@ -145,6 +145,18 @@ func translate(cfg *cc.Config, limit time.Duration, sources []cc.Source) (*cc.AS
 		if pos, msg := precheck(text); msg != "" {
 			return nil, fmt.Errorf("%s:%d:%d: %s", src.Name, pos.Line, pos.Col, msg)
 		}
+		// A macro the file defines can put a keyword after a '*' that the
+		// scan of its text cannot see: check the expanded tokens too. (A .c
+		// file comes here preprocessed by gcc, a task's .i file has no
+		// #define, so this costs nothing in the common case.)
+		if strings.Contains(text, "define") {
+			var expanded strings.Builder
+			if cc.Preprocess(cfg, sources, &expanded) == nil {
+				if _, msg := precheck(expanded.String()); msg != "" {
+					return nil, fmt.Errorf("%s:1:1: after macro expansion: %s", src.Name, msg)
+				}
+			}
+		}
 	}
 	type result struct {
 		ast *cc.AST
@@ -200,7 +212,7 @@ func strandedStar(toks []cToken) (ir.Pos, bool) {
 			continue
 		}
 		j := i + 1
-		for j < len(toks) && qualifiers[toks[j].text] {
+		for j < len(toks) && (qualifiers[toks[j].text] || builtinEmptyMacros[toks[j].text]) {
 			j++
 		}
 		if j == len(toks) {
@@ -214,17 +226,55 @@ func strandedStar(toks []cToken) (ir.Pos, bool) {
 	return ir.Pos{}, true
 }
 
+// nowhereAfterStar are the keywords of cc's C (with GNU's spellings) that
+// cannot follow a pointer's '*' in any C: cc's parser takes them as a bad
+// type qualifier and skips tokens until one that may end a declarator's
+// qualifiers, which a file that ends first never has. The qualifiers
+// themselves, static, and the keywords that start an expression (sizeof,
+// _Alignof, _Generic, __real__, __imag__) may follow a '*'.
+var nowhereAfterStar = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range strings.Fields(`auto break case char continue default do double else enum extern
+		float for goto if inline int long register return short signed struct switch typedef union
+		unsigned void while _Alignas _Bool _Complex _Imaginary _Noreturn _Static_assert _Thread_local
+		_Decimal128 _Decimal32 _Decimal64 _Float128 _Float128x _Float16 __fp16 _Float32 _Float32x
+		_Float64 _Float64x __asm __asm__ asm __auto_type __bf16 __complex __complex__ __declspec
+		__float128 __inline __inline__ __int128 __int128_t __label__ __signed __signed__ __thread
+		__typeof __typeof__ typeof __uint128_t`) {
+		m[k] = true
+	}
+	return m
+}()
+
+// builtinEmptyMacros are the names cc.Builtin defines as nothing
+// (__extension__, …): after a '*' they vanish, like a qualifier.
+var builtinEmptyMacros = emptyMacros(cc.Builtin)
+
+// emptyMacros lists the object-like macros src defines with an empty body.
+func emptyMacros(src string) map[string]bool {
+	m := map[string]bool{}
+	for _, line := range strings.Split(src, "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "#define" && !strings.Contains(f[1], "(") {
+			m[f[1]] = true
+		}
+	}
+	return m
+}
+
 // qualifiers are the words that may follow a pointer's '*'.
 var qualifiers = map[string]bool{"const": true, "volatile": true, "restrict": true, "_Atomic": true,
 	"__restrict": true, "__restrict__": true, "__const": true, "__volatile__": true, "__volatile": true,
 	"_Nonnull": true, "_Nullable": true, "__attribute__": true}
 
 // mayFollowStar reports whether a token may follow a '*' (and its
-// qualifiers): a name, a number, a literal, or one of ( ) * , [ ] : - + ! ~ &
-// ++ --.
+// qualifiers): a name (not a keyword of nowhereAfterStar), a number, a
+// literal, or one of ( ) * , [ ] : - + ! ~ & ++ --. Each of them ends cc's
+// scan of the qualifiers after a '*'.
 func mayFollowStar(t string) bool {
 	c := t[0]
 	switch {
+	case nowhereAfterStar[t]:
+		return false
 	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '$', c == '"', c == '\'':
 		return true
 	}

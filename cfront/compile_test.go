@@ -50,6 +50,38 @@ func TestUnsupported(t *testing.T) {
 	}
 }
 
+// TestParserLoops: inputs on which cc's parser would never return (it skips
+// tokens after a '*' until one that may end a declarator's qualifiers) are
+// reported at the token after the '*', well before the time limit; valid C
+// with keywords after a '*' still compiles.
+func TestParserLoops(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, want string
+	}{
+		{"star at the end", "A(*", "1:4: syntax error"},
+		{"statement keyword", "A(*return", "1:4: syntax error"},
+		{"later lines", "A(A A\nif!\nreturn 0\nA!*return    ", "4:4: syntax error"},
+		{"type keyword", "int x; *struct", "1:9: syntax error"},
+		{"empty builtin macro", "*__extension__", "1:15: syntax error"},
+		{"keyword from a macro", "#define R return\nA(*R", "1:1: after macro expansion: syntax error"},
+		{"empty macro", "#define E\nA(*E", "after macro expansion: syntax error"},
+		{"valid", "int x, *p; int main(void) { p = &x; return 2 * sizeof(int *) * *p + (int) sizeof x; }", ""},
+		{"valid qualifiers", "int *const volatile q; char *__restrict r; int main(void) { return q == 0; }", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Compile(filepath.Join(t.TempDir(), "p.i"), []byte(tc.src), Config{parseLimit: 20 * time.Second})
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("valid C refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("got %v, want an error mentioning %q", err, tc.want)
+			case err != nil && strings.Contains(err.Error(), "did not finish"):
+				t.Fatalf("reached the time limit: %v", err)
+			}
+		})
+	}
+}
+
 // TestTestdata compiles the project's C programs: those annotated as errors
 // must fail with their message, the others compile.
 func TestTestdata(t *testing.T) {
