@@ -198,6 +198,60 @@ func precheck(src string) (ir.Pos, string) {
 	if pos, ok := strandedStar(toks); !ok {
 		return pos, "syntax error: unexpected token after '*'"
 	}
+	if pos, tag := selfContaining(toks); tag != "" {
+		return pos, tag + " has a member of its own type (only a pointer to it may be)"
+	}
+	return ir.Pos{}, ""
+}
+
+// selfContaining finds a struct or union with a member of its own type, not
+// behind a pointer (struct A { struct A a; }), which C forbids and on which
+// cc's field lookup recurses until the stack overflows (a crash no recover
+// catches). It returns the member type's position and "struct A", or "".
+// Types in a member's parameter list (int (*f)(struct A)) are fine.
+func selfContaining(toks []cToken) (ir.Pos, string) {
+	type open struct {
+		tag          string
+		depth, paren int
+	}
+	var stack []open
+	depth, paren := 0, 0
+	for i := 0; i < len(toks); i++ {
+		switch t := toks[i].text; t {
+		case "{":
+			depth++
+		case "}":
+			if n := len(stack); n > 0 && stack[n-1].depth == depth {
+				stack = stack[:n-1]
+			}
+			depth--
+		case "(":
+			paren++
+		case ")":
+			paren--
+		case "struct", "union":
+			if i+2 >= len(toks) {
+				continue
+			}
+			tag := t + " " + toks[i+1].text
+			if toks[i+2].text == "{" {
+				stack = append(stack, open{tag, depth + 1, paren})
+				continue
+			}
+			j := i + 2
+			for j < len(toks) && qualifiers[toks[j].text] {
+				j++
+			}
+			if j == len(toks) || toks[j].text == "*" || toks[j].text == "(" {
+				continue
+			}
+			for _, o := range stack {
+				if o.tag == tag && paren == o.paren {
+					return toks[i].pos, tag
+				}
+			}
+		}
+	}
 	return ir.Pos{}, ""
 }
 

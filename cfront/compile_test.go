@@ -65,6 +65,10 @@ func TestParserLoops(t *testing.T) {
 		{"empty builtin macro", "*__extension__", "1:15: syntax error"},
 		{"keyword from a macro", "#define R return\nA(*R", "1:1: after macro expansion: syntax error"},
 		{"empty macro", "#define E\nA(*E", "after macro expansion: syntax error"},
+		{"struct of itself", "struct A { int x; struct A a; } v; int main(void) { v.n = 1; }", "1:19: struct A has a member of its own type"},
+		{"union of itself, nested", "union A { struct B { union A a; } b; } v; int main(void) { return v.x; }", "1:22: union A has a member"},
+		{"fuzzed", "struct A{A;struct A A}v{v.n=v;v.n-v;}", "1:12: struct A has a member"},
+		{"valid self pointer", "struct A { int x; struct A *next; int (*f)(struct A a); } v; int main(void) { return v.x; }", ""},
 		{"valid", "int x, *p; int main(void) { p = &x; return 2 * sizeof(int *) * *p + (int) sizeof x; }", ""},
 		{"valid qualifiers", "int *const volatile q; char *__restrict r; int main(void) { return q == 0; }", ""},
 	} {
