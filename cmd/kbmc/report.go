@@ -342,11 +342,15 @@ func writeText(w io.Writer, l *loaded, ec engineConfig, res *verify.Result, form
 		fmt.Fprintf(w, "%s:%d:%d: %s: %s (%s)\n", l.path, v.Pos.Line, v.Pos.Col, v.Kind, msg, who)
 		r := traceSteps(l, res.Run, opts)
 		steps := r.steps
+		fewest := ""
+		if res.Engine == "explicit" && res.Algo == "bfs" {
+			fewest = ", the fewest of any counterexample: breadth-first search"
+		}
 		if opts.relevant {
 			steps = relevantSteps(l, r, v)
-			fmt.Fprintf(w, "trace (%d steps, %d shown: those the violation depends on):\n", len(r.steps), len(steps))
+			fmt.Fprintf(w, "trace (%d steps%s, %d shown: those the violation depends on):\n", len(r.steps), fewest, len(steps))
 		} else {
-			fmt.Fprintf(w, "trace (%d steps):\n", len(steps))
+			fmt.Fprintf(w, "trace (%d steps%s):\n", len(steps), fewest)
 		}
 		printSteps(w, steps, opts)
 		if v.Kind == ir.Deadlock || v.Kind == ir.LocalDeadlock {
