@@ -138,10 +138,10 @@ var traceFormats = []string{"text", "json", "dot", "msc", "mermaid"}
 func shortestConfig(c *cli.Context, ec engineConfig) (engineConfig, error) {
 	switch {
 	case ec.Engine != "explicit":
-		return ec, usageErr("--shortest needs the explicit engine's breadth-first search (--algo bfs): " +
+		return ec, usageErr("--shortest needs the explicit engine's breadth-first search (--algo bfs): "+
 			"--engine %s does not promise a counterexample of the fewest steps", ec.Engine)
 	case c.IsSet("algo") && ec.Algo != "bfs":
-		return ec, usageErr("--shortest needs the breadth-first search (--algo bfs): " +
+		return ec, usageErr("--shortest needs the breadth-first search (--algo bfs): "+
 			"--algo %s does not find a counterexample of the fewest steps first", ec.Algo)
 	}
 	ec.Algo, ec.DefaultAlgo = "bfs", false
