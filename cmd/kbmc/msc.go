@@ -165,10 +165,10 @@ const (
 	mscLane     = 190 // width of a lifeline's column
 	mscRow      = 30  // height of a step's row
 	mscMargin   = 16
-	mscTitle    = 44  // height of the title and violation lines
-	mscHeader   = 56  // height of the lifelines' heads (process and thread names)
-	mscStepCol  = 36  // the column of step numbers at the left
-	mscLabelMax = 26  // characters of a mark's label before it is cut
+	mscTitle    = 44 // height of the title and violation lines
+	mscHeader   = 56 // height of the lifelines' heads (process and thread names)
+	mscStepCol  = 36 // the column of step numbers at the left
+	mscLabelMax = 26 // characters of a mark's label before it is cut
 )
 
 // mscHalo draws a label over a white outline, so that it stays readable where

@@ -49,11 +49,11 @@ type traceStatement struct {
 	// which the text trace shows again only when the value changes (printSteps).
 	Declares bool           `json:"-"`
 	Failed   bool           `json:"failed,omitempty"`
-	Pos    string         `json:"pos"`
-	Text   string         `json:"text"`
-	Branch *bool          `json:"branch,omitempty"`
-	Reads  map[string]any `json:"reads,omitempty"`
-	Writes map[string]any `json:"writes,omitempty"`
+	Pos      string         `json:"pos"`
+	Text     string         `json:"text"`
+	Branch   *bool          `json:"branch,omitempty"`
+	Reads    map[string]any `json:"reads,omitempty"`
+	Writes   map[string]any `json:"writes,omitempty"`
 }
 
 // traceMessage is a message a step sent or received, on which channel.
