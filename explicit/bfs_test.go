@@ -2,10 +2,12 @@ package explicit
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"kbmc/internal/progen"
 	"kbmc/ir"
 	"kbmc/lang"
 	"kbmc/verify"
@@ -251,4 +253,28 @@ func TestBFSRefusesShards(t *testing.T) {
 	if _, err := New("bfs", o); err == nil {
 		t.Error("bfs accepted --shard")
 	}
+}
+
+// TestBFSShortestGenerated checks on generated programs, classic and with
+// channels, that every counterexample of bfs is a shortest one (checkShortest,
+// with dfs --stateful as the brute force at one step less).
+func TestBFSShortestGenerated(t *testing.T) {
+	unsafe := 0
+	for _, cfg := range []progen.Config{progen.DefaultConfig(), progen.DistributedConfig()} {
+		for seed := range uint64(150) {
+			_, p := compileGenerated(t, seed, cfg)
+			r := bfsAt(t, p, verify.DefaultDepth, false)
+			if r.Verdict != verify.Unsafe {
+				continue
+			}
+			unsafe++
+			t.Run(fmt.Sprintf("channels=%v/seed=%d", cfg.Features&progen.Channels != 0, seed), func(t *testing.T) {
+				checkShortest(t, p, r, false, true)
+			})
+		}
+	}
+	if unsafe == 0 {
+		t.Fatal("no generated program is unsafe: nothing was checked")
+	}
+	t.Logf("%d unsafe programs checked", unsafe)
 }
