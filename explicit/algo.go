@@ -55,6 +55,20 @@ var algorithms = []*algorithm{
 		frontier: func(o Options) frontierRule { return frontierRule{distinct: o.Stateful, store: o.Stateful} },
 	},
 	{
+		// Breadth first: the first violation is one of the fewest steps
+		// (kbmc check --shortest). One queue on one worker.
+		name:   "bfs",
+		engine: func(o Options) engine { return BFS{Options: o} },
+		flags:  []string{"local-deadlock"},
+		stats:  func(Options) []string { return []string{"states", "depth"} },
+		check: func(o Options) error {
+			if o.Shard.Count > 1 {
+				return fmt.Errorf("bfs explores its levels on one worker from one queue: it cannot be sharded")
+			}
+			return nil
+		},
+	},
+	{
 		name:    "dpor",
 		engine:  func(o Options) engine { return DPOR{Options: o} },
 		flags:   []string{"no-sleep"},
@@ -256,7 +270,7 @@ func Default() (algo string, set func(*Options)) {
 // receives commute and that processes share no memory (a two-phase commit with
 // crashes and timeouts: 30,388 states in 0.1 s, where dfs --stateful stores 8.8
 // million in a minute; docs/decisions.md, "The default engine"), else Default.
-// --local-deadlock, which only dfs --stateful decides, keeps Default.
+// --local-deadlock, which only dfs --stateful and bfs decide, keeps Default.
 func DefaultFor(p *ir.Program, o Options) (algo string, set func(*Options)) {
 	if len(p.Processes) > 0 && !o.LocalDeadlock {
 		return "persistent", func(o *Options) { o.Stateful = false }
@@ -343,7 +357,7 @@ func (a *algorithm) validate(o Options) error {
 	return nil
 }
 
-var errLocalDeadlock = fmt.Errorf("--local-deadlock needs the whole state graph, which only dfs --stateful explores: " +
+var errLocalDeadlock = fmt.Errorf("--local-deadlock needs the whole state graph, which only dfs --stateful and bfs explore: " +
 	"the reduced graphs of the other algorithms may show a process stuck when it is not (use --algo dfs --stateful)")
 
 // check runs e, an engine of the algorithm called name, on p.

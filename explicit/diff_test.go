@@ -506,6 +506,9 @@ type variant struct {
 // merge combines them.
 func variantsOf(algo string) []variant {
 	vs := sequentialVariantsOf(algo)
+	if algo == "bfs" {
+		return vs // one worker from one queue, never sharded (it refuses --shard)
+	}
 	par := vs[0]
 	set := par.set
 	par.name, par.every = "workers=2", 3

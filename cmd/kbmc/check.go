@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -18,7 +19,8 @@ func checkCommand() *cli.Command {
 	flags := append(programFlags(), engineFlags()...)
 	flags = append(flags,
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON object (docs/output.md); input errors too"},
-		&cli.StringFlag{Name: "trace", Value: "text", Usage: "counterexample format: text, json or dot"},
+		&cli.StringFlag{Name: "trace", Value: "text", Usage: "counterexample format: text, json, dot, msc (a message sequence chart in SVG) or mermaid (the chart as a Mermaid sequenceDiagram)"},
+		&cli.BoolFlag{Name: "shortest", Usage: "find a counterexample of the fewest steps (explicit engine, breadth-first: --algo bfs)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the verdict line"},
 		recordFlag("the counterexample"),
 		&cli.BoolFlag{Name: "threads", Usage: "trace: say which threads could move at each step"},
@@ -49,12 +51,17 @@ func checkAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.Bool("shortest") {
+		if ec, err = shortestConfig(c, ec); err != nil {
+			return err
+		}
+	}
 	if err := checkApplicable(c, ec); err != nil {
 		return err
 	}
 	format := c.String("trace")
-	if format != "text" && format != "json" && format != "dot" {
-		return usageErr("--trace %s: want text, json or dot", format)
+	if !slices.Contains(traceFormats, format) {
+		return usageErr("--trace %s: want text, json, dot, msc or mermaid", format)
 	}
 	if asJSON && c.IsSet("trace") && format != "json" {
 		return usageErr("--json prints the trace as JSON; --trace %s does not apply", format)
@@ -119,6 +126,28 @@ func checkAction(c *cli.Context) error {
 		return &exitError{code, nil}
 	}
 	return nil
+}
+
+// traceFormats are the values of check's --trace.
+var traceFormats = []string{"text", "json", "dot", "msc", "mermaid"}
+
+// shortestConfig makes the run find a counterexample of the fewest steps: the
+// breadth-first search (--algo bfs), whose first violation is a shortest one.
+// An engine or algorithm named beside --shortest that cannot promise that is
+// refused rather than replaced.
+func shortestConfig(c *cli.Context, ec engineConfig) (engineConfig, error) {
+	switch {
+	case ec.Engine != "explicit":
+		return ec, usageErr("--shortest needs the explicit engine's breadth-first search (--algo bfs): "+
+			"--engine %s does not promise a counterexample of the fewest steps", ec.Engine)
+	case c.IsSet("algo") && ec.Algo != "bfs":
+		return ec, usageErr("--shortest needs the breadth-first search (--algo bfs): "+
+			"--algo %s does not find a counterexample of the fewest steps first", ec.Algo)
+	}
+	ec.Algo, ec.DefaultAlgo = "bfs", false
+	ec.Explicit.Stateful = false // the default's dfs setting, which bfs has no use for
+	_, err := ec.engine()
+	return ec, err
 }
 
 // runEngine runs the configured engine on a loaded program under its time limit.

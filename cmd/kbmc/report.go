@@ -45,12 +45,15 @@ type traceStep struct {
 
 // traceStatement is one statement a step ran after its first.
 type traceStatement struct {
-	Failed bool           `json:"failed,omitempty"`
-	Pos    string         `json:"pos"`
-	Text   string         `json:"text"`
-	Branch *bool          `json:"branch,omitempty"`
-	Reads  map[string]any `json:"reads,omitempty"`
-	Writes map[string]any `json:"writes,omitempty"`
+	// Declares: the statement declares the local it assigns (int i = 0),
+	// which the text trace shows again only when the value changes (printSteps).
+	Declares bool           `json:"-"`
+	Failed   bool           `json:"failed,omitempty"`
+	Pos      string         `json:"pos"`
+	Text     string         `json:"text"`
+	Branch   *bool          `json:"branch,omitempty"`
+	Reads    map[string]any `json:"reads,omitempty"`
+	Writes   map[string]any `json:"writes,omitempty"`
 }
 
 // traceMessage is a message a step sent or received, on which channel.
@@ -219,7 +222,7 @@ func traceSteps(l *loaded, run *ir.Run, opts traceOptions) *replayed {
 				continue
 			}
 			st.Folded = append(st.Folded, traceStatement{Pos: posText(l, node.Pos), Text: node.Text,
-				Branch: branch, Reads: nonEmpty(reads), Writes: nonEmpty(writes)})
+				Branch: branch, Reads: nonEmpty(reads), Writes: nonEmpty(writes), Declares: declares(node)})
 		}
 		if ev.Channel >= 0 {
 			ch := p.ChannelOf(ev.Channel)
@@ -246,6 +249,17 @@ func traceSteps(l *loaded, run *ir.Run, opts traceOptions) *replayed {
 		steps[i] = st
 	}
 	return &replayed{steps: steps, run: run}
+}
+
+// declares reports whether node is the declaration of the local it assigns:
+// the local is declared inside the statement's text (int i = 0), not before it
+// (i = 0).
+func declares(node *ir.Node) bool {
+	if node.Op != ir.OpAssign || node.LHS == nil || node.LHS.Var == nil || node.LHS.Var.Shared {
+		return false
+	}
+	at, decl := node.Pos, node.LHS.Var.Pos
+	return decl.Line == at.Line && decl.Col > at.Col && decl.Col < at.Col+len(node.Text)
 }
 
 func mergeValues(dst, src map[string]any) {
@@ -317,8 +331,13 @@ func writeText(w io.Writer, l *loaded, ec engineConfig, res *verify.Result, form
 	if format == "json" {
 		return writeJSON(w, l, ec, res, opts)
 	}
-	if format == "dot" {
+	switch format {
+	case "dot":
 		return writeDot(w, l, res, opts)
+	case "msc":
+		return writeMSC(w, buildChart(l, res, opts))
+	case "mermaid":
+		return writeMermaid(w, buildChart(l, res, opts))
 	}
 	fmt.Fprintln(w, verdictLine(l, res))
 	if l.property != nil {
@@ -342,11 +361,15 @@ func writeText(w io.Writer, l *loaded, ec engineConfig, res *verify.Result, form
 		fmt.Fprintf(w, "%s:%d:%d: %s: %s (%s)\n", l.path, v.Pos.Line, v.Pos.Col, v.Kind, msg, who)
 		r := traceSteps(l, res.Run, opts)
 		steps := r.steps
+		fewest := ""
+		if res.Engine == "explicit" && res.Algo == "bfs" {
+			fewest = ", the fewest of any counterexample: breadth-first search"
+		}
 		if opts.relevant {
 			steps = relevantSteps(l, r, v)
-			fmt.Fprintf(w, "trace (%d steps, %d shown: those the violation depends on):\n", len(r.steps), len(steps))
+			fmt.Fprintf(w, "trace (%d steps%s, %d shown: those the violation depends on):\n", len(r.steps), fewest, len(steps))
 		} else {
-			fmt.Fprintf(w, "trace (%d steps):\n", len(steps))
+			fmt.Fprintf(w, "trace (%d steps%s):\n", len(steps), fewest)
 		}
 		printSteps(w, steps, opts)
 		if v.Kind == ir.Deadlock || v.Kind == ir.LocalDeadlock {
@@ -387,6 +410,15 @@ func printSteps(w io.Writer, steps []traceStep, opts traceOptions) {
 		}
 	}()
 	tw := tabwriter.NewWriter(&buf, 0, 8, 2, ' ', 0)
+	// A loop's body declares its locals again on every iteration: such a
+	// declaration is shown again only when it gives its variable another
+	// value than the last time its thread ran it (docs/output.md).
+	type declaration struct {
+		thread int
+		pos    string
+	}
+	declared := map[declaration]string{}
+	repeated := 0
 	for _, st := range steps {
 		text := st.Text
 		if st.Branch != nil {
@@ -401,6 +433,14 @@ func printSteps(w io.Writer, steps []traceStep, opts traceOptions) {
 		}
 		fmt.Fprintln(tw, line)
 		for _, f := range st.Folded {
+			if f.Declares && !f.Failed {
+				at, values := declaration{st.ThreadID, f.Pos}, valuesOf(f.Writes, f.Reads)
+				if last, ok := declared[at]; ok && last == values {
+					repeated++
+					continue
+				}
+				declared[at] = values
+			}
 			text := f.Text
 			if f.Branch != nil {
 				text += fmt.Sprintf(" → %v", *f.Branch)
@@ -416,6 +456,10 @@ func printSteps(w io.Writer, steps []traceStep, opts traceOptions) {
 		}
 	}
 	tw.Flush()
+	if repeated > 0 {
+		fmt.Fprintf(&buf, "  (%s not shown again: a loop's declaration that gave its variable the value it gave before)\n",
+			plural(repeated, "declaration"))
+	}
 }
 
 // shortPos drops the column: "file:line" reads better in a trace table.
