@@ -186,6 +186,9 @@ func translate(cfg *cc.Config, limit time.Duration, sources []cc.Source) (*cc.AS
 // or comment), and a '*' the next token cannot follow (strandedStar). It
 // returns the position and the message of the first, or "".
 func precheck(src string) (ir.Pos, string) {
+	if pos, ok := badDirective(src); !ok {
+		return pos, "invalid preprocessing directive"
+	}
 	toks := cTokens(src)
 	for _, t := range toks {
 		switch c := t.text[0]; {
@@ -202,6 +205,26 @@ func precheck(src string) (ir.Pos, string) {
 		return pos, tag + " has a member of its own type (only a pointer to it may be)"
 	}
 	return ir.Pos{}, ""
+}
+
+// badDirective finds a line that starts with '#' but names no directive (a
+// name or a line marker's number after the '#', or nothing): cTokens skips
+// such lines, but cc's preprocessor passes them on, and its parser can then
+// loop (##(* for example). It reports the '#' and false if it finds one.
+func badDirective(src string) (ir.Pos, bool) {
+	for i, line := range strings.Split(src, "\n") {
+		rest := strings.TrimLeft(line, " \t")
+		if !strings.HasPrefix(rest, "#") {
+			continue
+		}
+		col := len(line) - len(rest) + 1
+		rest = strings.TrimLeft(rest[1:], " \t\r")
+		if rest == "" || rest[0] == '_' || rest[0] >= 'a' && rest[0] <= 'z' || rest[0] >= 'A' && rest[0] <= 'Z' || rest[0] >= '0' && rest[0] <= '9' {
+			continue
+		}
+		return ir.Pos{Line: i + 1, Col: col}, false
+	}
+	return ir.Pos{}, true
 }
 
 // selfContaining finds a struct or union with a member of its own type, not

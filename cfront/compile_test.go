@@ -67,6 +67,7 @@ func TestParserLoops(t *testing.T) {
 		{"empty macro", "#define E\nA(*E", "after macro expansion: syntax error"},
 		{"struct of itself", "struct A { int x; struct A a; } v; int main(void) { v.n = 1; }", "1:19: struct A has a member of its own type"},
 		{"union of itself, nested", "union A { struct B { union A a; } b; } v; int main(void) { return v.x; }", "1:22: union A has a member"},
+		{"not a directive", "int x;\n##(*   ", "2:1: invalid preprocessing directive"},
 		{"fuzzed", "struct A{A;struct A A}v{v.n=v;v.n-v;}", "1:12: struct A has a member"},
 		{"valid self pointer", "struct A { int x; struct A *next; int (*f)(struct A a); } v; int main(void) { return v.x; }", ""},
 		{"valid", "int x, *p; int main(void) { p = &x; return 2 * sizeof(int *) * *p + (int) sizeof x; }", ""},
