@@ -64,7 +64,7 @@ func Record(p *ir.Program, moves []ir.Move) (*Recording, error) {
 		n := p.Threads[ev.Thread].Template.Transitions[ev.From].EntryNode()
 		kind := "local"
 		if ev.Channel >= 0 {
-			switch n.Op {
+			switch ev.ChannelOp { // a select's entry node is neither
 			case ir.OpSend:
 				kind = "send"
 				inFlight[ev.Channel] = append(inFlight[ev.Channel], append([]int64(nil), c...))

@@ -33,7 +33,7 @@ func Supported(p *ir.Program) error {
 				props := node.Op.Props()
 				if !props.Encoded {
 					return &verify.UnsupportedError{Pos: node.Pos, Engine: engine,
-						Msg: node.Op.String() + " is not supported"}
+						Msg: node.Op.String() + " is not supported yet (the explicit engine checks it: --engine explicit)"}
 				}
 				if !props.Blocks {
 					continue

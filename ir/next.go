@@ -174,6 +174,8 @@ func (pr *Probe) guard(s State, t int, n *Node, buf []Access) []Access {
 		if c := m.chanIndex(n.Chan, n.CIndex); !m.failed {
 			ev.Accesses = p.channelAccesses(n.Op, s, c, ev.Accesses)
 		}
+	case OpSelect:
+		ev.Accesses = p.selectAccesses(&m, n, s, ev.Accesses)
 	}
 	return ev.Accesses
 }

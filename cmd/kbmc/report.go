@@ -227,7 +227,7 @@ func traceSteps(l *loaded, run *ir.Run, opts traceOptions) *replayed {
 			for i, v := range ev.Message {
 				m.Fields = append(m.Fields, value(ch.Fields[i], v))
 			}
-			if n.Op == ir.OpSend {
+			if ev.ChannelOp == ir.OpSend {
 				st.Sent = m
 			} else {
 				st.Received = m

@@ -28,14 +28,20 @@ const (
 	Processes                         // process templates with instance counts and pid; memory, mutexes and functions inside them
 	Channels                          // FIFO channels and channel arrays, send, recv and len, planned flows between threads
 
-	// AllFeatures is every feature.
+	// AllFeatures is every feature but the ones after it, which not every
+	// engine supports.
 	AllFeatures = Channels<<1 - 1
+
+	// Selects: select over two channel operations, now and then with a
+	// default, outside the planned flows (with Channels and Branches). Not in
+	// AllFeatures: the symbolic engine does not encode select.
+	Selects Feature = Channels << 1
 )
 
 var featureNames = []string{
 	"arrays", "mutexes", "cas", "await", "assume", "nondet", "loops", "branches",
 	"atomic", "templates", "join", "yield", "funcs", "asserts", "consts", "faults",
-	"spin-loops", "shared-indices", "processes", "channels",
+	"spin-loops", "shared-indices", "processes", "channels", "selects",
 }
 
 // FeatureList returns every single feature, in the order of their declaration.
