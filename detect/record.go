@@ -63,7 +63,7 @@ func Record(p *ir.Program, moves []ir.Move) (*Recording, error) {
 		c[proc]++
 		n := p.Threads[ev.Thread].Template.Transitions[ev.From].EntryNode()
 		kind := "local"
-		if ev.Channel >= 0 {
+		if ev.Channel >= 0 && !ev.Lost { // a lost message is nobody's receive
 			switch ev.ChannelOp { // a select's entry node is neither
 			case ir.OpSend:
 				kind = "send"

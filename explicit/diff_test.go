@@ -51,7 +51,7 @@ const (
 
 // diffConfig is how seed's program of family fam is generated and checked. Most
 // programs use the family's configuration (every third channel program with
-// selects); every fourth is lowered with
+// selects, lossy and unordered channels: progen.ChannelKinds); every fourth is lowered with
 // --no-fold, every seventh uses 8-bit integers, and every tenth may spin, so that
 // the depth bound cuts executions (a small depth keeps those searches small).
 // Every other unsafe program is checked at its least failing depth (boundary).
@@ -60,7 +60,7 @@ func diffConfig(fam family, seed uint64) (cfg progen.Config, depth int) {
 	if fam == channelFamily {
 		cfg = progen.DistributedConfig()
 		if seed%3 == 1 {
-			cfg.Features |= progen.Selects
+			cfg.Features |= progen.ChannelKinds
 		}
 	}
 	depth = verify.DefaultDepth
@@ -1060,7 +1060,7 @@ var featurePatterns = map[progen.Feature]*regexp.Regexp{
 	progen.SharedIndices: regexp.MustCompile(`\b(lock|join|await|assume)\([^;]*\[[^\]]*\b(x|y|z|sel|flag|done|slot)\b`),
 	progen.Processes:     regexp.MustCompile(`(?m)^process \w+`),
 	progen.Channels:      regexp.MustCompile(`\bsend\(`),
-	progen.Selects:       regexp.MustCompile(`\bselect \{`),
+	progen.ChannelKinds:  regexp.MustCompile(`\bselect \{`),
 	// Faults are counted by the run-time violations they cause, below.
 }
 

@@ -389,6 +389,14 @@ func (iv *intervals) channels(c *ir.Channel, index *ir.Expr, fp *footprint, op i
 		for k := range c.Cap {
 			fp.add(iv.p.ChannelSlot(c.Offset+i, k), ir.Write)
 		}
+		// What ir's channelAccesses adds for the attributes.
+		if c.Unordered {
+			fp.add(send, ir.Write)
+			fp.add(recv, ir.Write)
+		}
+		if c.Lossy && op == ir.OpSend {
+			fp.add(recv, ir.Read)
+		}
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // TestChannelIndependence checks, on generated programs with processes and
-// channels (and selects) and random runs of them, what the partial-order reductions assume
+// channels (and selects, lossy and unordered channels) and random runs of them, what the partial-order reductions assume
 // of the dependency relation (dependency.go) for every two consecutive steps
 // e1, e2 of different threads:
 //
@@ -24,8 +24,8 @@ func TestChannelIndependence(t *testing.T) {
 	pairs, ordered, selects := 0, 0, 0
 	for seed := range uint64(300) {
 		cfg := progen.DistributedConfig()
-		if seed >= 150 { // and the same with selects (ir/select.go)
-			cfg.Features |= progen.Selects
+		if seed >= 150 { // and the same with selects, lossy and unordered channels (ir/select.go)
+			cfg.Features |= progen.ChannelKinds
 		}
 		src := progen.Generate(seed, cfg)
 		p, err := lang.Compile("gen.kb", []byte(src), lang.Config{})

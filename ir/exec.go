@@ -164,6 +164,7 @@ type Event struct {
 	Channel   int
 	ChannelOp OpKind
 	Message   []int64
+	Lost      bool // a send on a lossy channel lost its message
 }
 
 // A Visit is one node a step executed (recorded only with TraceLocals): the
@@ -495,7 +496,7 @@ func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 	ev.Accesses = ev.Accesses[:0]
 	ev.LocalWrites = ev.LocalWrites[:0]
 	ev.Visits = ev.Visits[:0]
-	ev.Channel, ev.Message = -1, ev.Message[:0]
+	ev.Channel, ev.Message, ev.Lost = -1, ev.Message[:0], false
 	ev.Violation = nil
 	m := p.newMachine(s, t, ch, ev)
 	tr := tmpl.Transitions[from]

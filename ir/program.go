@@ -99,6 +99,10 @@ type Channel struct {
 	Cap    int // K >= 1: most messages in flight
 	Offset int
 	Pos    Pos
+	// Lossy: a send may lose its message (always when the channel is full),
+	// so it never waits. Unordered: a recv takes any message in the channel,
+	// not only the oldest. (ir/select.go)
+	Lossy, Unordered bool
 }
 
 // Count is the number of channels the declaration stands for.

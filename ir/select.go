@@ -25,6 +25,9 @@ func (m *machine) ready(n *Node) (bool, int) {
 		return true, 0
 	}
 	l := m.p.ChannelQueue(m.s, c)[0]
+	if n.Op == OpSend && n.Chan.Lossy {
+		return true, c // a full lossy channel loses the message
+	}
 	return !(n.Op == OpSend && l == int64(n.Chan.Cap) || n.Op == OpRecv && l == 0), c
 }
 
@@ -42,10 +45,28 @@ func (m *machine) waitsOnChannel(n *Node) string {
 	return fmt.Sprintf("channel %s, which is empty", name)
 }
 
-// send appends msg to channel c for the send node n.
+// send appends msg to channel c for the send node n. On a lossy channel the
+// message is lost when the channel is full, and may be (a draw, 1: lost)
+// when it is not.
 func (m *machine) send(n *Node, c int, msg []int64) {
 	q := m.p.ChannelQueue(m.s, c)
 	f := len(n.Chan.Fields)
+	m.ev.Channel, m.ev.ChannelOp = c, OpSend
+	if n.Chan.Lossy {
+		lost := q[0] == int64(n.Chan.Cap)
+		if !lost && m.ch != nil {
+			lost = m.ch.choose(0, 1) == 1
+		}
+		if lost {
+			// Whether it could have been delivered is the receiving end's
+			// state; the sends' order stays the sending end's.
+			send, recv := m.p.ChannelEnds(c)
+			m.access(send, Write, q[0])
+			m.access(recv, Read, q[0])
+			m.ev.Lost = true
+			return
+		}
+	}
 	if q[0] == int64(n.Chan.Cap) {
 		m.blocked(n)
 		return
@@ -53,7 +74,6 @@ func (m *machine) send(n *Node, c int, msg []int64) {
 	m.channelAccess(OpSend, c)
 	copy(q[1+int(q[0])*f:], msg)
 	q[0]++
-	m.ev.Channel, m.ev.ChannelOp = c, OpSend
 }
 
 // recv takes the oldest message of channel c into the destinations of the
@@ -66,12 +86,17 @@ func (m *machine) recv(n *Node, c int) {
 		m.blocked(n)
 		return
 	}
-	// Take the oldest message, then move the others forward and clear the
-	// freed slot, so that a queue's cells depend on its contents alone.
+	// Take the oldest message (on an unordered channel, any one: a draw),
+	// then move the later ones forward and clear the freed slot, so that a
+	// queue's cells depend on its contents alone.
+	at := 0
+	if n.Chan.Unordered && q[0] > 1 && m.ch != nil {
+		at = int(m.ch.choose(0, q[0]-1))
+	}
 	m.channelAccess(OpRecv, c)
 	m.ev.Channel, m.ev.ChannelOp = c, OpRecv
-	m.ev.Message = append(m.ev.Message[:0], q[1:1+f]...)
-	copy(q[1:], q[1+f:1+int(q[0])*f])
+	m.ev.Message = append(m.ev.Message[:0], q[1+at*f:1+(at+1)*f]...)
+	copy(q[1+at*f:], q[1+(at+1)*f:1+int(q[0])*f])
 	clear(q[1+int(q[0]-1)*f : 1+int(q[0])*f])
 	q[0]--
 	m.s[p.HeadBase+c] = int64((p.ChannelHead(m.s, c) + 1) % n.Chan.Cap)

@@ -68,7 +68,8 @@ func lower(c *checker, width int, noFold bool, private map[string]bool) (*ir.Pro
 		budget:  maxLowered,
 	}
 	for _, ch := range c.chans {
-		ic := &ir.Channel{Name: ch.id.Name, Len: ch.size, Cap: ch.capacity, Pos: irPos(ch.id.Pos())}
+		ic := &ir.Channel{Name: ch.id.Name, Len: ch.size, Cap: ch.capacity, Pos: irPos(ch.id.Pos()),
+			Lossy: ch.decl.Lossy.IsValid(), Unordered: ch.decl.Unordered.IsValid()}
 		for _, f := range ch.fields {
 			ic.Fields = append(ic.Fields, f.ir())
 		}

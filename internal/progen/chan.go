@@ -271,7 +271,14 @@ func (g *gen) newChannel(n int) *channel {
 	if k, ok := g.constWith(int64(c.cap)); ok && g.chance(0.5) {
 		capText = k
 	}
-	c.decl = fmt.Sprintf("chan (%s) %s%s capacity %s;", strings.Join(types, ", "), c.name, size, capText)
+	attrs := ""
+	if g.has(ChannelKinds) && g.chance(0.15) {
+		attrs += " lossy"
+	}
+	if g.has(ChannelKinds) && g.chance(0.15) {
+		attrs += " unordered"
+	}
+	c.decl = fmt.Sprintf("chan (%s) %s%s capacity %s%s;", strings.Join(types, ", "), c.name, size, capText, attrs)
 	g.chans = append(g.chans, c)
 	return c
 }

@@ -32,16 +32,17 @@ const (
 	// engine supports.
 	AllFeatures = Channels<<1 - 1
 
-	// Selects: select over two channel operations, now and then with a
-	// default, outside the planned flows (with Channels and Branches). Not in
-	// AllFeatures: the symbolic engine does not encode select.
-	Selects Feature = Channels << 1
+	// ChannelKinds: select over two channel operations, now and then with a
+	// default, outside the planned flows (with Channels and Branches), and
+	// lossy and unordered channels. Not in AllFeatures: the symbolic engine
+	// encodes none of them.
+	ChannelKinds Feature = Channels << 1
 )
 
 var featureNames = []string{
 	"arrays", "mutexes", "cas", "await", "assume", "nondet", "loops", "branches",
 	"atomic", "templates", "join", "yield", "funcs", "asserts", "consts", "faults",
-	"spin-loops", "shared-indices", "processes", "channels", "selects",
+	"spin-loops", "shared-indices", "processes", "channels", "channel-kinds",
 }
 
 // FeatureList returns every single feature, in the order of their declaration.

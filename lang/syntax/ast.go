@@ -559,6 +559,9 @@ type (
 		Rbrack   Pos
 		Capacity Pos
 		Cap      Expr
+		// Lossy and Unordered are the positions of the attributes after the
+		// capacity (invalid when absent).
+		Lossy, Unordered Pos
 	}
 
 	// ProcessDecl is process Name [Count] { Decls }: the shared variables,
@@ -594,7 +597,18 @@ func (d *MutexDecl) End() Pos {
 }
 func (d *FuncDecl) End() Pos    { return d.Body.End() }
 func (d *ThreadDecl) End() Pos  { return d.Body.End() }
-func (d *ChanDecl) End() Pos    { return d.Cap.End() }
+func (d *ChanDecl) End() Pos {
+	last := d.Cap.End()
+	for _, a := range [...]struct {
+		at   Pos
+		name string
+	}{{d.Lossy, "lossy"}, {d.Unordered, "unordered"}} {
+		if a.at.IsValid() && a.at.Offset >= last.Offset {
+			last = after(a.at, len(a.name))
+		}
+	}
+	return last
+}
 func (d *ProcessDecl) End() Pos { return after(d.Rbrace, 1) }
 func (d *Param) End() Pos       { return d.Name.End() }
 

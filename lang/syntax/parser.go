@@ -448,6 +448,19 @@ func (p *parser) parseChanDecl() Decl {
 	if d.Cap = p.parseExpr(); p.unsynced {
 		return nil
 	}
+	// Attributes: words, not keywords, so that programs may still use them
+	// as names.
+	for p.tok == IDENT && (p.lit == "lossy" || p.lit == "unordered") {
+		at := &d.Lossy
+		if p.lit == "unordered" {
+			at = &d.Unordered
+		}
+		if at.IsValid() {
+			p.error(p.pos, p.lit+" given twice")
+		}
+		*at = p.pos
+		p.next()
+	}
 	p.expectSemi()
 	return d
 }

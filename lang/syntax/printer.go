@@ -112,6 +112,12 @@ func (p *printer) decl(d Decl) {
 		p.size(d.Size)
 		p.WriteString(" capacity ")
 		p.expr(d.Cap)
+		if d.Lossy.IsValid() {
+			p.WriteString(" lossy")
+		}
+		if d.Unordered.IsValid() {
+			p.WriteString(" unordered")
+		}
 		p.WriteByte(';')
 	case *ProcessDecl:
 		p.WriteString("process ")
