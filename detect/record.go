@@ -63,8 +63,8 @@ func Record(p *ir.Program, moves []ir.Move) (*Recording, error) {
 		c[proc]++
 		n := p.Threads[ev.Thread].Template.Transitions[ev.From].EntryNode()
 		kind := "local"
-		if ev.Channel >= 0 {
-			switch n.Op {
+		if ev.Channel >= 0 && !ev.Lost { // a lost message is nobody's receive
+			switch ev.ChannelOp { // a select's entry node is neither
 			case ir.OpSend:
 				kind = "send"
 				inFlight[ev.Channel] = append(inFlight[ev.Channel], append([]int64(nil), c...))

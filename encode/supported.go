@@ -26,6 +26,16 @@ func Supported(p *ir.Program) error {
 	if p.HasPhantoms() {
 		return &verify.UnsupportedError{Engine: engine, Msg: "a program lowered with phantom threads is for the random bug hunt only"}
 	}
+	for _, ch := range p.Channels {
+		if ch.Lossy || ch.Unordered {
+			attr := "lossy"
+			if !ch.Lossy {
+				attr = "unordered"
+			}
+			return &verify.UnsupportedError{Pos: ch.Pos, Engine: engine,
+				Msg: "channel " + ch.Name + " is " + attr + ", which is not supported yet (the explicit engine checks it: --engine explicit)"}
+		}
+	}
 	for _, tm := range p.Templates {
 		for _, tr := range tm.Transitions {
 			for j, n := range tr.Nodes {
@@ -33,7 +43,7 @@ func Supported(p *ir.Program) error {
 				props := node.Op.Props()
 				if !props.Encoded {
 					return &verify.UnsupportedError{Pos: node.Pos, Engine: engine,
-						Msg: node.Op.String() + " is not supported"}
+						Msg: node.Op.String() + " is not supported yet (the explicit engine checks it: --engine explicit)"}
 				}
 				if !props.Blocks {
 					continue

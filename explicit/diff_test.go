@@ -50,7 +50,8 @@ const (
 )
 
 // diffConfig is how seed's program of family fam is generated and checked. Most
-// programs use the family's configuration; every fourth is lowered with
+// programs use the family's configuration (every third channel program with
+// selects, lossy and unordered channels: progen.ChannelKinds); every fourth is lowered with
 // --no-fold, every seventh uses 8-bit integers, and every tenth may spin, so that
 // the depth bound cuts executions (a small depth keeps those searches small).
 // Every other unsafe program is checked at its least failing depth (boundary).
@@ -58,6 +59,9 @@ func diffConfig(fam family, seed uint64) (cfg progen.Config, depth int) {
 	cfg = progen.DefaultConfig()
 	if fam == channelFamily {
 		cfg = progen.DistributedConfig()
+		if seed%3 == 1 {
+			cfg.Features |= progen.ChannelKinds
+		}
 	}
 	depth = verify.DefaultDepth
 	if seed%10 == 7 {
@@ -1059,6 +1063,7 @@ var featurePatterns = map[progen.Feature]*regexp.Regexp{
 	progen.SharedIndices: regexp.MustCompile(`\b(lock|join|await|assume)\([^;]*\[[^\]]*\b(x|y|z|sel|flag|done|slot)\b`),
 	progen.Processes:     regexp.MustCompile(`(?m)^process \w+`),
 	progen.Channels:      regexp.MustCompile(`\bsend\(`),
+	progen.ChannelKinds:  regexp.MustCompile(`\bselect \{`),
 	// Faults are counted by the run-time violations they cause, below.
 }
 

@@ -340,7 +340,28 @@ func (iv *intervals) node(n *ir.Node, fp *footprint) {
 		for _, lv := range n.Dsts {
 			iv.lvalue(lv, fp, false)
 		}
+	case ir.OpSelect:
+		// Every case may be the one performed, and each reads its channel's
+		// ends (ir/select.go).
+		for _, c := range n.Cases {
+			iv.node(c, fp)
+			iv.channels(c.Chan, c.CIndex, fp, ir.OpNop)
+		}
+		iv.lvalue(n.LHS, fp, false)
 	}
+}
+
+// chanOpFails reports whether a send or recv node n may fail: its channel
+// index, a field of its message or a destination.
+func (iv *intervals) chanOpFails(n *ir.Node) bool {
+	bad := iv.chanFails(n.Chan, n.CIndex)
+	for _, a := range n.Args {
+		bad = bad || iv.fails(a)
+	}
+	for _, lv := range n.Dsts {
+		bad = bad || iv.lvFails(lv)
+	}
+	return bad
 }
 
 // channels adds to fp what op (a send, a recv, or ELen's read of the length)
@@ -367,6 +388,14 @@ func (iv *intervals) channels(c *ir.Channel, index *ir.Expr, fp *footprint, op i
 		}
 		for k := range c.Cap {
 			fp.add(iv.p.ChannelSlot(c.Offset+i, k), ir.Write)
+		}
+		// What ir's channelAccesses adds for the attributes.
+		if c.Unordered {
+			fp.add(send, ir.Write)
+			fp.add(recv, ir.Write)
+		}
+		if c.Lossy && op == ir.OpSend {
+			fp.add(recv, ir.Read)
 		}
 	}
 }
@@ -512,12 +541,11 @@ func failingNodes(p *ir.Program, th *ir.Thread, iv *intervals) []bool {
 		case ir.OpTryLock:
 			out[i] = iv.fails(n.Addr) || n.Addr.Op != ir.EAddr || iv.lvFails(n.Result)
 		case ir.OpSend, ir.OpRecv:
-			out[i] = iv.chanFails(n.Chan, n.CIndex)
-			for _, a := range n.Args {
-				out[i] = out[i] || iv.fails(a)
-			}
-			for _, lv := range n.Dsts {
-				out[i] = out[i] || iv.lvFails(lv)
+			out[i] = iv.chanOpFails(n)
+		case ir.OpSelect:
+			out[i] = iv.lvFails(n.LHS)
+			for _, c := range n.Cases {
+				out[i] = out[i] || iv.chanOpFails(c)
 			}
 		case ir.OpLock, ir.OpUnlock:
 			if n.Addr != nil {
@@ -785,24 +813,29 @@ func releases(p *ir.Program) [][]bool {
 	joined := map[*ir.Template]bool{}
 	for _, t := range p.Templates {
 		for _, n := range t.Nodes {
-			g := n.Guard()
+			gs := []*ir.Expr{n.Guard()}
+			for _, c := range n.Cases { // a select waits on each case's guard
+				gs = append(gs, c.Guard())
+			}
 			if n.Op == ir.OpUnlock {
-				g = n.MIndex // which mutex it frees (conservatively)
+				gs[0] = n.MIndex // which mutex it frees (conservatively)
 				if n.Addr != nil {
-					g = n.Addr
+					gs[0] = n.Addr
 				}
 			}
-			ir.Inspect(g, func(e *ir.Expr) bool {
-				if (e.Op == ir.EVar || e.Op == ir.EIndex) && e.Var.Shared {
-					guards[e.Var] = true
-				}
-				if e.Op == ir.EDeref { // any object may be the one it reads
-					for _, o := range p.Objects {
-						guards[o] = true
+			for _, g := range gs {
+				ir.Inspect(g, func(e *ir.Expr) bool {
+					if (e.Op == ir.EVar || e.Op == ir.EIndex) && e.Var.Shared {
+						guards[e.Var] = true
 					}
-				}
-				return true
-			})
+					if e.Op == ir.EDeref { // any object may be the one it reads
+						for _, o := range p.Objects {
+							guards[o] = true
+						}
+					}
+					return true
+				})
+			}
 			switch {
 			case n.Op == ir.OpLock && n.Addr != nil:
 				// A mutex in memory: whoever writes its cell (an unlock)

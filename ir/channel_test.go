@@ -11,7 +11,7 @@ import (
 )
 
 // TestChannelIndependence checks, on generated programs with processes and
-// channels and random runs of them, what the partial-order reductions assume
+// channels (and selects, lossy and unordered channels) and random runs of them, what the partial-order reductions assume
 // of the dependency relation (dependency.go) for every two consecutive steps
 // e1, e2 of different threads:
 //
@@ -21,9 +21,13 @@ import (
 //   - if every conflict between them is on an ordered location (a message
 //     slot), e2's thread could not go first: the conflict is no race.
 func TestChannelIndependence(t *testing.T) {
-	pairs, ordered := 0, 0
-	for seed := range uint64(150) {
-		src := progen.Generate(seed, progen.DistributedConfig())
+	pairs, ordered, selects := 0, 0, 0
+	for seed := range uint64(300) {
+		cfg := progen.DistributedConfig()
+		if seed >= 150 { // and the same with selects, lossy and unordered channels (ir/select.go)
+			cfg.Features |= progen.ChannelKinds
+		}
+		src := progen.Generate(seed, cfg)
 		p, err := lang.Compile("gen.kb", []byte(src), lang.Config{})
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, src)
@@ -49,6 +53,9 @@ func TestChannelIndependence(t *testing.T) {
 				if cur.ev.Violation != nil {
 					break
 				}
+				if tr := p.Threads[cur.thread].Template.Transitions[cur.ev.From]; tr.EntryNode().Op == ir.OpSelect {
+					selects++
+				}
 				if prev != nil && prev.thread != cur.thread {
 					pairs++
 					if !ir.Conflict(prev.ev.Accesses, cur.ev.Accesses) {
@@ -66,10 +73,10 @@ func TestChannelIndependence(t *testing.T) {
 			}
 		}
 	}
-	if pairs == 0 || ordered == 0 {
-		t.Fatalf("%d consecutive pairs, %d ordered only: the runs did not exercise the relation", pairs, ordered)
+	if pairs == 0 || ordered == 0 || selects == 0 {
+		t.Fatalf("%d consecutive pairs, %d ordered only, %d selects: the runs did not exercise the relation", pairs, ordered, selects)
 	}
-	t.Logf("%d consecutive pairs of steps, %d of them ordered by a message slot alone", pairs, ordered)
+	t.Logf("%d consecutive pairs of steps, %d of them ordered by a message slot alone; %d select steps", pairs, ordered, selects)
 }
 
 // A step is one step of a run: the state before and after it, its thread, its

@@ -55,6 +55,11 @@ func (n *Node) Checks() []Check {
 			add(Bounds, ix.Pos)
 		}
 	}
+	for _, c := range n.Cases { // a select's channels
+		if c.CIndex != nil {
+			add(Bounds, c.CIndex.Pos)
+		}
+	}
 	for lv := range n.LValues() {
 		switch {
 		case lv.Ptr != nil:

@@ -158,10 +158,13 @@ type Event struct {
 	LocalWrites []Access
 	Visits      []Visit
 
-	// Channel is the channel number a send or recv used (-1: none), Message the
-	// message it appended or took.
-	Channel int
-	Message []int64
+	// Channel is the channel number a send or recv used (-1: none), ChannelOp
+	// which of the two it was (a select's chosen case), Message the message
+	// it appended or took.
+	Channel   int
+	ChannelOp OpKind
+	Message   []int64
+	Lost      bool // a send on a lossy channel lost its message
 }
 
 // A Visit is one node a step executed (recorded only with TraceLocals): the
@@ -261,14 +264,20 @@ func (p *Program) Status(s State, t int) Status {
 		}
 	case OpSend, OpRecv:
 		m := p.newMachine(s, t, nil, nil)
-		c := m.chanIndex(n.Chan, n.CIndex)
-		if m.failed {
-			return Enabled
-		}
-		l := p.ChannelQueue(s, c)[0]
-		if n.Op == OpSend && l == int64(n.Chan.Cap) || n.Op == OpRecv && l == 0 {
+		if ready, _ := m.ready(n); !ready {
 			return Blocked
 		}
+	case OpSelect:
+		if n.Default {
+			return Enabled
+		}
+		m := p.newMachine(s, t, nil, nil)
+		for _, c := range n.Cases {
+			if ready, _ := m.ready(c); ready {
+				return Enabled
+			}
+		}
+		return Blocked
 	case OpSpawn:
 		if p.freeSlot(s, n.Pool) == nil && n.Pool.Overflow == nil {
 			return BlockedLimit
@@ -440,13 +449,17 @@ func (p *Program) WaitsFor(s State, t int) string {
 		}
 		return "the end of " + strings.Join(running, ", ")
 	case OpSend, OpRecv:
-		if c := m.chanIndex(n.Chan, n.CIndex); !m.failed {
-			name := p.LocationName(p.ChannelLocation(c))
-			if n.Op == OpSend {
-				return fmt.Sprintf("channel %s, which is full (%d messages)", name, n.Chan.Cap)
-			}
-			return fmt.Sprintf("channel %s, which is empty", name)
+		if w := m.waitsOnChannel(n); w != "" {
+			return w
 		}
+	case OpSelect:
+		var ws []string
+		for _, c := range n.Cases {
+			if w := m.waitsOnChannel(c); w != "" {
+				ws = append(ws, w)
+			}
+		}
+		return "one of " + strings.Join(ws, ", or ")
 	case OpAwait, OpAssume:
 		return "its condition, which is false"
 	case OpStart:
@@ -483,7 +496,7 @@ func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 	ev.Accesses = ev.Accesses[:0]
 	ev.LocalWrites = ev.LocalWrites[:0]
 	ev.Visits = ev.Visits[:0]
-	ev.Channel, ev.Message = -1, ev.Message[:0]
+	ev.Channel, ev.Message, ev.Lost = -1, ev.Message[:0], false
 	ev.Violation = nil
 	m := p.newMachine(s, t, ch, ev)
 	tr := tmpl.Transitions[from]
@@ -785,43 +798,15 @@ func (m *machine) exec(n *Node) int {
 	case OpSend:
 		c := m.chanIndex(n.Chan, n.CIndex)
 		msg := m.message(n.Args)
-		if m.failed {
-			break
+		if !m.failed {
+			m.send(n, c, msg)
 		}
-		q := p.ChannelQueue(m.s, c)
-		f := len(n.Chan.Fields)
-		if q[0] == int64(n.Chan.Cap) {
-			panic(fmt.Sprintf("ir: Step of %s blocked at %s", m.th.Name, n.Pos))
-		}
-		m.channelAccess(n.Op, c)
-		copy(q[1+int(q[0])*f:], msg)
-		q[0]++
-		m.ev.Channel = c
 	case OpRecv:
-		c := m.chanIndex(n.Chan, n.CIndex)
-		if m.failed {
-			break
+		if c := m.chanIndex(n.Chan, n.CIndex); !m.failed {
+			m.recv(n, c)
 		}
-		q := p.ChannelQueue(m.s, c)
-		f := len(n.Chan.Fields)
-		if q[0] == 0 {
-			panic(fmt.Sprintf("ir: Step of %s blocked at %s", m.th.Name, n.Pos))
-		}
-		// Take the oldest message, then move the others forward and clear the
-		// freed slot, so that a queue's cells depend on its contents alone.
-		m.channelAccess(n.Op, c)
-		m.ev.Channel = c
-		m.ev.Message = append(m.ev.Message[:0], q[1:1+f]...)
-		copy(q[1:], q[1+f:1+int(q[0])*f])
-		clear(q[1+int(q[0]-1)*f : 1+int(q[0])*f])
-		q[0]--
-		m.s[p.HeadBase+c] = int64((p.ChannelHead(m.s, c) + 1) % n.Chan.Cap)
-		for i, lv := range n.Dsts {
-			m.store(lv, m.ev.Message[i])
-			if m.failed {
-				break
-			}
-		}
+	case OpSelect:
+		m.selectCase(n)
 	case OpStart:
 		st := m.th.Template.Start.Offset
 		m.access(st+StartFlag, Read, m.s[st+StartFlag])

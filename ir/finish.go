@@ -265,6 +265,9 @@ func (p *Program) collect(tr *Transition) error {
 		if node.Chan != nil {
 			chans[node.Chan] = true
 		}
+		for _, c := range node.Cases {
+			chans[c.Chan] = true
+		}
 		for lv := range node.LValues() {
 			switch {
 			case lv.Ptr != nil:

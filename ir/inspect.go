@@ -18,9 +18,19 @@ func Inspect(e *Expr, f func(*Expr) bool) {
 // Exprs yields every expression the node evaluates: its operands X and Y, the
 // indices of its mutex, joined thread and channel (or the mutex's address and
 // the joined thread's value), the fields of a message it sends, and the
-// indices and pointers of its lvalues.
+// indices and pointers of its lvalues; for a select, its cases' too.
 func (n *Node) Exprs() iter.Seq[*Expr] {
 	return func(yield func(*Expr) bool) {
+		for _, c := range n.Cases { // their destinations are n's LValues
+			if c.CIndex != nil && !yield(c.CIndex) {
+				return
+			}
+			for _, e := range c.Args {
+				if !yield(e) {
+					return
+				}
+			}
+		}
 		for _, e := range [...]*Expr{n.X, n.Y, n.MIndex, n.JIndex, n.CIndex, n.Addr, n.JThread} {
 			if e != nil && !yield(e) {
 				return
@@ -45,9 +55,17 @@ func (n *Node) Exprs() iter.Seq[*Expr] {
 }
 
 // LValues yields every location the node assigns: an assignment's or cas's
-// left-hand side, a cas's result, the destinations of a recv.
+// left-hand side, a cas's result, the destinations of a recv (and of a
+// select's recv cases), a select's chosen case.
 func (n *Node) LValues() iter.Seq[*LValue] {
 	return func(yield func(*LValue) bool) {
+		for _, c := range n.Cases {
+			for _, lv := range c.Dsts {
+				if !yield(lv) {
+					return
+				}
+			}
+		}
 		for _, lv := range [...]*LValue{n.LHS, n.Result} {
 			if lv != nil && !yield(lv) {
 				return
@@ -66,7 +84,8 @@ func (n *Node) LValues() iter.Seq[*LValue] {
 // address) of a lock's mutex, the index (or value) of a joined thread, the index
 // of a channel, the size an allocation asks for. It is nil for operations that
 // do not block, and for a lock, join, send or recv of a single mutex, every
-// instance, or a single channel. (A spawn, an allocation and a created thread's
+// instance, or a single channel. A select has one guard per case: its cases'
+// Guard. (A spawn, an allocation and a created thread's
 // start also wait on cells no expression names: the pool's.)
 func (n *Node) Guard() *Expr {
 	switch n.Op {

@@ -174,6 +174,8 @@ func (pr *Probe) guard(s State, t int, n *Node, buf []Access) []Access {
 		if c := m.chanIndex(n.Chan, n.CIndex); !m.failed {
 			ev.Accesses = p.channelAccesses(n.Op, s, c, ev.Accesses)
 		}
+	case OpSelect:
+		ev.Accesses = p.selectAccesses(&m, n, s, ev.Accesses)
 	}
 	return ev.Accesses
 }
@@ -247,6 +249,15 @@ func (p *Program) channelAccesses(op OpKind, s State, c int, buf []Access) []Acc
 	send, recv := p.ChannelEnds(c)
 	l := int(p.ChannelQueue(s, c)[0])
 	h := p.ChannelHead(s, c)
+	switch ch := p.chanDecl[c]; {
+	case ch.Unordered:
+		// Any message may leave: every two operations conflict, on the ends
+		// (never on slots, which would order them).
+		return append(buf, Access{send, Write, int64(l)}, Access{recv, Write, int64(l)})
+	case ch.Lossy && op == OpSend:
+		// Delivered; whether it could be depends on the receiving end.
+		buf = append(buf, Access{recv, Read, int64(l)})
+	}
 	if op == OpSend {
 		return append(buf, Access{send, Write, int64(l)}, Access{p.ChannelSlot(c, (h+l)%p.chanDecl[c].Cap), Write, 1})
 	}

@@ -178,7 +178,7 @@ func (p *Program) runPrefix() (args map[*Template]int64, noop map[int]bool, join
 				} else {
 					objects()
 				}
-			case OpSend, OpRecv:
+			case OpSend, OpRecv, OpSelect:
 				for c := range p.NumChannels {
 					first, n := p.ChannelLocations(c)
 					for l := first; l < first+n; l++ {

@@ -99,6 +99,10 @@ type Channel struct {
 	Cap    int // K >= 1: most messages in flight
 	Offset int
 	Pos    Pos
+	// Lossy: a send may lose its message (always when the channel is full),
+	// so it never waits. Unordered: a recv takes any message in the channel,
+	// not only the oldest. (ir/select.go)
+	Lossy, Unordered bool
 }
 
 // Count is the number of channels the declaration stands for.
@@ -242,6 +246,13 @@ const (
 	OpStart   // a created thread's first operation: enabled once it is started; LHS (optional) receives its argument
 	OpAlloc   // a free block of Alloc, of X cells, into LHS; enabled while the pool has one
 	OpFree    // free the heap block pointer X addresses (a null X does nothing)
+
+	// OpSelect performs one of its Cases (each an OpSend or OpRecv node) that
+	// can proceed, any one when several can (a draw), and stores the case's
+	// index into LHS; with Default set and no case ready it does nothing and
+	// stores len(Cases). Enabled while some case can proceed, or always with
+	// Default. (select.go)
+	OpSelect
 )
 
 // OpProps are the properties of an operation that the lowering, the semantics,
@@ -285,6 +296,7 @@ var opTable = [...]OpProps{
 	OpStart:   {Name: "start", Blocks: true, Visible: true, Encoded: true},
 	OpAlloc:   {Name: "alloc", Blocks: true, Visible: true, Encoded: true},
 	OpFree:    {Name: "free", Visible: true, Encoded: true},
+	OpSelect:  {Name: "select", Blocks: true, Visible: true, Release: true},
 }
 
 // Props returns the operation's properties.
@@ -323,8 +335,13 @@ type Node struct {
 	// values it waits for too: main's consecutive joins made one step
 	// (SpecializePrefix). Each is a constant.
 	JAlso []*Expr
-	Pool  *Pool  // OpSpawn
-	Alloc *Alloc // OpAlloc
+	// Cases, for an OpSelect, are its channel operations, OpSend and OpRecv
+	// nodes that are never executed on their own (no Next); Default says
+	// whether it has a default case.
+	Cases   []*Node
+	Default bool
+	Pool    *Pool  // OpSpawn
+	Alloc   *Alloc // OpAlloc
 	// Kind, for an OpAssert, is the violation it reports when X is false:
 	// Assertion unless set (ReachError for a call of reach_error).
 	Kind ViolationKind

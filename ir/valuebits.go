@@ -316,6 +316,12 @@ func (a *valueRanges) apply(iv *Intervals, tm *Template, n *Node) bool {
 			}
 		}
 		return grew
+	case OpSelect:
+		grew := a.store(n.LHS, Interval{0, int64(len(n.Cases))})
+		for _, c := range n.Cases {
+			grew = a.apply(iv, tm, c) || grew
+		}
+		return grew
 	}
 	return false
 }

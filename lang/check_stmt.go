@@ -128,7 +128,7 @@ func (c *checker) stmt(b *body, s syntax.Stmt, guardOK bool) {
 		c.chanStmt(b, s)
 	case *syntax.EndStmt:
 		switch in := s.Stmt.(type) {
-		case *syntax.ChanStmt, *syntax.JoinStmt:
+		case *syntax.ChanStmt, *syntax.JoinStmt, *syntax.SelectStmt:
 		case *syntax.LockStmt:
 			if in.Tok != syntax.LOCK {
 				c.errorf(s.EndPos, "end: marks a statement a thread may wait at (send, recv, lock, join, await); unlock never waits")
@@ -138,9 +138,27 @@ func (c *checker) stmt(b *body, s syntax.Stmt, guardOK bool) {
 				c.errorf(s.EndPos, "end: marks a statement a thread may wait at (send, recv, lock, join, await); a false assume cuts the run, it is no end")
 			}
 		default:
-			c.errorf(s.EndPos, "end: marks a statement a thread may wait at (send, recv, lock, join, await), not this one")
+			c.errorf(s.EndPos, "end: marks a statement a thread may wait at (send, recv, select, lock, join, await), not this one")
 		}
 		c.stmt(b, s.Stmt, guardOK)
+	case *syntax.SelectStmt:
+		if b.atomic > 0 {
+			c.errorf(s.Select, "select inside atomic: a message is sent or received on its own")
+		}
+		defaults := 0
+		for _, cl := range s.Clauses {
+			if cl.Comm == nil {
+				if defaults++; defaults > 1 {
+					c.errorf(cl.Case, "select has more than one default")
+				}
+			} else {
+				c.chanStmt(b, cl.Comm)
+			}
+			c.stmt(b, cl.Body, false)
+		}
+		if len(s.Clauses) == defaults {
+			c.errorf(s.Select, "select needs at least one case send(…) or case recv(…)")
+		}
 	case *syntax.AtomicStmt:
 		// A nested atomic block is part of the outer one: only the outermost
 		// block's first statement may be a guard.

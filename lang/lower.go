@@ -3,6 +3,7 @@ package lang
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"kbmc/ir"
 	"kbmc/lang/syntax"
@@ -67,7 +68,8 @@ func lower(c *checker, width int, noFold bool, private map[string]bool) (*ir.Pro
 		budget:  maxLowered,
 	}
 	for _, ch := range c.chans {
-		ic := &ir.Channel{Name: ch.id.Name, Len: ch.size, Cap: ch.capacity, Pos: irPos(ch.id.Pos())}
+		ic := &ir.Channel{Name: ch.id.Name, Len: ch.size, Cap: ch.capacity, Pos: irPos(ch.id.Pos()),
+			Lossy: ch.decl.Lossy.IsValid(), Unordered: ch.decl.Unordered.IsValid()}
 		for _, f := range ch.fields {
 			ic.Fields = append(ic.Fields, f.ir())
 		}
@@ -422,6 +424,8 @@ func (b *builder) stmt(s syntax.Stmt) {
 		b.joinStmt(s)
 	case *syntax.ChanStmt:
 		b.chanStmt(s)
+	case *syntax.SelectStmt:
+		b.selectStmt(s)
 	case *syntax.YieldStmt:
 		start := b.begin(s.Pos(), b.stmtText(s))
 		b.emit(&ir.Node{Op: ir.OpYield})
@@ -435,6 +439,9 @@ func (b *builder) stmt(s syntax.Stmt) {
 		b.stmt(s.Stmt)
 		for _, n := range b.t.Nodes[from:] {
 			n.End = true
+			if n.Op == ir.OpSelect {
+				break // a select's clauses are statements of their own
+			}
 		}
 	default:
 		b.internal(s.Pos(), fmt.Sprintf("unexpected statement %T", s))
@@ -707,12 +714,21 @@ func (b *builder) joinStmt(s *syntax.JoinStmt) {
 	b.end(start)
 }
 
-// chanStmt lowers send(c, e…) and recv(c, lv…): the fields of a message to send
-// are evaluated left to right before the send (operations they need, a cas,
-// first), the destinations of a received message when it is taken.
+// chanStmt lowers send(c, e…) and recv(c, lv…) (chanOp).
 func (b *builder) chanStmt(s *syntax.ChanStmt) {
 	start := b.begin(s.Pos(), b.stmtText(s))
-	n := &ir.Node{Op: ir.OpSend}
+	if n := b.chanOp(s); n != nil {
+		b.emit(n)
+		b.end(start)
+	}
+}
+
+// chanOp lowers the channel operation of send(c, e…) or recv(c, lv…) into a
+// node of its own (a statement, or a select's case): the fields of a message
+// to send are evaluated left to right before it (operations they need, a cas,
+// first), the destinations of a received message when it is taken.
+func (b *builder) chanOp(s *syntax.ChanStmt) *ir.Node {
+	n := &ir.Node{Op: ir.OpSend, Pos: irPos(s.Pos()), Text: b.stmtText(s), Next: ir.Exit, Else: ir.Exit}
 	if s.Tok == syntax.RECV {
 		n.Op = ir.OpRecv
 	}
@@ -723,15 +739,69 @@ func (b *builder) chanStmt(s *syntax.ChanStmt) {
 	n.Chan, n.CIndex = b.channel(s.Args[0])
 	if n.Chan == nil {
 		b.internal(s.Pos(), s.Tok.String()+" operand without channel")
-		return
+		return nil
 	}
 	if n.Op == ir.OpRecv {
 		for _, x := range fields {
 			n.Dsts = append(n.Dsts, b.lvalue(x, false, false))
 		}
 	}
+	return n
+}
+
+// selectStmt lowers a select into one OpSelect node, which performs a ready
+// case and stores its index into a temporary, then a branch per clause on
+// that index. The messages of its send cases are evaluated before it.
+func (b *builder) selectStmt(s *syntax.SelectStmt) {
+	var cases, comms []string // the trace's text: select { recv(a, x) | send(b, 1) | default }
+	for _, cl := range s.Clauses {
+		if cl.Comm == nil {
+			cases = append(cases, "default")
+		} else {
+			cases = append(cases, b.stmtText(cl.Comm))
+			comms = append(comms, b.stmtText(cl.Comm))
+		}
+	}
+	start := b.begin(s.Pos(), "select { "+strings.Join(cases, " | ")+" }")
+	n := &ir.Node{Op: ir.OpSelect}
+	var bodies []*syntax.BlockStmt
+	var deflt *syntax.BlockStmt
+	for _, cl := range s.Clauses {
+		if cl.Comm == nil {
+			n.Default, deflt = true, cl.Body
+			continue
+		}
+		c := b.chanOp(cl.Comm)
+		if c == nil {
+			return
+		}
+		n.Cases = append(n.Cases, c)
+		bodies = append(bodies, cl.Body)
+	}
+	sel := b.temp(intType, "select")
+	n.LHS = &ir.LValue{Var: sel, Pos: irPos(s.Pos())}
 	b.emit(n)
 	b.end(start)
+	// The clauses: if (sel == 0) {…} else if (sel == 1) {…} … else default.
+	var after []*int
+	for i, body := range bodies {
+		if i == len(bodies)-1 && deflt == nil {
+			b.stmt(body)
+			break
+		}
+		b.begin(s.Pos(), "case "+comms[i]) // the case taken shows as → true
+		is := b.mk(ir.Expr{Op: ir.EEq, Type: ir.Bool, X: b.varExpr(sel, irPos(s.Pos())),
+			Y: b.constant(intType, int64(i), s.Pos()), Pos: irPos(s.Pos())})
+		br := b.emit(&ir.Node{Op: ir.OpBranch, X: is})
+		b.open = []*int{&br.Next}
+		b.stmt(body)
+		after = join(after, b.open)
+		b.open = []*int{&br.Else}
+	}
+	if deflt != nil {
+		b.stmt(deflt)
+	}
+	b.open = join(b.open, after)
 }
 
 // channel lowers a channel operand: the channel and its index (nil for a single

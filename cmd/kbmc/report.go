@@ -60,6 +60,8 @@ type traceStatement struct {
 type traceMessage struct {
 	Channel string `json:"channel"`
 	Fields  []any  `json:"fields"` // ints and bools
+	// Lost: a send on a lossy channel that lost its message.
+	Lost bool `json:"lost,omitempty"`
 }
 
 func (m *traceMessage) String() string {
@@ -230,7 +232,8 @@ func traceSteps(l *loaded, run *ir.Run, opts traceOptions) *replayed {
 			for i, v := range ev.Message {
 				m.Fields = append(m.Fields, value(ch.Fields[i], v))
 			}
-			if n.Op == ir.OpSend {
+			m.Lost = ev.Lost
+			if ev.ChannelOp == ir.OpSend {
 				st.Sent = m
 			} else {
 				st.Received = m
@@ -500,7 +503,10 @@ func valuesText(st traceStep) string {
 	if len(st.Nondet) > 0 {
 		parts = append(parts, fmt.Sprintf("nondet=%v", st.Nondet))
 	}
-	if st.Sent != nil {
+	switch {
+	case st.Sent != nil && st.Sent.Lost:
+		parts = append(parts, fmt.Sprintf("lost %s on %s", st.Sent, st.Sent.Channel))
+	case st.Sent != nil:
 		parts = append(parts, fmt.Sprintf("sent %s on %s", st.Sent, st.Sent.Channel))
 	}
 	if st.Received != nil {

@@ -271,7 +271,14 @@ func (g *gen) newChannel(n int) *channel {
 	if k, ok := g.constWith(int64(c.cap)); ok && g.chance(0.5) {
 		capText = k
 	}
-	c.decl = fmt.Sprintf("chan (%s) %s%s capacity %s;", strings.Join(types, ", "), c.name, size, capText)
+	attrs := ""
+	if g.has(ChannelKinds) && g.chance(0.15) {
+		attrs += " lossy"
+	}
+	if g.has(ChannelKinds) && g.chance(0.15) {
+		attrs += " unordered"
+	}
+	c.decl = fmt.Sprintf("chan (%s) %s%s capacity %s%s;", strings.Join(types, ", "), c.name, size, capText, attrs)
 	g.chans = append(g.chans, c)
 	return c
 }
@@ -619,6 +626,57 @@ func (b *body) unplanned(guarded bool) int {
 		b.open("if (len(%s) < %d) {", c.elem(index), c.cap)
 	}
 	cost += b.message(op, index, "0")
+	b.close("}")
+	return cost
+}
+
+// unplannedSelect is a select over two channel operations outside every flow
+// (a receive into fresh locals or a send of small values), now and then with
+// a default; a clause may record which case ran in shared memory.
+func (b *body) unplannedSelect() int {
+	g := b.g
+	type comm struct {
+		text   string
+		clause string
+	}
+	var comms []comm
+	cost := 0
+	for k := range 2 {
+		c, index := b.anyChannel()
+		var fields []string
+		recv := g.chance(0.5)
+		for _, t := range c.fields {
+			if !recv {
+				fields = append(fields, b.exprOf(t, 1).text)
+				continue
+			}
+			dst := b.fresh(t)
+			cost += b.declCost()
+			b.line("%s %s;", t, dst)
+			b.declare(&local{name: dst, typ: t, max: -1})
+			fields = append(fields, dst)
+		}
+		op := "send"
+		if recv {
+			op = "recv"
+		}
+		cm := comm{text: fmt.Sprintf("%s(%s, %s)", op, c.elem(index), strings.Join(fields, ", "))}
+		if g.chance(0.5) {
+			cm.clause = fmt.Sprintf("%s = %d;", b.sharedIntLV(), k+1)
+		}
+		comms = append(comms, cm)
+	}
+	cost += b.visibleCost()
+	b.open("select {")
+	for _, cm := range comms {
+		b.line("case %s:", cm.text)
+		if cm.clause != "" {
+			b.line("    %s", cm.clause)
+		}
+	}
+	if g.chance(0.4) {
+		b.line("default:")
+	}
 	b.close("}")
 	return cost
 }

@@ -28,14 +28,21 @@ const (
 	Processes                         // process templates with instance counts and pid; memory, mutexes and functions inside them
 	Channels                          // FIFO channels and channel arrays, send, recv and len, planned flows between threads
 
-	// AllFeatures is every feature.
+	// AllFeatures is every feature but the ones after it, which not every
+	// engine supports.
 	AllFeatures = Channels<<1 - 1
+
+	// ChannelKinds: select over two channel operations, now and then with a
+	// default, outside the planned flows (with Channels and Branches), and
+	// lossy and unordered channels. Not in AllFeatures: the symbolic engine
+	// encodes none of them.
+	ChannelKinds Feature = Channels << 1
 )
 
 var featureNames = []string{
 	"arrays", "mutexes", "cas", "await", "assume", "nondet", "loops", "branches",
 	"atomic", "templates", "join", "yield", "funcs", "asserts", "consts", "faults",
-	"spin-loops", "shared-indices", "processes", "channels",
+	"spin-loops", "shared-indices", "processes", "channels", "channel-kinds",
 }
 
 // FeatureList returns every single feature, in the order of their declaration.

@@ -380,6 +380,24 @@ type (
 		Body   *BlockStmt
 	}
 
+	// SelectStmt is select { case send(…): … case recv(…): … default: … }:
+	// one of the channel operations that can proceed, then its clause's
+	// statements.
+	SelectStmt struct {
+		Select  Pos
+		Clauses []*CommClause
+		Rbrace  Pos
+	}
+
+	// CommClause is one clause of a select: "case Comm: Body" or, with Comm
+	// nil, "default: Body". Body's braces are the colon and the end of the
+	// clause (its statements are written without braces).
+	CommClause struct {
+		Case Pos // of "case" or "default"
+		Comm *ChanStmt
+		Body *BlockStmt
+	}
+
 	// EndStmt is "end: Stmt": a statement a thread may wait at for ever, as a
 	// valid end of a run (SPIN's end labels).
 	EndStmt struct {
@@ -407,6 +425,8 @@ func (s *YieldStmt) Pos() Pos  { return s.Yield }
 func (s *ChanStmt) Pos() Pos   { return s.TokPos }
 func (s *AtomicStmt) Pos() Pos { return s.Atomic }
 func (s *EndStmt) Pos() Pos    { return s.EndPos }
+func (s *SelectStmt) Pos() Pos { return s.Select }
+func (c *CommClause) Pos() Pos { return c.Case }
 
 func (s *VarDecl) Pos() Pos {
 	if s.Shared.IsValid() {
@@ -444,6 +464,8 @@ func (s *YieldStmt) End() Pos  { return after(s.Yield, len("yield")) }
 func (s *ChanStmt) End() Pos   { return after(s.Rparen, 1) }
 func (s *AtomicStmt) End() Pos { return s.Body.End() }
 func (s *EndStmt) End() Pos    { return s.Stmt.End() }
+func (s *SelectStmt) End() Pos { return after(s.Rbrace, 1) }
+func (c *CommClause) End() Pos { return c.Body.Rbrace }
 
 func (s *VarDecl) End() Pos {
 	switch {
@@ -475,6 +497,7 @@ func (*YieldStmt) stmtNode()  {}
 func (*ChanStmt) stmtNode()   {}
 func (*AtomicStmt) stmtNode() {}
 func (*EndStmt) stmtNode()    {}
+func (*SelectStmt) stmtNode() {}
 
 // ---------------------------------------------------------------------------
 // Declarations
@@ -536,6 +559,9 @@ type (
 		Rbrack   Pos
 		Capacity Pos
 		Cap      Expr
+		// Lossy and Unordered are the positions of the attributes after the
+		// capacity (invalid when absent).
+		Lossy, Unordered Pos
 	}
 
 	// ProcessDecl is process Name [Count] { Decls }: the shared variables,
@@ -571,7 +597,18 @@ func (d *MutexDecl) End() Pos {
 }
 func (d *FuncDecl) End() Pos    { return d.Body.End() }
 func (d *ThreadDecl) End() Pos  { return d.Body.End() }
-func (d *ChanDecl) End() Pos    { return d.Cap.End() }
+func (d *ChanDecl) End() Pos {
+	last := d.Cap.End()
+	for _, a := range [...]struct {
+		at   Pos
+		name string
+	}{{d.Lossy, "lossy"}, {d.Unordered, "unordered"}} {
+		if a.at.IsValid() && a.at.Offset >= last.Offset {
+			last = after(a.at, len(a.name))
+		}
+	}
+	return last
+}
 func (d *ProcessDecl) End() Pos { return after(d.Rbrace, 1) }
 func (d *Param) End() Pos       { return d.Name.End() }
 

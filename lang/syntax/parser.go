@@ -448,6 +448,19 @@ func (p *parser) parseChanDecl() Decl {
 	if d.Cap = p.parseExpr(); p.unsynced {
 		return nil
 	}
+	// Attributes: words, not keywords, so that programs may still use them
+	// as names.
+	for p.tok == IDENT && (p.lit == "lossy" || p.lit == "unordered") {
+		at := &d.Lossy
+		if p.lit == "unordered" {
+			at = &d.Unordered
+		}
+		if at.IsValid() {
+			p.error(p.pos, p.lit+" given twice")
+		}
+		*at = p.pos
+		p.next()
+	}
 	p.expectSemi()
 	return d
 }
@@ -521,9 +534,54 @@ func (p *parser) parseBlock() *BlockStmt {
 	return b
 }
 
+// parseSelect parses select { case send(…): … case recv(…): … default: … }.
+func (p *parser) parseSelect() Stmt {
+	s := &SelectStmt{Select: p.pos}
+	p.next()
+	if _, ok := p.expect(LBRACE); !ok {
+		return nil
+	}
+	if !p.enter() {
+		return nil
+	}
+	defer p.leave()
+	for p.tok == CASE || p.tok == DEFAULT {
+		c := &CommClause{Case: p.pos}
+		if p.tok == CASE {
+			p.next()
+			if p.tok != SEND && p.tok != RECV {
+				p.errorExpected("send or recv")
+				return nil
+			}
+			c.Comm = &ChanStmt{TokPos: p.pos, Tok: p.tok}
+			p.next()
+			var ok bool
+			if c.Comm.Lparen, c.Comm.Args, c.Comm.Rparen, ok = p.parseArgs(); !ok {
+				return nil
+			}
+		} else {
+			p.next()
+		}
+		colon, ok := p.expect(COLON)
+		if !ok {
+			return nil
+		}
+		c.Body = &BlockStmt{Lbrace: colon}
+		c.Body.List = p.parseStmtList()
+		c.Body.Rbrace = p.pos
+		s.Clauses = append(s.Clauses, c)
+	}
+	var ok bool
+	if s.Rbrace, ok = p.expect(RBRACE); !ok {
+		return nil
+	}
+	return s
+}
+
+// parseStmtList parses statements up to a "}" (or a select's next clause).
 func (p *parser) parseStmtList() []Stmt {
 	var list []Stmt
-	for p.tok != RBRACE && p.tok != EOF {
+	for p.tok != RBRACE && p.tok != EOF && p.tok != CASE && p.tok != DEFAULT {
 		if isDeclStart(p.tok) {
 			// Most likely a "}" is missing: let the enclosing block report it and
 			// the declaration be parsed as one.
@@ -683,6 +741,8 @@ func (p *parser) parseStmt() Stmt {
 		}
 		p.expectSemi()
 		return s
+	case SELECT:
+		return p.parseSelect()
 	case ATOMIC:
 		s := &AtomicStmt{Atomic: p.pos}
 		p.next()

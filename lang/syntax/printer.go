@@ -112,6 +112,12 @@ func (p *printer) decl(d Decl) {
 		p.size(d.Size)
 		p.WriteString(" capacity ")
 		p.expr(d.Cap)
+		if d.Lossy.IsValid() {
+			p.WriteString(" lossy")
+		}
+		if d.Unordered.IsValid() {
+			p.WriteString(" unordered")
+		}
 		p.WriteByte(';')
 	case *ProcessDecl:
 		p.WriteString("process ")
@@ -239,6 +245,26 @@ func (p *printer) stmt(s Stmt) {
 	case *EndStmt:
 		p.WriteString("end: ")
 		p.stmt(s.Stmt)
+	case *SelectStmt:
+		p.WriteString("select {")
+		for _, c := range s.Clauses {
+			p.newline()
+			if c.Comm != nil {
+				p.WriteString("case ")
+				p.simpleStmt(c.Comm)
+			} else {
+				p.WriteString("default")
+			}
+			p.WriteByte(':')
+			p.indent++
+			for _, b := range c.Body.List {
+				p.newline()
+				p.stmt(b)
+			}
+			p.indent--
+		}
+		p.newline()
+		p.WriteByte('}')
 	default:
 		p.simpleStmt(s)
 		p.WriteByte(';')

@@ -84,6 +84,9 @@ const (
 	RECV
 	LEN
 	PID
+	SELECT
+	CASE
+	DEFAULT
 	keywordEnd
 )
 
@@ -107,6 +110,7 @@ var tokenStrings = [...]string{
 	YIELD: "yield", ATOMIC: "atomic", TRUE: "true", FALSE: "false", TID: "tid",
 	NONDET: "nondet", CAS: "cas", PROCESS: "process", CHAN: "chan", CAPACITY: "capacity",
 	SEND: "send", RECV: "recv", LEN: "len", PID: "pid",
+	SELECT: "select", CASE: "case", DEFAULT: "default",
 }
 
 // String returns the token's source form for operators and keywords, and a

@@ -98,6 +98,15 @@ func Inspect(n Node, f func(Node) bool) {
 		for _, a := range n.Args {
 			insp(a)
 		}
+	case *SelectStmt:
+		for _, c := range n.Clauses {
+			insp(c)
+		}
+	case *CommClause:
+		if n.Comm != nil {
+			insp(n.Comm)
+		}
+		insp(n.Body)
 	case *ConstDecl:
 		insp(n.Name)
 		insp(n.Value)
