@@ -50,6 +50,7 @@ type chartMessage struct {
 	from, to int
 	channel  string
 	fields   string
+	lost     bool // sent on a lossy channel and lost: never in flight
 }
 
 // buildChart lays out the counterexample of res (or only its title when res
@@ -116,8 +117,11 @@ func buildChart(l *loaded, res *verify.Result, opts traceOptions) *chart {
 		}
 		if st.Sent != nil {
 			m.send = true
-			inFlight[st.Sent.Channel] = append(inFlight[st.Sent.Channel], len(c.messages))
-			c.messages = append(c.messages, chartMessage{from: len(c.marks), to: -1, channel: st.Sent.Channel, fields: st.Sent.String()})
+			if !st.Sent.Lost {
+				inFlight[st.Sent.Channel] = append(inFlight[st.Sent.Channel], len(c.messages))
+			}
+			c.messages = append(c.messages, chartMessage{from: len(c.marks), to: -1, channel: st.Sent.Channel,
+				fields: st.Sent.String(), lost: st.Sent.Lost})
 		}
 		if rc := st.Received; rc != nil {
 			q := inFlight[rc.Channel]
@@ -242,7 +246,11 @@ func writeMSC(w io.Writer, c *chart) error {
 		if m.to < 0 { // still in its channel: a short arrow that ends nowhere
 			fmt.Fprintf(&b, `<g class="pending"><title>%s, never received</title><line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#1f5fbf" stroke-dasharray="3 3" marker-end="url(#arrow)"/>`,
 				esc(label), x1, y1, x1+mscLane/3, y1+mscRow/2)
-			fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#1f5fbf" %s>%s (in flight)</text></g>`+"\n", x1+mscLane/3+4, y1+mscRow/2+4, mscHalo, esc(cut(label, mscLabelMax)))
+			state := "in flight"
+			if m.lost {
+				state = "lost"
+			}
+			fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#1f5fbf" %s>%s (%s)</text></g>`+"\n", x1+mscLane/3+4, y1+mscRow/2+4, mscHalo, esc(cut(label, mscLabelMax)), state)
 			continue
 		}
 		to := c.marks[m.to]
@@ -328,6 +336,8 @@ func writeMermaid(w io.Writer, c *chart) error {
 			fmt.Fprintf(&b, "    rect rgb(255, 220, 220)\n    Note over t%d: ✗ %s\n    end\n", m.lane, esc(text))
 		case received || sent && c.messages[k].to >= 0:
 			// Drawn as the message's arrow.
+		case sent && c.messages[k].lost:
+			fmt.Fprintf(&b, "    Note over t%d: %s (lost)\n", m.lane, esc(text))
 		case sent:
 			fmt.Fprintf(&b, "    Note over t%d: %s (never received)\n", m.lane, esc(text))
 		default:

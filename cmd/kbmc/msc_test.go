@@ -332,3 +332,21 @@ func TestMSCBrowser(t *testing.T) {
 	}
 	t.Logf("%dx%d screenshot, %d pixels drawn, %d red", b.Dx(), b.Dy(), inked, red)
 }
+
+// TestMSCLostMessage: a message a lossy channel lost is drawn as lost, never
+// as in flight or received.
+func TestMSCLostMessage(t *testing.T) {
+	path := writeProgram(t, `chan (int) req capacity 1 lossy;
+chan (int) resp capacity 1;
+thread client { int r = 0; send(req, 5); recv(resp, r); }
+thread server { int x = 0; recv(req, x); send(resp, x + 1); }
+`)
+	code, out, _ := kbmc(t, "check", "--trace", "mermaid", path)
+	if code != exitUnsafe || !strings.Contains(out, "send(req, 5) (lost)") || strings.Contains(out, "->>") {
+		t.Errorf("exit %d, want the deadlock with the request lost and no arrow:\n%s", code, out)
+	}
+	code, out, _ = kbmc(t, "check", "--trace", "msc", path)
+	if code != exitUnsafe || !strings.Contains(out, "(5) on req (lost)") {
+		t.Errorf("exit %d, want the SVG to mark the request lost:\n%s", code, out)
+	}
+}
