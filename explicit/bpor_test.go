@@ -103,7 +103,7 @@ func (o *boundedOracle) explore(s ir.State, last, pre int) {
 		return
 	}
 	v := p.Deadlock(s)
-	o.terms.add(s, v != nil)
+	o.terms.add(p.IdentityCells(s), v != nil)
 	if v != nil && !o.noDeadlock {
 		o.kinds[ir.Deadlock] = true
 	}

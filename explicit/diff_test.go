@@ -442,7 +442,7 @@ func (o *naiveSearch) explore(d, last, pre int) {
 		return
 	}
 	v := p.Deadlock(s)
-	o.terms.add(s, v != nil)
+	o.terms.add(p.IdentityCells(s), v != nil)
 	if v != nil && !o.noDeadlock && o.violation == nil {
 		o.violation = v
 	}

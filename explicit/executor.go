@@ -401,7 +401,7 @@ func (w *worker) terminal(s ir.State, trace []ir.Move) {
 		w.stats.AssumeBlocked++
 	}
 	if w.opts.Terminal != nil {
-		w.opts.Terminal(s, v != nil)
+		w.opts.Terminal(w.p.IdentityCells(s), v != nil)
 	}
 	if v != nil && !w.opts.NoDeadlock {
 		w.found(v, trace)

@@ -39,9 +39,12 @@ type Options struct {
 	TCSSolver   string // lazypor: "topo" (default), "z3" or "gini"
 
 	// Terminal, if set, is called with every terminal state the search reaches (no
-	// thread enabled; deadlock says whether it is a deadlock). Differential tests use
-	// it to compare the reachable terminal states of algorithms; the state is only
-	// valid during the call, which may come from any worker of the run.
+	// thread enabled; deadlock says whether it is a deadlock), without its channel
+	// heads (ir.Program.IdentityCells: they only number message slots, and two runs
+	// that end alike may have received different numbers of messages when a lossy
+	// channel lost some). Differential tests use it to compare the reachable
+	// terminal states of algorithms; the state is only valid during the call, which
+	// may come from any worker of the run.
 	Terminal func(s ir.State, deadlock bool)
 }
 
