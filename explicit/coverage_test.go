@@ -196,3 +196,39 @@ func TestCoverageGenerated(t *testing.T) {
 	}
 	t.Logf("%d safe programs compared", compared)
 }
+
+// TestCoverageAllocatesNothingPerStep: a run with coverage allocates what one
+// without does, and a constant more (the workers' bitsets, the merged
+// result), however many steps it takes.
+func TestCoverageAllocatesNothingPerStep(t *testing.T) {
+	const src = `shared int x = 0;
+thread w[2] {
+    for (int i = 0; i < 2; i++) {
+        int v = nondet(0, 1);
+        if (v == 1) { x = x + 1; } else { x = x - 1; }
+    }
+}
+`
+	p := porCompile(t, "steps", src, lang.Config{})
+	allocs := func(coverage bool) (float64, int64) {
+		var steps int64
+		a := testing.AllocsPerRun(3, func() {
+			e, err := New("dfs", Options{Workers: 1, Coverage: coverage})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := porRun(t, e, p)
+			steps = r.Stats.Transitions
+		})
+		return a, steps
+	}
+	without, steps := allocs(false)
+	with, _ := allocs(true)
+	if steps < 10000 {
+		t.Fatalf("only %d steps: the test needs many more steps than allocations", steps)
+	}
+	t.Logf("%d steps: %.0f allocations without coverage, %.0f with it", steps, without, with)
+	if with-without > 100 {
+		t.Errorf("coverage costs %.0f allocations over %d steps (%.0f without it)", with-without, steps, without)
+	}
+}
