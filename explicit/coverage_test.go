@@ -124,7 +124,8 @@ thread c { z = 1; }
 // executes are the statements every exact reduction executes
 // (docs/explicit.md, "Coverage"): a statement some execution runs is run by a
 // maximal execution, and the reductions explore a representative of every
-// maximal execution's trace, which runs the same steps.
+// maximal execution's trace, which runs the same steps. The stateless ones
+// reach the same diameter.
 func TestCoverageAgreesWithDFS(t *testing.T) {
 	for _, td := range readTestdata(t) {
 		name := strings.TrimSuffix(td.path[strings.LastIndex(td.path, "/")+1:], ".kb")
@@ -152,6 +153,11 @@ func TestCoverageAgreesWithDFS(t *testing.T) {
 					}
 					if got := unexecuted(p, r.Coverage); !slices.Equal(got, want) {
 						t.Errorf("%s on %d workers: never executed %q; dfs: %q", algo, workers, got, want)
+					}
+					// The stateless reductions explore an execution of every
+					// maximal trace, so the longest one too.
+					if (algo == "dpor" || algo == "lazypor") && r.Coverage.Diameter != ref.Coverage.Diameter {
+						t.Errorf("%s on %d workers: diameter %d; dfs: %d", algo, workers, r.Coverage.Diameter, ref.Coverage.Diameter)
 					}
 				}
 			}
