@@ -30,6 +30,10 @@ type executor struct {
 
 	release  func() bool    // unregisters the stop on the context's end
 	progress *progressBoard // sums the workers' statistics for progress reports
+	covers   []*coverage    // the workers' coverage (Options.Coverage), under mu
+	// storedTwice: a second phase stored states again (persistent's bounded
+	// phase), so that Stats.States is no count of distinct states.
+	storedTwice atomic.Bool
 }
 
 // newExecutor starts a run of algo on p: it checks that the engine can explore
@@ -83,6 +87,8 @@ type worker struct {
 	polls int
 	last  time.Time // last progress report
 
+	cover *coverage // what its steps executed, when the run counts coverage
+
 	// cutTraced and cutNoted are set once the run has recorded a cut
 	// execution's schedule and a bound's note as far as this worker knows: the
 	// outcome keeps the first of each, so later ones need not take its lock
@@ -92,7 +98,14 @@ type worker struct {
 
 // newWorker returns worker id of the run, starting at the initial state.
 func (x *executor) newWorker(id int) *worker {
-	return &worker{executor: x, id: id, budget: x.depth, probe: x.p.NewProbe(), last: x.start}
+	w := &worker{executor: x, id: id, budget: x.depth, probe: x.p.NewProbe(), last: x.start}
+	if x.opts.Coverage {
+		w.cover = newCoverage(x.p)
+		x.mu.Lock()
+		x.covers = append(x.covers, w.cover)
+		x.mu.Unlock()
+	}
+	return w
 }
 
 // at makes the worker's next search start at from (nil: the initial state).
@@ -330,7 +343,9 @@ func (w *worker) draw(it *successors) bool {
 	copy(it.to, it.from)
 	it.ch.Reset(it.fixed)
 	ev := it.ev
+	w.coverStart(ev)
 	w.step(it.to, it.thread, &it.ch, ev)
+	w.covered(ev, it.n)
 	path := it.path()
 	mv := &path[len(path)-1]
 	mv.Thread = it.thread
@@ -431,6 +446,9 @@ func (x *executor) result(stats verify.Stats) (*verify.Result, error) {
 	r.Engine, r.Algo = "explicit", x.algo.name
 	r.Bound = x.algo.boundOf(x.opts)
 	r.Bound.Depth = x.depth
+	if x.opts.Coverage {
+		r.Coverage = x.coverageOf(stats.States)
+	}
 	if err := verify.Validate(x.p, r); err != nil {
 		return nil, fmt.Errorf("explicit %s: %w", x.algo.name, err)
 	}

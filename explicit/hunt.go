@@ -117,8 +117,7 @@ type hunter struct {
 	p       *ir.Program
 	rng     *rand.Rand
 	ch      ir.Choices
-	prio    []int
-	drops   []int
+	sched   pctScheduler
 	lastLen int
 }
 
@@ -156,32 +155,55 @@ func (h *hunter) draw(lo, hi int64) int64 {
 // thread, and up to three steps (within the last execution's length) at which
 // the running thread's priority drops below every other.
 func (h *hunter) pct(depth int) Scheduler {
-	n := len(h.p.Threads)
-	h.prio = h.prio[:0]
-	for i := range n {
-		h.prio = append(h.prio, i+1)
-	}
-	h.rng.Shuffle(n, func(i, j int) { h.prio[i], h.prio[j] = h.prio[j], h.prio[i] })
+	s := &h.sched
+	s.shuffle(h.rng, len(h.p.Threads))
 	span := min(max(h.lastLen, 1), depth)
-	h.drops = h.drops[:0]
-	for range h.rng.IntN(4) {
-		h.drops = append(h.drops, h.rng.IntN(span))
-	}
-	return pctScheduler{h}
+	s.drops = s.drops[:0]
+	s.drop(h.rng, h.rng.IntN(4), span)
+	return s
 }
 
-type pctScheduler struct{ h *hunter }
+// PCTScheduler is PCT's scheduler for one execution of a program of n
+// threads: random distinct thread priorities, the highest-priority enabled
+// thread moves, and at changes random steps below span the thread that moved
+// last drops below every other. A bug of depth d (d ordering constraints)
+// needs d-1 changes.
+func PCTScheduler(rng *rand.Rand, n, changes, span int) Scheduler {
+	s := &pctScheduler{}
+	s.shuffle(rng, n)
+	s.drop(rng, changes, max(span, 1))
+	return s
+}
 
-func (s pctScheduler) Pick(step int, enabled []int, last int) (int, error) {
-	h := s.h
-	for _, d := range h.drops {
+// pctScheduler is PCT's: the threads' priorities and the steps at which the
+// running thread's drops.
+type pctScheduler struct{ prio, drops []int }
+
+// shuffle gives n threads random distinct priorities.
+func (s *pctScheduler) shuffle(rng *rand.Rand, n int) {
+	s.prio = s.prio[:0]
+	for i := range n {
+		s.prio = append(s.prio, i+1)
+	}
+	rng.Shuffle(n, func(i, j int) { s.prio[i], s.prio[j] = s.prio[j], s.prio[i] })
+}
+
+// drop adds k priority change points below span.
+func (s *pctScheduler) drop(rng *rand.Rand, k, span int) {
+	for range k {
+		s.drops = append(s.drops, rng.IntN(span))
+	}
+}
+
+func (s *pctScheduler) Pick(step int, enabled []int, last int) (int, error) {
+	for _, d := range s.drops {
 		if d == step && last >= 0 {
-			h.prio[last] = -step - 1 // below every priority given so far
+			s.prio[last] = -step - 1 // below every priority given so far
 		}
 	}
 	best := enabled[0]
 	for _, t := range enabled[1:] {
-		if h.prio[t] > h.prio[best] {
+		if s.prio[t] > s.prio[best] {
 			best = t
 		}
 	}

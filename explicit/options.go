@@ -38,6 +38,10 @@ type Options struct {
 	MaxSteps    int    // bpor-fair: livelock report past this many steps
 	TCSSolver   string // lazypor: "topo" (default), "z3" or "gini"
 
+	// Coverage: the result reports what the search executed (verify.Coverage;
+	// coverage.go).
+	Coverage bool
+
 	// Terminal, if set, is called with every terminal state the search reaches (no
 	// thread enabled; deadlock says whether it is a deadlock), without its channel
 	// heads (ir.Program.IdentityCells: they only number message slots, and two runs

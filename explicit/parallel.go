@@ -219,6 +219,7 @@ func (x *executor) runPhases(r runner, sh *sharing) (verify.Stats, int) {
 	if x.halted() || !exhaustive.long.Load() {
 		return total, n
 	}
+	x.storedTwice.Store(true)
 	f = x.newFrontier()
 	subtrees, n2 := f.part(sh.shard, subtreesPer*sh.workers)
 	stats := x.phase(r, sh, newPersistentTables(sh.workers, len(x.p.Threads), true), 1, subtrees)
@@ -248,6 +249,7 @@ func (x *executor) runPhasesSharded(r runner, sh *sharing) (verify.Stats, int) {
 	if x.halted() || !exhaustive.long.Load() {
 		return total, n
 	}
+	x.storedTwice.Store(true)
 	stats := x.phase(r, sh, newPersistentTables(sh.workers, len(x.p.Threads), true), 1, subtrees)
 	addStats(&total, &stats)
 	return total, n

@@ -127,6 +127,7 @@ func (s *persistentSearch) search(boundedOnly bool) {
 	if s.long && !x.halted() {
 		if s.tables == nil {
 			s.table = s.newTable() // stored states, counted again, as Figure 1 stores them
+			x.storedTwice.Store(true)
 		}
 		if x.from != nil && x.from.sleep != nil {
 			s.frames[0].sleepIn.copyFrom(x.from.sleep)
@@ -734,6 +735,7 @@ func (s *persistentSearch) run(d, t int, next func()) {
 		mv := &s.moves[d]
 		mv.Thread = t
 		mv.Choices = values(mv.Choices, pr.made)
+		x.coverProbed(cur, t, pr.made, d+1)
 	} else if !x.next(it) {
 		return
 	}

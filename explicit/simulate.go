@@ -103,6 +103,12 @@ type Simulation struct {
 	Trace     []ir.Move
 	Violation *ir.Violation // the violation it ends in (a failed step or a deadlock), or nil
 	End       string        // why it ended, for people
+	// Ending is how it ended where no thread could move (ir.Program.End);
+	// Running when it ended otherwise: a failed step, the depth bound
+	// (DepthCut), the schedule or the context.
+	Ending   ir.Ending
+	DepthCut bool
+	Final    ir.State // the state it ended in
 }
 
 // Simulate runs one execution of p: at every step sched picks one of the enabled
@@ -120,6 +126,7 @@ func Simulate(ctx context.Context, p *ir.Program, depth int, sched Scheduler, rn
 func simulate(ctx context.Context, p *ir.Program, depth int, sched Scheduler, ch *ir.Choices, sim *Simulation) error {
 	*sim = Simulation{Trace: sim.Trace[:0]}
 	s := p.Initial()
+	sim.Final = s // stepped in place
 	var ev ir.Event
 	var enabled []int
 	last := -1
@@ -131,7 +138,9 @@ func simulate(ctx context.Context, p *ir.Program, depth int, sched Scheduler, ch
 			}
 		}
 		if len(enabled) == 0 {
-			switch end, v := p.End(s); end {
+			end, v := p.End(s)
+			sim.Ending = end
+			switch end {
 			case ir.Deadlocked:
 				sim.Violation, sim.End = v, "deadlock"
 			case ir.CutByAssume:
@@ -144,6 +153,7 @@ func simulate(ctx context.Context, p *ir.Program, depth int, sched Scheduler, ch
 			return nil
 		}
 		if step == depth {
+			sim.DepthCut = true
 			sim.End = fmt.Sprintf("depth bound %d reached", depth)
 			return nil
 		}

@@ -162,6 +162,10 @@ type Result struct {
 	// Run is the counterexample as Validate replayed it (every step's events,
 	// locals included): what the output shows, without replaying it again.
 	Run *ir.Run
+
+	// Coverage is what the search executed, when asked for (explicit
+	// engine, Options.Coverage), else nil.
+	Coverage *Coverage
 }
 
 // ErrReplay marks a counterexample that does not replay: an internal error.

@@ -28,6 +28,7 @@ func checkCommand() *cli.Command {
 		&cli.StringFlag{Name: "trail", Usage: "write the counterexample to this file (JSON, docs/output.md), for kbmc run --replay"},
 		&cli.BoolFlag{Name: "show-properties", Usage: "list the program's properties (assertions and run-time checks) with their ids, and exit"},
 		&cli.StringFlag{Name: "property", Usage: "check only the property with this id (see --show-properties)"},
+		&cli.BoolFlag{Name: "coverage", Usage: "explicit engine: after the verdict, list the statements the search never executed, the states it generated and stored, and its greatest depth"},
 	)
 	return &cli.Command{
 		Name:      "check",
@@ -58,6 +59,12 @@ func checkAction(c *cli.Context) error {
 	}
 	if err := checkApplicable(c, ec); err != nil {
 		return err
+	}
+	if c.Bool("coverage") {
+		if err := coverageApplies(ec); err != nil {
+			return err
+		}
+		ec.Explicit.Coverage = true
 	}
 	format := c.String("trace")
 	if !slices.Contains(traceFormats, format) {

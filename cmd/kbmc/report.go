@@ -398,6 +398,9 @@ func writeText(w io.Writer, l *loaded, ec engineConfig, res *verify.Result, form
 		}
 	}
 	fmt.Fprintf(w, "stats: %s\n", statsText(res))
+	if res.Coverage != nil {
+		writeCoverage(w, l, res)
+	}
 	return nil
 }
 
@@ -758,6 +761,8 @@ type jsonResult struct {
 	Subtrees int      `json:"subtrees,omitempty"`
 	Program  string   `json:"program_sha256,omitempty"`
 	Settings []string `json:"settings,omitempty"`
+	// --coverage: what the search executed.
+	Coverage *jsonCoverage `json:"coverage,omitempty"`
 }
 
 type jsonViolation struct {
@@ -806,6 +811,9 @@ func jsonOf(l *loaded, ec engineConfig, res *verify.Result, opts traceOptions) (
 	}
 	j.Program = fmt.Sprintf("%x", sha256.Sum256(l.src))
 	j.Settings = l.settings
+	if res.Coverage != nil {
+		j.Coverage = coverageOf(l, res)
+	}
 	switch res.Verdict {
 	case verify.Unsafe:
 		j.Violation = violationJSON(l, res.Violation)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -15,8 +14,12 @@ import (
 func runCommand() *cli.Command {
 	flags := append(programFlags(),
 		&cli.StringFlag{Name: "schedule", Value: "random", Usage: "random, rr (round robin), or a list of threads by number or name: 0,1,1,2 or w[0],w[1],m"},
-		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed for --schedule random and for nondet values"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed for --schedule random and for nondet values; with --runs, of the first run (run i has seed S+i)"},
 		&cli.IntFlag{Name: "depth", Value: verify.DefaultDepth, Usage: "stop after this many steps (at least 1)"},
+		&cli.IntFlag{Name: "runs", Value: 1, Usage: "make this many random runs, until one ends in a violation, and summarize how they ended"},
+		&cli.IntFlag{Name: "pct", Usage: "schedule by PCT for bugs of this depth (random priorities with depth-1 changes) instead of uniformly at random"},
+		&cli.BoolFlag{Name: "no-deadlock", Usage: "a run that ends in a deadlock is no violation (with --runs: counted)"},
+		timeoutFlag(0, "stop the runs after this long (a duration, or seconds; 0: no limit); the summary says how far they went"),
 		&cli.StringFlag{Name: "replay", Usage: "re-execute a counterexample written by kbmc check --trail (FILE may then be left out)"},
 		&cli.BoolFlag{Name: "json", Usage: "print the run as one JSON object (docs/output.md)"},
 		&cli.StringFlag{Name: "trace", Value: "text", Usage: "trace format: text or json"},
@@ -40,6 +43,9 @@ func runAction(c *cli.Context) error {
 		return usageErr("--trace %s: want text or json", format)
 	}
 	asJSON := c.Bool("json") || format == "json"
+	if err := checkRunsFlags(c); err != nil {
+		return err
+	}
 	var tr *trail
 	if f := c.String("replay"); f != "" {
 		for _, fl := range []string{"schedule", "seed", "depth", "width", "D", "no-fold"} {
@@ -74,7 +80,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := withLimits(c.Context, 0, mem)
+	ctx, stop := withLimits(c.Context, timeoutOf(c), mem)
 	defer stop()
 	l, err := load(path, cfg)
 	if err != nil {
@@ -84,6 +90,7 @@ func runAction(c *cli.Context) error {
 	var moves []ir.Move
 	var viol *ir.Violation
 	var end, changed string
+	var many *runsReport // --runs
 	if tr != nil {
 		if got := sha256Hex(l.src); got != tr.SHA256 {
 			// After a fix: replay the schedule by thread names as far as it
@@ -100,17 +107,36 @@ func runAction(c *cli.Context) error {
 				return &exitError{exitInput, fmt.Errorf("--replay: %v", err)}
 			}
 		}
+	} else if c.IsSet("runs") {
+		if many, err = manyRuns(ctx, c, l, depth); err != nil {
+			return err
+		}
+		if many.sum.Violation == nil {
+			return writeRunsSummary(c, l, many)
+		}
+		moves, viol, end = many.sum.Violation.Trace, many.sum.Violation.Violation, many.sum.Violation.End
 	} else {
-		rng := rand.New(rand.NewPCG(c.Uint64("seed"), 0x6b626d63))
+		rng := explicit.SeedRand(c.Uint64("seed"))
 		sched, err := explicit.ParseSchedule(c.String("schedule"), p, rng)
 		if err != nil {
 			return usageErr("--schedule %s: %v", c.String("schedule"), err)
+		}
+		if pct := c.Int("pct"); pct > 0 {
+			// The run --runs --pct makes from this seed.
+			span, err := explicit.PCTSpan(ctx, p, depth)
+			if err != nil {
+				return usageErr("--pct: %v", err)
+			}
+			sched = explicit.RunScheduler(p, rng, pct, span)
 		}
 		sim, err := explicit.Simulate(ctx, p, depth, sched, rng)
 		if err != nil {
 			return usageErr("--schedule %s: %v", c.String("schedule"), err)
 		}
 		moves, viol, end = sim.Trace, sim.Violation, sim.End
+		if viol != nil && viol.Kind == ir.Deadlock && c.Bool("no-deadlock") {
+			viol, end = nil, end+" (not reported: --no-deadlock)"
+		}
 	}
 	if err := record(c, l, moves); err != nil {
 		return err
@@ -125,6 +151,9 @@ func runAction(c *cli.Context) error {
 	switch {
 	case asJSON:
 		j := &jsonRun{File: l.path, Engine: "run", Outcome: end, Trace: r.steps, State: finalState(l, r.run.Final()), Changed: changed}
+		if many != nil {
+			j.Runs = many.json(l)
+		}
 		if viol != nil {
 			j.Violation = violationJSON(l, viol)
 			if viol.Kind == ir.Deadlock {
@@ -138,6 +167,9 @@ func runAction(c *cli.Context) error {
 		if changed != "" {
 			fmt.Fprintf(out, "note: %s\n", changed)
 		}
+		if many != nil {
+			fmt.Fprintln(out, many.header())
+		}
 		if !c.Bool("quiet") {
 			printSteps(out, r.steps, opts)
 		}
@@ -150,6 +182,9 @@ func runAction(c *cli.Context) error {
 			for _, cell := range finalState(l, r.run.Final()) {
 				fmt.Fprintf(out, "  %s = %s\n", cell.Name, cell.Value)
 			}
+		}
+		if many != nil && !c.Bool("quiet") {
+			many.writeSummary(out, l)
 		}
 	}
 	if viol != nil {
@@ -250,6 +285,7 @@ type jsonRun struct {
 	Trace     []traceStep    `json:"trace"`
 	Waiting   []waitInfo     `json:"waiting,omitempty"`
 	State     []stateCell    `json:"state"`
+	Runs      *jsonRuns      `json:"runs,omitempty"` // --runs: how the runs went
 }
 
 func irCommand() *cli.Command {
