@@ -48,6 +48,8 @@ const (
 	RBRACE     // }
 	COMMA      // ,
 	SEMICOLON  // ;
+	PERIOD     // .
+	DOTDOT     // ..
 
 	keywordBegin
 	CONST
@@ -99,6 +101,7 @@ var tokenStrings = [...]string{
 	ASSIGN: "=", ADD_ASSIGN: "+=", SUB_ASSIGN: "-=", INC: "++", DEC: "--",
 	QUESTION: "?", COLON: ":", LPAREN: "(", RPAREN: ")", LBRACK: "[", RBRACK: "]",
 	LBRACE: "{", RBRACE: "}", COMMA: ",", SEMICOLON: ";",
+	PERIOD: ".", DOTDOT: "..",
 
 	CONST: "const", SHARED: "shared", MUTEX: "mutex", FUNC: "func", THREAD: "thread",
 	INT: "int", BOOL: "bool", IF: "if", ELSE: "else", WHILE: "while", FOR: "for",
