@@ -26,11 +26,7 @@ func Supported(p *ir.Program) error {
 	if p.HasPhantoms() {
 		return &verify.UnsupportedError{Engine: engine, Msg: "a program lowered with phantom threads is for the random bug hunt only"}
 	}
-	if len(p.Invariants) > 0 {
-		inv := p.Invariants[0]
-		return &verify.UnsupportedError{Pos: inv.Pos, Engine: engine,
-			Msg: "invariant " + inv.Name + ": the symbolic encoding does not check invariants (use the explicit engine)"}
-	}
+
 	for _, tm := range p.Templates {
 		for _, tr := range tm.Transitions {
 			for j, n := range tr.Nodes {

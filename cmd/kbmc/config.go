@@ -184,6 +184,9 @@ func (ec engineConfig) Name() string {
 func readEngineConfig(c *cli.Context) (engineConfig, error) {
 	ec := engineConfig{Engine: c.String("engine"), Algo: c.String("algo"), Timeout: timeoutOf(c),
 		Solver: c.String("solver"), Encoding: c.String("encoding"), POR: c.String("por"), NoIncremental: c.Bool("no-incremental")}
+	if !c.IsSet("encoding") {
+		ec.Encoding = "" // the engine's default, which depends on the program (invariants: step)
+	}
 	if ec.Algo == "" {
 		var set func(*explicit.Options)
 		ec.Algo, set = explicit.Default()
