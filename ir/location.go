@@ -27,11 +27,11 @@ import "fmt"
 type LocKind uint8
 
 const (
-	LocCell    LocKind = iota // a shared cell: read and written by expressions and assignments
-	LocLock                   // a lock: written by lock and unlock (its owner)
-	LocThread                 // a thread's termination status: written by its last step, read by join
-	LocChannel                // a channel's end or message slot: written by send and recv, read by len
-	LocInvariant              // the invariants: written by every step that writes a location an invariant reads (invariant.go)
+	LocCell      LocKind = iota // a shared cell: read and written by expressions and assignments
+	LocLock                     // a lock: written by lock and unlock (its owner)
+	LocThread                   // a thread's termination status: written by its last step, read by join
+	LocChannel                  // a channel's end or message slot: written by send and recv, read by len
+	LocInvariant                // the invariants: written by every step that writes a location an invariant reads (invariant.go)
 )
 
 var locKindNames = [...]string{LocCell: "cell", LocLock: "lock", LocThread: "thread", LocChannel: "channel", LocInvariant: "invariant"}
