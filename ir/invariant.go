@@ -245,3 +245,14 @@ func (p *Program) WritesInvariantReads(acc []Access) bool {
 	}
 	return false
 }
+
+// InvariantAt returns the invariant declared at pos (a violation's
+// position), or nil.
+func (p *Program) InvariantAt(pos Pos) *Invariant {
+	for _, inv := range p.Invariants {
+		if inv.Pos == pos {
+			return inv
+		}
+	}
+	return nil
+}
