@@ -374,6 +374,14 @@ func (l *lowerer) invariantExpr(x syntax.Expr, env map[*syntax.QuantExpr]int64) 
 			}
 			return konst(v, e.OpPos)
 		}
+		if z.Op == ir.EConst {
+			// A constant operand the expansion made: its error is the
+			// invariant's, not a run's.
+			if _, err := c.arith.binary(e.Op, 0, z.Val); err != nil {
+				l.errorf(e.OpPos, "%s: %v", exprString(e), err)
+				break
+			}
+		}
 		return l.invMk(ir.Expr{Op: binaryOp(e.Op), Type: t, X: y, Y: z}, e.OpPos)
 	case *syntax.CondExpr:
 		cond := l.invariantExpr(e.Cond, env)
