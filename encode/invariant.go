@@ -7,12 +7,13 @@ import (
 
 // Global invariants (ir/invariant.go) in the step encoding. ir checks them
 // after every step that writes a location one reads; the encoding checks them
-// after every step taken from a state where they all held: the same steps,
-// since a step that writes none of those locations leaves the invariants as
-// they were. A move of step i fails with the first invariant that does not
-// hold in s_{i+1}, as ir's Step reports it, when it is taken, fails no other
-// check, and every invariant held in s_i. The initial state is concrete:
-// New checks it with ir (InitialViolation).
+// after every step that may write a location one reads: a move of step i
+// that may fails with the first invariant that does not hold in s_{i+1}, as
+// ir's Step reports it, when it is taken and fails no other check. Every
+// invariant held in s_i then: s_0 is checked concretely by New (with ir's
+// InitialViolation; a violation there halts the execution before its first
+// step), a step that breaks one fails and halts the execution, and a step
+// that writes no location an invariant reads leaves them as they were.
 
 // holdsIn is "every invariant holds in s_i" (cached), and the term of each
 // invariant, in order.
@@ -30,23 +31,23 @@ func (u *Unrolling) holdsIn(s *state) []*solver.Term {
 	return out
 }
 
-// checkInvariants adds to each move of step i (from s to ns) the checks of
-// the invariants after it.
-func (u *Unrolling) checkInvariants(i int, s, ns *state, moves []*move) {
+// checkInvariants adds to each move of a step into ns that may write what an
+// invariant reads the checks of the invariants after it.
+func (u *Unrolling) checkInvariants(ns *state, moves []*move) {
 	if len(u.p.Invariants) == 0 {
 		return
 	}
 	b := u.b
-	for len(u.holds) <= i {
-		u.holds = append(u.holds, b.And(u.holdsIn(u.states[len(u.holds)])...))
-	}
 	after := u.holdsIn(ns)
 	for _, mv := range moves {
+		if !u.writesInvariantReads(mv) {
+			continue // it leaves what the invariants read, which held, as it was
+		}
 		var own []*solver.Term
 		for _, c := range mv.checks {
 			own = append(own, c.guard)
 		}
-		g := b.And(mv.act, b.Not(b.Or(own...)), u.holds[i])
+		g := b.And(mv.act, b.Not(b.Or(own...)))
 		if g.IsFalse() {
 			continue
 		}
@@ -73,4 +74,22 @@ func (u *Unrolling) invariantFootprint(fp Footprint) {
 		}
 	}
 	fp.Write[l] = u.b.Or(ws...)
+}
+
+// writesInvariantReads reports whether move mv may write a location an
+// invariant reads: a shared cell, or a channel whose length one reads.
+func (u *Unrolling) writesInvariantReads(mv *move) bool {
+	p := u.p
+	for k := range mv.final {
+		if c, ok := u.cellOf(k); ok && p.ReadByInvariant(p.CellLocation(c)) {
+			return true
+		}
+		if u.isChanKey(k) {
+			send, recv := p.ChannelEnds(u.keyChan[k-u.chanKey0])
+			if p.ReadByInvariant(send) || p.ReadByInvariant(recv) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -129,10 +129,9 @@ type Unrolling struct {
 	badFail []*solver.Term // badFail[k]: some step < k failed with a violation of Options.Kinds
 	reach   [][][]bool     // reach[i][t][l]: thread t may be at location l in s_i
 	lits    map[string]*solver.Term
-	// initBad is the invariant the initial state breaks (concrete), or nil;
-	// holds[i] is "every invariant holds in s_i" (invariant.go).
+	// initBad is the invariant the initial state breaks (concrete), or nil
+	// (invariant.go).
 	initBad *ir.Violation
-	holds   []*solver.Term
 	vars    int // variables the encoding created
 	slots   int // nondet slots of the step being encoded
 	stop    stopper
@@ -509,7 +508,7 @@ func (u *Unrolling) extend() error {
 	}
 
 	// The invariants after the step (invariant.go): checks of its moves.
-	u.checkInvariants(i, s, ns, stp.moves)
+	u.checkInvariants(ns, stp.moves)
 
 	// Failure of the step: exactly one check can hold on the executed path.
 	var fails, bads []*solver.Term

@@ -154,7 +154,7 @@ func (p *Program) watchInvariants(s State, t int, ev *Event, evaluate bool) {
 		if a.Kind == Write && p.ReadByInvariant(a.Loc) {
 			ev.Accesses = append(ev.Accesses, Access{Loc: l, Kind: Write})
 			if evaluate {
-				ev.Violation = p.invariantViolation(s, t)
+				ev.Violation = p.BrokenInvariant(s, t)
 			}
 			return
 		}
@@ -164,15 +164,15 @@ func (p *Program) watchInvariants(s State, t int, ev *Event, evaluate bool) {
 // InitialViolation returns the violation of the first invariant that does
 // not hold in the initial state, or nil.
 func (p *Program) InitialViolation() *Violation {
-	return p.invariantViolation(p.Initial(), -1)
+	return p.BrokenInvariant(p.Initial(), -1)
 }
 
-// invariantViolation returns the violation of the first invariant that does
+// BrokenInvariant returns the violation of the first invariant that does
 // not hold in s, reached by a step of thread t (-1: the initial state), or
 // nil. An invariant whose evaluation fails (an index out of bounds, a
 // division by zero) does not hold. Its message names the invariant and shows
 // the values the evaluation read.
-func (p *Program) invariantViolation(s State, t int) *Violation {
+func (p *Program) BrokenInvariant(s State, t int) *Violation {
 	for _, inv := range p.Invariants {
 		// Evaluated without recording what it reads first: the common case,
 		// an invariant that holds, allocates nothing.
