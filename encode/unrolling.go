@@ -199,10 +199,9 @@ func newCore(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) 
 		lits:     make(map[string]*solver.Term),
 	}
 	switch {
-	case opts.Steps > 0 && len(p.Invariants) == 0:
-		// Every value of those executions, typed ones included (typed.go).
-		// (ValueBits follows the threads' code, not what an invariant
-		// computes from the values: with invariants, ints keep W bits.)
+	case opts.Steps > 0:
+		// Every value of those executions, typed ones included (typed.go),
+		// and what the invariants compute from them.
 		u.w = p.ValueBits(opts.Steps)
 	case typedWidth(p) > 0:
 		// Typed values are held exactly (typed.go); Int values wrap at W

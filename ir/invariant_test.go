@@ -176,3 +176,17 @@ invariant ok: q.a[q.i] == 0;
 		t.Errorf("%v, %v", v, err)
 	}
 }
+
+// ValueBits covers what an invariant computes: the symbolic encoding narrows
+// ints to it, and a product that wrapped there would change the verdict.
+func TestInvariantValueBits(t *testing.T) {
+	src := "shared int x; thread t { x = 1; }\n"
+	plain := compileKB(t, src).ValueBits(10)
+	wide := compileKB(t, src+"invariant big: x * 100000 < 5;\n").ValueBits(10)
+	if plain >= 18 || wide < 18 {
+		t.Errorf("ValueBits: %d without the invariant, %d with it (100000 needs 18)", plain, wide)
+	}
+	if w := compileKB(t, src+"invariant shift: (x << 2) < 5;\n").ValueBits(10); w != 32 {
+		t.Errorf("ValueBits with a shift in an invariant: %d, want the width", w)
+	}
+}
