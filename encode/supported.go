@@ -26,7 +26,6 @@ func Supported(p *ir.Program) error {
 	if p.HasPhantoms() {
 		return &verify.UnsupportedError{Engine: engine, Msg: "a program lowered with phantom threads is for the random bug hunt only"}
 	}
-
 	for _, tm := range p.Templates {
 		for _, tr := range tm.Transitions {
 			for j, n := range tr.Nodes {
