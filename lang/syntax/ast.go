@@ -581,7 +581,7 @@ type (
 
 	// InvariantDecl is invariant Name: X; a condition every reachable state
 	// must satisfy. invariant is no keyword: a declaration that starts with
-	// the name invariant followed by a name is one.
+	// the name invariant is one.
 	InvariantDecl struct {
 		Invariant Pos
 		Name      *Ident

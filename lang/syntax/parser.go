@@ -228,7 +228,8 @@ func (p *parser) parseDecl() Decl {
 		p.error(p.pos, fmt.Sprintf("expected declaration, found %s (a variable outside a body is declared with \"shared\"; "+
 			"a function with \"func name(params) %s { … }\")", p.found(), map[Token]string{INT: "int", BOOL: "bool"}[p.tok]))
 	case IDENT:
-		if p.lit == "invariant" && p.peek() == IDENT {
+		if p.lit == "invariant" {
+			// No other declaration starts with a name.
 			return p.parseInvariantDecl()
 		}
 		if p.lit == "void" {

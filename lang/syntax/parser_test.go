@@ -348,6 +348,8 @@ func TestSyntaxErrors(t *testing.T) {
 		{"invariant i: exists k in 0, 2: x;", []string{`1:27: expected "..", found ","`}},
 		{"invariant i: node[0]. == 1;", []string{`1:23: expected name, found "=="`}},
 		{"invariant i: node[0].v[ == 1;", []string{`1:25: expected expression, found "=="`}},
+		{"invariant len: true;", []string{`1:11: expected name, found "len"`}},
+		{"invariant: true;", []string{`1:10: expected name, found ":"`}},
 	}
 	for _, tt := range tests {
 		_, err := Parse("t.kb", []byte(tt.src))
