@@ -95,6 +95,13 @@ var ErrNoViolation = errors.New("encode: the model has no violation")
 // Counterexample reads the violating execution from a model of Bad(k): the
 // schedule, and the violation of its last step, or a deadlock in its final state.
 func (u *Unrolling) Counterexample(m Model, k int) ([]ir.Move, *ir.Violation, error) {
+	if v := u.initBad; v != nil {
+		if !u.wanted(v.Kind) {
+			return nil, v, fmt.Errorf("%w: the initial state breaks an invariant", ErrNoViolation)
+		}
+		vc := *v
+		return []ir.Move{}, &vc, nil
+	}
 	moves, v, err := u.Moves(m, k)
 	if err != nil {
 		return nil, nil, err

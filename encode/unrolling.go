@@ -129,6 +129,9 @@ type Unrolling struct {
 	badFail []*solver.Term // badFail[k]: some step < k failed with a violation of Options.Kinds
 	reach   [][][]bool     // reach[i][t][l]: thread t may be at location l in s_i
 	lits    map[string]*solver.Term
+	// initBad is the invariant the initial state breaks (concrete), or nil
+	// (invariant.go).
+	initBad *ir.Violation
 	vars    int // variables the encoding created
 	slots   int // nondet slots of the step being encoded
 	stop    stopper
@@ -173,6 +176,13 @@ func New(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) (*Un
 	u.reach = [][][]bool{reach}
 	u.failed = []*solver.Term{b.False()}
 	u.badFail = []*solver.Term{b.False()}
+	if u.initBad = p.InitialViolation(); u.initBad != nil {
+		// The initial state breaks an invariant: the empty execution fails.
+		u.failed[0] = b.True()
+		if u.wanted(ir.InvariantViolation) {
+			u.badFail[0] = b.True()
+		}
+	}
 	u.status = []*status{u.statusOf(s, reach)}
 	return u, nil
 }
@@ -190,7 +200,8 @@ func newCore(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) 
 	}
 	switch {
 	case opts.Steps > 0:
-		// Every value of those executions, typed ones included (typed.go).
+		// Every value of those executions, typed ones included (typed.go),
+		// and what the invariants compute from them.
 		u.w = p.ValueBits(opts.Steps)
 	case typedWidth(p) > 0:
 		// Typed values are held exactly (typed.go); Int values wrap at W
@@ -410,6 +421,8 @@ func (u *Unrolling) extend() error {
 	if i > 0 {
 		prev := u.steps[i-1]
 		as = append(as, b.Implies(prev.halt, h), b.Implies(prev.fail, h))
+	} else {
+		as = append(as, b.Implies(u.failed[0], h))
 	}
 	as = append(as, b.Implies(h, b.Eq(sel, b.BV(0, u.selWidth))))
 	if n := len(p.Threads); n < 1<<u.selWidth {
@@ -449,22 +462,6 @@ func (u *Unrolling) extend() error {
 			successors(tm.Transitions[l], next[t])
 		}
 	}
-
-	// Failure of the step: exactly one check can hold on the executed path.
-	var fails, bads []*solver.Term
-	for _, mv := range stp.moves {
-		for _, c := range mv.checks {
-			fails = append(fails, c.guard)
-			if u.wanted(c.kind) {
-				bads = append(bads, c.guard)
-			}
-		}
-	}
-	stp.fail = b.Or(fails...)
-	stp.bad = b.Or(bads...)
-	u.failed = append(u.failed, b.Or(u.failed[i], stp.fail))
-	u.badFail = append(u.badFail, b.Or(u.badFail[i], stp.bad))
-	stp.fp = acc.footprint(b)
 
 	// s_{i+1}: each cell is the value the active move leaves, else unchanged
 	// (the frame condition; a halted step changes nothing).
@@ -508,6 +505,26 @@ func (u *Unrolling) extend() error {
 				u.merged(stp.moves, t, k, s.local[t][c]), &as)
 		}
 	}
+
+	// The invariants after the step (invariant.go): checks of its moves.
+	u.checkInvariants(ns, stp.moves)
+
+	// Failure of the step: exactly one check can hold on the executed path.
+	var fails, bads []*solver.Term
+	for _, mv := range stp.moves {
+		for _, c := range mv.checks {
+			fails = append(fails, c.guard)
+			if u.wanted(c.kind) {
+				bads = append(bads, c.guard)
+			}
+		}
+	}
+	stp.fail = b.Or(fails...)
+	stp.bad = b.Or(bads...)
+	u.failed = append(u.failed, b.Or(u.failed[i], stp.fail))
+	u.badFail = append(u.badFail, b.Or(u.badFail[i], stp.bad))
+	stp.fp = acc.footprint(b)
+	u.invariantFootprint(stp.fp)
 
 	if r := u.opts.Reduction; r != nil {
 		as = append(as, r.Constrain(u, i)...) // Constrain stops early with u.stop

@@ -75,6 +75,11 @@ func diffConfig(fam family, seed uint64) (cfg progen.Config, depth int) {
 	if seed%7 == 5 {
 		cfg.Width = 8
 	}
+	if seed%10 == 2 {
+		// Global invariants: every step that changes what one reads is
+		// visible, and a reduction must keep the states it shows.
+		cfg.Invariants = 1 + int(seed/10)%2
+	}
 	return cfg, depth
 }
 

@@ -47,6 +47,13 @@ func newExecutor(ctx context.Context, p *ir.Program, algo *algorithm, opts Optio
 	}
 	x := &executor{p: p, opts: opts, ctx: ctx, algo: algo, depth: opts.Depth, start: time.Now()}
 	x.facts.Incomplete = opts.lossy()
+	if v := p.InitialViolation(); v != nil {
+		// The initial state breaks an invariant: the empty schedule is the
+		// counterexample, and no search needs to run (Step checks every
+		// later state).
+		x.facts.Found(v, []ir.Move{})
+		x.end.Store(true)
+	}
 	x.progress = newProgressBoard(opts.Progress, x.start)
 	// The run ends the moment its context does: every search polls an atomic
 	// flag, cheaply, also inside long computations (a persistent set over a

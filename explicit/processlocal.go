@@ -78,16 +78,20 @@ func newProcessLocal(s *persistentSearch) *processLocal {
 		pl.threads[i] = newBitSet(s.n)
 	}
 	byTemplate := map[*ir.Template][]bool{}
+	invLoc, hasInv := p.InvariantLocation()
 	for t, th := range p.Threads {
 		pl.procOf[t] = p.ProcessOf(t)
 		pl.threads[pl.procOf[t]].add(t)
 		g, ok := byTemplate[th.Template]
-		if !ok {
+		if !ok || hasInv {
 			// Two more: the terminated and the stuck location
 			// (Template.Stuck) run no code.
 			g = make([]bool, len(th.Template.Transitions)+2)
 			for l, tr := range th.Template.Transitions {
-				g[l] = len(tr.Chans) > 0
+				// A transition that may write what an invariant reads is
+				// visible, as a channel operation is: global (docs/explicit.md,
+				// "Invariants"). Its footprint is the thread's own.
+				g[l] = len(tr.Chans) > 0 || hasInv && s.info.own[t][l].acc[ir.Write].has(invLoc)
 			}
 			byTemplate[th.Template] = g
 		}

@@ -125,6 +125,10 @@ func Simulate(ctx context.Context, p *ir.Program, depth int, sched Scheduler, rn
 // buffer it reuses.
 func simulate(ctx context.Context, p *ir.Program, depth int, sched Scheduler, ch *ir.Choices, sim *Simulation) error {
 	*sim = Simulation{Trace: sim.Trace[:0]}
+	if v := p.InitialViolation(); v != nil {
+		sim.Violation, sim.End = v, v.Kind.String()
+		return nil
+	}
 	s := p.Initial()
 	sim.Final = s // stepped in place
 	var ev ir.Event

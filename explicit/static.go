@@ -151,6 +151,19 @@ func analyze(p *ir.Program) *staticInfo {
 			in.ordered.add(l)
 		}
 	}
+	// The locations the invariants read: a transition that may write one
+	// also writes ir's InvariantLocation (the visibility condition), and may
+	// fail, since its step checks the invariants.
+	var watched bitSet
+	invLoc, hasInv := p.InvariantLocation()
+	if hasInv {
+		watched = newBitSet(p.NumLocations())
+		for l := range p.NumLocations() {
+			if p.ReadByInvariant(l) {
+				watched.add(l)
+			}
+		}
+	}
 	reach := map[*ir.Template][]bool{}
 	shared := map[*ir.Template]int{} // a template whose code does not use tid: its first thread
 	fixedLocals := map[*ir.Template]map[*ir.Var]*ir.Expr{}
@@ -203,6 +216,10 @@ func analyze(p *ir.Program) *staticInfo {
 		for l, tr := range tmpl.Transitions {
 			for _, i := range tr.Nodes {
 				trFails[l] = trFails[l] || nodeFails[i]
+			}
+			if hasInv && own[l].acc[ir.Write].intersects(watched) {
+				own[l].add(invLoc, ir.Write)
+				trFails[l] = true
 			}
 		}
 		fails := make([]bool, L+2)

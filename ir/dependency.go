@@ -139,7 +139,7 @@ func (p *Program) OnlyEnables(step, fp []Access) bool {
 // isSetOnce reports whether location l is a thread's end or a cell of a
 // created thread's Start variable.
 func (p *Program) isSetOnce(l int) bool {
-	if l >= p.ThreadLocation(0) && l < p.NumLocations() {
+	if l >= p.ThreadLocation(0) && l < p.ThreadLocation(len(p.Threads)) {
 		return true
 	}
 	if l >= p.SharedSize {

@@ -26,6 +26,9 @@ const (
 	// Unsupported is no fault of the program: a step does something the model
 	// cannot express (a char read of an int's cell, say). Its verdict is unknown.
 	Unsupported
+	// InvariantViolation: a global invariant (Program.Invariants) is false in a
+	// reached state (the initial state, or the state after a step).
+	InvariantViolation
 )
 
 var violationNames = [...]string{
@@ -33,7 +36,7 @@ var violationNames = [...]string{
 	DivisionByZero: "division-by-zero", Shift: "shift", BadUnlock: "bad-unlock",
 	Relock: "relock", Deadlock: "deadlock", LocalDeadlock: "local-deadlock",
 	ReachError: "reach-error", InvalidDeref: "invalid-deref", InvalidFree: "invalid-free",
-	BadJoin: "bad-join", Unsupported: "unsupported",
+	BadJoin: "bad-join", Unsupported: "unsupported", InvariantViolation: "invariant",
 }
 
 func (k ViolationKind) String() string {
@@ -544,6 +547,9 @@ func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 			break
 		}
 		n = next
+	}
+	if p.invariantReads != nil && ev.To != tmpl.Stuck() {
+		p.watchInvariants(s, t, ev, ev.Violation == nil)
 	}
 	if ch != nil {
 		ev.Choices = ch.Made

@@ -125,6 +125,11 @@ func (p *Program) Finish() error {
 			return fmt.Errorf("thread %s: %w", t.Name, err)
 		}
 	}
+	if err := p.checkInvariants(); err != nil {
+		return err
+	}
+	p.invariantLoc = len(p.Invariants) > 0
+	p.noteInvariantReads()
 	p.HeadBase = cells
 	cells += p.NumChannels
 	if cells > MaxStateCells {

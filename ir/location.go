@@ -9,6 +9,7 @@ import "fmt"
 //	[SharedSize, SharedSize+NumLocks)      locks (a lock's owner)
 //	then 2+Cap per channel                 its sending end, its receiving end, its Cap message slots
 //	then one per thread                    the thread's termination status
+//	then, with invariants, one             "the invariants" (InvariantLocation)
 //
 // Engines ask Locate what a location is instead of doing this arithmetic.
 //
@@ -26,13 +27,14 @@ import "fmt"
 type LocKind uint8
 
 const (
-	LocCell    LocKind = iota // a shared cell: read and written by expressions and assignments
-	LocLock                   // a lock: written by lock and unlock (its owner)
-	LocThread                 // a thread's termination status: written by its last step, read by join
-	LocChannel                // a channel's end or message slot: written by send and recv, read by len
+	LocCell      LocKind = iota // a shared cell: read and written by expressions and assignments
+	LocLock                     // a lock: written by lock and unlock (its owner)
+	LocThread                   // a thread's termination status: written by its last step, read by join
+	LocChannel                  // a channel's end or message slot: written by send and recv, read by len
+	LocInvariant                // the invariants: written by every step that writes a location an invariant reads (invariant.go)
 )
 
-var locKindNames = [...]string{LocCell: "cell", LocLock: "lock", LocThread: "thread", LocChannel: "channel"}
+var locKindNames = [...]string{LocCell: "cell", LocLock: "lock", LocThread: "thread", LocChannel: "channel", LocInvariant: "invariant"}
 
 func (k LocKind) String() string {
 	if int(k) < len(locKindNames) {
@@ -51,6 +53,8 @@ func (p *Program) Locate(l int) (LocKind, int) {
 		return LocLock, l - p.SharedSize
 	case l < p.SharedSize+p.NumLocks+len(p.chanOfLoc):
 		return LocChannel, int(p.chanOfLoc[l-p.SharedSize-p.NumLocks])
+	case l >= p.ThreadLocation(len(p.Threads)):
+		return LocInvariant, 0
 	}
 	return LocThread, l - p.SharedSize - p.NumLocks - len(p.chanOfLoc)
 }
@@ -105,7 +109,11 @@ func (p *Program) ThreadLocation(t int) int {
 
 // NumLocations is the size of the location space.
 func (p *Program) NumLocations() int {
-	return p.SharedSize + p.NumLocks + len(p.chanOfLoc) + len(p.Threads)
+	n := p.SharedSize + p.NumLocks + len(p.chanOfLoc) + len(p.Threads)
+	if p.invariantLoc {
+		n++
+	}
+	return n
 }
 
 // LockOwner returns the thread that holds lock i in s, or -1 when it is free.
@@ -146,6 +154,8 @@ func (p *Program) LocationName(l int) string {
 			return name
 		case LocThread:
 			return p.Threads[i].Name
+		case LocInvariant:
+			return "the invariants"
 		}
 	}
 	return fmt.Sprintf("location(%d)", l)

@@ -217,6 +217,9 @@ func (pr *Probe) footprint(t int, tr *Transition, buf []Access) []Access {
 			break
 		}
 	}
+	if inv, ok := p.InvariantLocation(); ok && p.WritesInvariantReads(buf) {
+		buf = append(buf, Access{Loc: inv, Kind: Write}) // the visibility condition (invariant.go)
+	}
 	return buf
 }
 

@@ -28,6 +28,9 @@ func Print(w io.Writer, p *Program) error {
 		}
 		fmt.Fprintf(tw, "chan (%s) %s capacity %d\n", strings.Join(fields, ", "), name, c.Cap)
 	}
+	for _, inv := range p.Invariants {
+		fmt.Fprintf(tw, "invariant %s (%s): %s\n", inv.Name, inv.Pos, inv.Text)
+	}
 	for _, t := range p.Templates {
 		fmt.Fprintf(tw, "\nthread %s", t.Name)
 		if t.Count > 0 {

@@ -61,6 +61,9 @@ func (p *Program) PrivateVars() map[*Var]bool {
 			}
 		}
 	}
+	for v := range p.InvariantVars() {
+		shared[v] = true // an invariant observes every value it takes
+	}
 	out := map[*Var]bool{}
 	for v, t := range by {
 		if !shared[v] && v.Process != nil && t.Instances() == 1 && !v.Addressable && v.Block == nil && !special[v] {

@@ -491,4 +491,12 @@ type Program struct {
 	Objects  []*Var
 	PtrShift uint
 	phantoms bool // some pool has an Overflow cell (HasPhantoms)
+
+	// Invariants must hold in every reachable state (invariant.go).
+	Invariants []*Invariant
+	// invariantLoc: the location space ends with InvariantLocation (Finish
+	// adds it when the program has invariants); invariantReads marks the
+	// locations the invariants read (nil: none).
+	invariantLoc   bool
+	invariantReads []bool
 }

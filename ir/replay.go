@@ -93,6 +93,9 @@ func (p *Program) Confirm(moves []Move, want ViolationKind) (*Run, *Violation, e
 		return run, v, nil
 	}
 	v := run.Violation()
+	if v == nil && len(moves) == 0 && want == InvariantViolation {
+		v = p.InitialViolation() // the initial state itself violates an invariant
+	}
 	if v == nil {
 		return run, nil, fmt.Errorf("the trace ends without a violation, expected %s", want)
 	}

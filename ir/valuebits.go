@@ -8,7 +8,7 @@ import (
 // ValueBits returns a number of bits b <= W such that, in every execution of at
 // most steps transitions, every value other than a Bool fits in b bits as a
 // signed number: every cell, message field and nondet draw, every constant, and
-// the result of every subexpression, as well as every array length, channel
+// the result of every subexpression (an invariant's too), as well as every array length, channel
 // capacity and instance count that a bounds check compares with, and for C and
 // Go programs every pointer value an object's cells have and every thread's
 // value. Arithmetic at b bits then agrees with arithmetic at W bits on all of
@@ -67,6 +67,11 @@ func (p *Program) ValueBits(steps int) int {
 					return p.Width
 				}
 			}
+		}
+	}
+	for _, inv := range p.Invariants {
+		if Any(inv.Expr, func(x *Expr) bool { return x.Op == EShl || x.Op == EShr }) {
+			return p.Width
 		}
 	}
 	rounds := steps * longest
@@ -422,6 +427,16 @@ func (a *valueRanges) bits(evals []Intervals) int {
 				})
 			}
 		}
+	}
+	for _, inv := range a.p.Invariants {
+		// An invariant reads shared cells and constants only: any
+		// template's evaluator reads them from the store.
+		Inspect(inv.Expr, func(x *Expr) bool {
+			if x.Type != Bool {
+				fit(evals[0].Eval(x))
+			}
+			return true
+		})
 	}
 	return min(w, a.p.Width)
 }

@@ -30,6 +30,15 @@ type checker struct {
 	procs   []*processObj
 	chans   []*chanObj
 
+	// Invariants (invariant.go): the declarations; while one is checked,
+	// inInvariant is set and quants holds the quantifiers in scope; quantOf
+	// and members record what its names and member accesses stand for.
+	invariants  []*syntax.InvariantDecl
+	inInvariant bool
+	quants      *quantScope
+	quantOf     map[*syntax.Ident]*syntax.QuantExpr
+	members     map[*syntax.MemberExpr]memberRef
+
 	uses   map[*syntax.Ident]object // name uses
 	defs   map[*syntax.Ident]object // declarations of locals and parameters
 	types  map[syntax.Expr]operand  // every checked expression
@@ -56,6 +65,8 @@ func newChecker(f *syntax.File, width int, defines map[string]int64) *checker {
 		defs:    map[*syntax.Ident]object{},
 		types:   map[syntax.Expr]operand{},
 		funcOf:  map[*syntax.CallExpr]*funcObj{},
+		quantOf: map[*syntax.Ident]*syntax.QuantExpr{},
+		members: map[*syntax.MemberExpr]memberRef{},
 	}
 }
 
@@ -91,6 +102,7 @@ func (c *checker) check() {
 	for _, t := range c.threads {
 		c.checkThreadBody(t)
 	}
+	c.checkInvariants()
 	c.checkRecursion()
 	c.checkGuards()
 	if len(c.threads) == 0 {
@@ -116,6 +128,8 @@ func (c *checker) collect() {
 			if c.declareGlobal(o) {
 				c.chans = append(c.chans, o)
 			}
+		case *syntax.InvariantDecl:
+			c.collectInvariant(d)
 		case *syntax.ProcessDecl:
 			o := &processObj{id: d.Name, decl: d, names: map[string]object{}}
 			if c.declareGlobal(o) {
@@ -184,6 +198,9 @@ func (c *checker) collectMember(p *processObj, d syntax.Decl) {
 		c.errorf(d.Pos(), "channel %s declared inside process %s: channels are declared at top level", d.Name.Name, p.id.Name)
 	case *syntax.ProcessDecl:
 		c.errorf(d.Pos(), "process %s declared inside process %s: processes cannot be nested", d.Name.Name, p.id.Name)
+	case *syntax.InvariantDecl:
+		c.errorf(d.Pos(), "invariant %s declared inside process %s: invariants are declared at top level "+
+			"(they read every process's memory, as %s[i].x)", d.Name.Name, p.id.Name, p.id.Name)
 	}
 }
 

@@ -26,9 +26,33 @@ func (c *checker) exprMode(b *body, x syntax.Expr, m exprMode) operand {
 
 func (c *checker) expr1(b *body, x syntax.Expr, m exprMode) operand {
 	bad := operand{}
+	if c.inInvariant {
+		switch e := x.(type) {
+		case *syntax.Ident:
+			return c.invariantIdent(e)
+		case *syntax.IndexExpr:
+			return c.invariantIndex(e)
+		case *syntax.MemberExpr:
+			return c.member(e)
+		case *syntax.QuantExpr:
+			return c.quant(e)
+		case *syntax.TidExpr:
+			return c.notInInvariant(x, "tid")
+		case *syntax.PidExpr:
+			return c.notInInvariant(x, "pid")
+		case *syntax.NondetExpr:
+			return c.notInInvariant(x, "nondet")
+		case *syntax.CasExpr:
+			return c.notInInvariant(x, "cas")
+		case *syntax.CallExpr:
+			return c.notInInvariant(x, "a function call")
+		}
+	}
 	switch e := x.(type) {
 	case *syntax.BadExpr:
 		return bad
+	case *syntax.MemberExpr, *syntax.QuantExpr:
+		return c.invariantOnly(x)
 	case *syntax.Ident:
 		return c.ident(b, e)
 	case *syntax.IntLit:

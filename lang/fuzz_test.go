@@ -37,6 +37,14 @@ process q[3] { thread s { send(c, pid > 0); send(d[pid], pid, 2 / (pid + 1)); } 
 	"chan (int) c capacity 1; shared int sum; thread p[2] { send(c, tid); } thread q { int a; recv(c, a); recv(c, sum); sum = sum + a; }",
 	"chan (int) c[2] capacity 1; process n[2] { shared int r; thread t { send(c[pid + 1], 1); recv(c[pid], r); } }",
 	"chan (int) c capacity 1; process n { thread t { while (len(c) < 1) { yield; } send(c, 1); send(c, 2); } }",
+	// Global invariants, valid and not.
+	`const N = 2; chan (int) c[N] capacity 1;
+process node[N] { shared int leader = -1; shared bool v[N]; thread t { int me = pid; leader = me; v[me] = true; send(c[pid], me); } }
+process coord { shared int round; thread t { round = 1; } }
+invariant one: forall i in 0..N-1: forall j in i..N-1: node[i].leader < 0 || node[j].leader < 0 || node[i].leader == node[j].leader;
+invariant votes: coord.round == 0 || (exists i in 0..N-1: node[i].v[i]) && len(c[1]) <= 1 && node[0].v[node[1].leader + 1];`,
+	"shared int x; thread t { x = 1; } invariant a: x / (x - 1) < 3; invariant b: forall k in 0..3: x != k * k || k > 1;",
+	"process p[2] { shared int x; thread t { int l = 0; x = l; } } invariant a: l == 0 && p[2].x == p.x && forall i in 0..x: p[i].t;",
 }
 
 // generatedSeeds are a few programs of the random-program generator, classic and
@@ -45,6 +53,11 @@ func generatedSeeds() []string {
 	var out []string
 	for seed := range uint64(4) {
 		out = append(out, progen.Generate(seed, progen.DefaultConfig()), progen.Generate(seed, progen.DistributedConfig()))
+	}
+	for seed := range uint64(2) {
+		withInvariants := progen.DistributedConfig()
+		withInvariants.Invariants = 2
+		out = append(out, progen.Generate(seed, withInvariants))
 	}
 	return out
 }

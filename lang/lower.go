@@ -95,6 +95,7 @@ func lower(c *checker, width int, noFold bool, private map[string]bool) (*ir.Pro
 			}
 		}
 	}
+	l.lowerInvariants()
 	if len(l.errs) == 0 {
 		l.checkSize()
 	}

@@ -119,6 +119,12 @@ func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error
 	if err != nil {
 		return nil, err
 	}
+	if e.Encoding == "" && len(p.Invariants) > 0 {
+		// The partial-order encoding refuses invariants (it has no global
+		// states between its events); the step encoding checks them after
+		// every step.
+		encoding = "step"
+	}
 	red, err := encode.NewReduction(e.porName())
 	if err != nil {
 		return nil, err

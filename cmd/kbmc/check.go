@@ -29,6 +29,7 @@ func checkCommand() *cli.Command {
 		&cli.BoolFlag{Name: "show-properties", Usage: "list the program's properties (assertions and run-time checks) with their ids, and exit"},
 		&cli.StringFlag{Name: "property", Usage: "check only the property with this id (see --show-properties)"},
 		&cli.BoolFlag{Name: "coverage", Usage: "explicit engine: after the verdict, list the statements the search never executed, the states it generated and stored, and its greatest depth"},
+		&cli.StringSliceFlag{Name: "invariant", Usage: "check only the invariant of this name (repeatable); the others are ignored"},
 	)
 	return &cli.Command{
 		Name:      "check",
@@ -85,6 +86,11 @@ func checkAction(c *cli.Context) error {
 		return showProperties(c.App.Writer, l, asJSON, ec.Explicit.LocalDeadlock)
 	}
 	ec = ec.forProgram(l.prog)
+	if names := c.StringSlice("invariant"); len(names) > 0 {
+		if err := l.prog.SelectInvariants(names); err != nil {
+			return usageErr("--invariant: %v", err)
+		}
+	}
 	if id := c.String("property"); id != "" {
 		if err := l.selectProperty(id, ec.Explicit.LocalDeadlock); err != nil {
 			return err

@@ -184,6 +184,9 @@ func (ec engineConfig) Name() string {
 func readEngineConfig(c *cli.Context) (engineConfig, error) {
 	ec := engineConfig{Engine: c.String("engine"), Algo: c.String("algo"), Timeout: timeoutOf(c),
 		Solver: c.String("solver"), Encoding: c.String("encoding"), POR: c.String("por"), NoIncremental: c.Bool("no-incremental")}
+	if !c.IsSet("encoding") {
+		ec.Encoding = "" // the engine's default, which depends on the program (invariants: step)
+	}
 	if ec.Algo == "" {
 		var set func(*explicit.Options)
 		ec.Algo, set = explicit.Default()
@@ -400,7 +403,7 @@ type loaded struct {
 var verdictFlags = []string{"engine", "algo", "solver", "encoding", "por", "no-incremental", "depth", "width", "D",
 	"no-fold", "no-deadlock", "local-deadlock", "stateful", "no-sleep", "hash-compact", "bitstate", "bitstate-mb",
 	"preemptions", "fair", "max-steps",
-	"tcs-solver", "max-nondet", "property"}
+	"tcs-solver", "max-nondet", "property", "invariant"}
 
 // verdictSettings lists the values of the verdict flags the command has, after
 // kbmc's own version: how a sharded run is split into parts may change from one
@@ -426,10 +429,10 @@ func verdictSettings(c *cli.Context, ec engineConfig) []string {
 				out = append(out, fmt.Sprintf("stateful=%v", isExplicit(ec) && ec.Explicit.Stateful))
 				continue
 			}
-			if name == "D" {
-				defs := slices.Clone(c.StringSlice("D"))
-				slices.Sort(defs)
-				out = append(out, "D="+strings.Join(defs, ","))
+			if name == "D" || name == "invariant" {
+				list := slices.Clone(c.StringSlice(name))
+				slices.Sort(list)
+				out = append(out, name+"="+strings.Join(list, ","))
 				continue
 			}
 			out = append(out, fmt.Sprintf("%s=%v", name, c.Value(name)))

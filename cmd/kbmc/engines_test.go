@@ -14,12 +14,14 @@ func TestEngineByName(t *testing.T) {
 		{name: "explicit/lazypor", engine: "explicit", algo: "lazypor"},
 		{name: "explicit/lazypor/gini", engine: "explicit", algo: "lazypor", tcs: "gini"},
 		{name: "explicit/lazypor/topo", engine: "explicit", algo: "lazypor", tcs: "topo"},
-		{name: "symbolic/gini", engine: "symbolic", solver: "gini", por: "monotonic", encoding: "partial-order"},
+		// No encoding named: the engine's default (partial-order, or step for a
+		// program with invariants).
+		{name: "symbolic/gini", engine: "symbolic", solver: "gini", por: "monotonic", encoding: ""},
 		{name: "symbolic/gini/none", engine: "symbolic", solver: "gini", por: "none", encoding: "step"},
 		{name: "symbolic/z3/peephole", engine: "symbolic", solver: "z3", por: "peephole", encoding: "step"},
 		{name: "symbolic/gini/partial-order", engine: "symbolic", solver: "gini", por: "monotonic", encoding: "partial-order"},
 		{name: "symbolic/gini/step", engine: "symbolic", solver: "gini", por: "monotonic", encoding: "step"},
-		{name: "symbolic/portfolio", engine: "symbolic", solver: "portfolio", por: "monotonic", encoding: "partial-order"},
+		{name: "symbolic/portfolio", engine: "symbolic", solver: "portfolio", por: "monotonic", encoding: ""},
 		{name: "symbolic/portfolio/peephole", engine: "symbolic", solver: "portfolio", por: "peephole", encoding: "step"},
 		{name: "dfs", wantErr: true},
 		{name: "explicit/lazypor/minisat", wantErr: true},

@@ -70,8 +70,11 @@ func mergeAction(c *cli.Context) error {
 		fmt.Fprintf(out, "%s: %s (%s merged)\n", m.File, m.Verdict, plural(count, "part"))
 		if v := m.Violation; v != nil {
 			who := "no thread can move"
-			if v.Thread != "" {
+			switch {
+			case v.Thread != "":
 				who = "thread " + v.Thread
+			case v.Kind == "invariant":
+				who = "in the initial state"
 			}
 			fmt.Fprintf(out, "%s: %s: %s (%s)\n", v.Pos, v.Kind, v.Message, who)
 			fmt.Fprintf(out, "trace (%d steps):\n", len(m.Trace))

@@ -13,10 +13,11 @@ import (
 
 // A property is one thing kbmc checks, as CBMC lists them: an assertion, a
 // run-time check at a source position (array bounds, division by zero, shift
-// amount, unlock of a mutex not held, relock, C's pointer checks), or the
-// absence of deadlock (and, with --local-deadlock, of local deadlock). Its id is
-// its kind and its number among the properties of that kind in source order:
-// assertion.1, bounds.2, deadlock, local-deadlock.
+// amount, unlock of a mutex not held, relock, C's pointer checks), a global
+// invariant, or the absence of deadlock (and, with --local-deadlock, of local
+// deadlock). Its id is its kind and its number among the properties of that
+// kind in source order, or an invariant's name: assertion.1, bounds.2,
+// invariant.one_leader, deadlock, local-deadlock.
 type property struct {
 	ID   string `json:"id"`
 	Kind string `json:"kind"`
@@ -71,6 +72,12 @@ func properties(l *loaded, localDeadlock bool) []property {
 		count[props[i].kind]++
 		props[i].ID = fmt.Sprintf("%s.%d", props[i].Kind, count[props[i].kind])
 	}
+	for _, inv := range l.prog.Invariants {
+		// Named by the program, not numbered: invariant.NAME.
+		props = append(props, property{ID: "invariant." + inv.Name, Kind: ir.InvariantViolation.String(),
+			Pos: fmt.Sprintf("%s:%d:%d", l.path, inv.Pos.Line, inv.Pos.Col), Text: inv.Text,
+			at: inv.Pos, kind: ir.InvariantViolation})
+	}
 	props = append(props, property{ID: "deadlock", Kind: "deadlock", Text: "no reachable state where no thread can move",
 		kind: ir.Deadlock})
 	if localDeadlock {
@@ -100,8 +107,9 @@ func showProperties(w io.Writer, l *loaded, asJSON, localDeadlock bool) error {
 }
 
 // selectProperty keeps only the property id: every other assertion becomes a
-// no-op, deadlocks are not reported unless id is "deadlock", and local
-// deadlocks not unless it is "local-deadlock" (runEngine turns the checks off).
+// no-op, every other invariant is dropped, deadlocks are not reported unless
+// id is "deadlock", and local deadlocks not unless it is "local-deadlock"
+// (runEngine turns the checks off).
 // A run-time error elsewhere (an out-of-bounds index, say) still ends an
 // execution: the semantics cannot go on past it.
 func (l *loaded) selectProperty(id string, localDeadlock bool) error {
@@ -125,6 +133,14 @@ func (l *loaded) selectProperty(id string, localDeadlock bool) error {
 		return usageErr("--property %s: no such property in %s%s (list them with --show-properties)", id, l.path, hint)
 	}
 	l.property = chosen
+	// The chosen invariant alone, or none when another property is chosen.
+	var keep []string
+	if name, ok := strings.CutPrefix(chosen.ID, "invariant."); ok && chosen.kind == ir.InvariantViolation {
+		keep = []string{name}
+	}
+	if err := l.prog.SelectInvariants(keep); err != nil {
+		return usageErr("--property %s: %v", id, err)
+	}
 	for _, t := range l.prog.Templates {
 		for _, n := range t.Nodes {
 			if n.Op == ir.OpAssert && !(n.Pos == chosen.at && slices.Contains(n.Checks(), ir.Check{Kind: chosen.kind, Pos: n.Pos})) {

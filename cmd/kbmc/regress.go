@@ -287,7 +287,7 @@ func engineByName(name string, ec engineConfig) (engineConfig, error) {
 		case ec.POR == "":
 			// symbolic/SOLVER: the default encoding (its POR, if it is the
 			// step encoding, monotonic).
-			ec.Encoding, ec.POR = symbolic.Encodings()[0], "monotonic"
+			ec.Encoding, ec.POR = "", "monotonic"
 		case slices.Contains(symbolic.Encodings(), ec.POR):
 			// symbolic/SOLVER/ENCODING; the step encoding with monotonic POR.
 			ec.Encoding, ec.POR = ec.POR, "monotonic"

@@ -354,8 +354,11 @@ func writeText(w io.Writer, l *loaded, ec engineConfig, res *verify.Result, form
 	case verify.Unsafe:
 		v := res.Violation
 		who := "no thread can move"
-		if v.Thread >= 0 {
+		switch {
+		case v.Thread >= 0:
 			who = "thread " + l.prog.Threads[v.Thread].Name
+		case v.Kind == ir.InvariantViolation:
+			who = "in the initial state"
 		}
 		msg := v.Msg
 		if v.Kind == ir.Deadlock {
@@ -766,14 +769,18 @@ type jsonResult struct {
 }
 
 type jsonViolation struct {
-	Kind    string `json:"kind"`
-	Message string `json:"message"`
-	Pos     string `json:"pos"`
-	Thread  string `json:"thread,omitempty"`
+	Kind      string `json:"kind"`
+	Invariant string `json:"invariant,omitempty"` // kind invariant: its name
+	Message   string `json:"message"`
+	Pos       string `json:"pos"`
+	Thread    string `json:"thread,omitempty"`
 }
 
 func violationJSON(l *loaded, v *ir.Violation) *jsonViolation {
 	j := &jsonViolation{Kind: v.Kind.String(), Message: v.Msg, Pos: posText(l, v.Pos)}
+	if inv := l.prog.InvariantAt(v.Pos); inv != nil && v.Kind == ir.InvariantViolation {
+		j.Invariant = inv.Name
+	}
 	if v.Thread >= 0 {
 		j.Thread = l.prog.Threads[v.Thread].Name
 	}

@@ -533,6 +533,7 @@ func TestPropertyListsEveryViolation(t *testing.T) {
 		{"relock", "mutex m;\nthread t { lock(m); lock(m); }\n", ".kb", nil, "relock"},
 		{"bad unlock", "mutex m;\nthread t { unlock(m); }\n", ".kb", nil, "bad-unlock"},
 		{"deadlock", "shared int x;\nthread t { await(x == 1); }\n", ".kb", nil, "deadlock"},
+		{"invariant", "process p[2] { shared int v; thread t { v = pid + 1; } }\ninvariant low: forall i in 0..1: p[i].v < 2;\n", ".kb", nil, "invariant"},
 		{"local deadlock", "chan (int) c capacity 1;\nprocess client { thread t { int x; recv(c, x); } }\n" +
 			"process server { shared int n; thread t { while (true) { n = 1 - n; } } }\n", ".kb", []string{"--local-deadlock"}, "local-deadlock"},
 		{"reach error", "extern void reach_error(void);\nint main(void) { reach_error(); return 0; }\n", ".c", nil, "reach-error"},

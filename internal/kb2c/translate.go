@@ -192,6 +192,8 @@ func (t *translator) collect() {
 			t.errorf(d.Pos(), "process %s: the C form has no processes (only classic programs translate)", d.Name.Name)
 		case *syntax.ChanDecl:
 			t.errorf(d.Pos(), "channel %s: the C form has no channels (only classic programs translate)", d.Name.Name)
+		case *syntax.InvariantDecl:
+			t.errorf(d.Pos(), "invariant %s: the C form has no global invariants", d.Name.Name)
 		}
 	}
 	// Constants, in order: each may use the ones before it.

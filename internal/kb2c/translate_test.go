@@ -529,6 +529,8 @@ func TestTranslateRejects(t *testing.T) {
 		{"a self-join through a function", "func wait() { join(w); }\nthread w { wait(); }\n",
 			"1:15: join of w by a thread of w"},
 		{"a program that does not compile", "thread p { x = 1; }\n", "undefined: x"},
+		{"a global invariant", "shared int x;\nthread p { x = 1; }\ninvariant small: x < 2;\n",
+			"3:1: invariant small: the C form has no global invariants"},
 		{"a literal wider than C's int", "shared int x = 4294967296;\nthread p { x = 1; }\n", "out of range"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -108,6 +108,12 @@ type Config struct {
 	// thread starts with a step of its own, which a search interleaves with every
 	// other thread's.
 	StartSteps int
+
+	// Invariants is how many global invariants (invariant NAME: …;) to
+	// append, over the shared ints of every space. They are drawn from a
+	// stream of their own: the rest of the program is the one the seed makes
+	// without them.
+	Invariants int
 }
 
 // DefaultConfig is the configuration the differential tests use: 2 to 4 threads of at

@@ -893,6 +893,7 @@ func (g *gen) render(seed uint64) string {
 		g.renderSpace(&w, "    ")
 		w.WriteString("}\n")
 	}
+	g.invariants(&w, seed)
 	return w.String()
 }
 

@@ -153,6 +153,36 @@ type (
 		Y        Expr
 	}
 
+	// MemberExpr is Proc.Member, Proc[Index].Member or either with
+	// [MIndex] after the member: a variable of a process instance's memory,
+	// read from outside the process. It only occurs in an invariant.
+	MemberExpr struct {
+		Proc    *Ident
+		Lbrack  Pos
+		Index   Expr // nil for a process declared without a count
+		Rbrack  Pos
+		Dot     Pos
+		Member  *Ident
+		MLbrack Pos
+		MIndex  Expr // nil for a scalar member
+		MRbrack Pos
+	}
+
+	// QuantExpr is forall Var in Lo..Hi: Body or exists Var in Lo..Hi: Body,
+	// the conjunction or disjunction of Body over Var = Lo, …, Hi. The body
+	// extends as far as possible. It only occurs in an invariant.
+	QuantExpr struct {
+		Quant  Pos
+		Exists bool // exists; false: forall
+		Var    *Ident
+		In     Pos
+		Lo     Expr
+		DotDot Pos
+		Hi     Expr
+		Colon  Pos
+		Body   Expr
+	}
+
 	// InitList is {e, …}; it only occurs as the initialiser of an array.
 	InitList struct {
 		Lbrace Pos
@@ -178,6 +208,8 @@ func (x *UnaryExpr) Pos() Pos  { return x.OpPos }
 func (x *BinaryExpr) Pos() Pos { return x.X.Pos() }
 func (x *CondExpr) Pos() Pos   { return x.Cond.Pos() }
 func (x *InitList) Pos() Pos   { return x.Lbrace }
+func (x *MemberExpr) Pos() Pos { return x.Proc.Pos() }
+func (x *QuantExpr) Pos() Pos  { return x.Quant }
 
 func (x *BadExpr) End() Pos { return x.To }
 func (x *Ident) End() Pos   { return after(x.NamePos, len(x.Name)) }
@@ -198,6 +230,13 @@ func (x *CallExpr) End() Pos   { return after(x.Rparen, 1) }
 func (x *NondetExpr) End() Pos { return after(x.Rparen, 1) }
 func (x *CasExpr) End() Pos    { return after(x.Rparen, 1) }
 func (x *UnaryExpr) End() Pos  { return x.X.End() }
+func (x *MemberExpr) End() Pos {
+	if x.MIndex != nil {
+		return after(x.MRbrack, 1)
+	}
+	return x.Member.End()
+}
+func (x *QuantExpr) End() Pos  { return x.Body.End() }
 func (x *BinaryExpr) End() Pos { return x.Y.End() }
 func (x *CondExpr) End() Pos   { return x.Y.End() }
 func (x *InitList) End() Pos   { return after(x.Rbrace, 1) }
@@ -219,6 +258,8 @@ func (*UnaryExpr) exprNode()  {}
 func (*BinaryExpr) exprNode() {}
 func (*CondExpr) exprNode()   {}
 func (*InitList) exprNode()   {}
+func (*MemberExpr) exprNode() {}
+func (*QuantExpr) exprNode()  {}
 
 // Unparen returns e with any enclosing parentheses removed.
 func Unparen(e Expr) Expr {
@@ -564,6 +605,16 @@ type (
 		Lossy, Unordered Pos
 	}
 
+	// InvariantDecl is invariant Name: X; a condition every reachable state
+	// must satisfy. invariant is no keyword: a declaration that starts with
+	// the name invariant is one.
+	InvariantDecl struct {
+		Invariant Pos
+		Name      *Ident
+		Colon     Pos
+		X         Expr
+	}
+
 	// ProcessDecl is process Name [Count] { Decls }: the shared variables,
 	// mutexes, functions and threads of one process template.
 	ProcessDecl struct {
@@ -578,14 +629,15 @@ type (
 	}
 )
 
-func (d *BadDecl) Pos() Pos     { return d.From }
-func (d *ConstDecl) Pos() Pos   { return d.Const }
-func (d *MutexDecl) Pos() Pos   { return d.Mutex }
-func (d *FuncDecl) Pos() Pos    { return d.Func }
-func (d *ThreadDecl) Pos() Pos  { return d.Thread }
-func (d *ChanDecl) Pos() Pos    { return d.Chan }
-func (d *ProcessDecl) Pos() Pos { return d.Process }
-func (d *Param) Pos() Pos       { return d.Type.Pos() }
+func (d *BadDecl) Pos() Pos       { return d.From }
+func (d *ConstDecl) Pos() Pos     { return d.Const }
+func (d *MutexDecl) Pos() Pos     { return d.Mutex }
+func (d *FuncDecl) Pos() Pos      { return d.Func }
+func (d *ThreadDecl) Pos() Pos    { return d.Thread }
+func (d *ChanDecl) Pos() Pos      { return d.Chan }
+func (d *ProcessDecl) Pos() Pos   { return d.Process }
+func (d *InvariantDecl) Pos() Pos { return d.Invariant }
+func (d *Param) Pos() Pos         { return d.Type.Pos() }
 
 func (d *BadDecl) End() Pos   { return d.To }
 func (d *ConstDecl) End() Pos { return d.Value.End() }
@@ -595,8 +647,8 @@ func (d *MutexDecl) End() Pos {
 	}
 	return d.Name.End()
 }
-func (d *FuncDecl) End() Pos    { return d.Body.End() }
-func (d *ThreadDecl) End() Pos  { return d.Body.End() }
+func (d *FuncDecl) End() Pos   { return d.Body.End() }
+func (d *ThreadDecl) End() Pos { return d.Body.End() }
 func (d *ChanDecl) End() Pos {
 	last := d.Cap.End()
 	for _, a := range [...]struct {
@@ -609,17 +661,19 @@ func (d *ChanDecl) End() Pos {
 	}
 	return last
 }
-func (d *ProcessDecl) End() Pos { return after(d.Rbrace, 1) }
-func (d *Param) End() Pos       { return d.Name.End() }
+func (d *ProcessDecl) End() Pos   { return after(d.Rbrace, 1) }
+func (d *InvariantDecl) End() Pos { return d.X.End() }
+func (d *Param) End() Pos         { return d.Name.End() }
 
-func (*BadDecl) declNode()     {}
-func (*ConstDecl) declNode()   {}
-func (*VarDecl) declNode()     {}
-func (*MutexDecl) declNode()   {}
-func (*FuncDecl) declNode()    {}
-func (*ThreadDecl) declNode()  {}
-func (*ChanDecl) declNode()    {}
-func (*ProcessDecl) declNode() {}
+func (*BadDecl) declNode()       {}
+func (*ConstDecl) declNode()     {}
+func (*VarDecl) declNode()       {}
+func (*MutexDecl) declNode()     {}
+func (*FuncDecl) declNode()      {}
+func (*ThreadDecl) declNode()    {}
+func (*ChanDecl) declNode()      {}
+func (*ProcessDecl) declNode()   {}
+func (*InvariantDecl) declNode() {}
 
 // ---------------------------------------------------------------------------
 // Files

@@ -31,6 +31,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("chan () c capacity 0; process p { process q { } thread t[2] { await(len(c) > 0); assume(len() == 1); } }"))
 	f.Add([]byte("chan (int c capacity; process p[ { thread t { send(c); recv(); len; pid = 1; } }"))
 	f.Add([]byte("process { } chan (int) capacity 1; thread t { send(c, 1, ); recv(c, ); }"))
+	// Invariants, whole and broken.
+	f.Add([]byte("invariant ok: forall i in 0..N-1: exists j in 0..i: p[i].v[j] == q.x || len(c[i]) > 0;"))
+	f.Add([]byte("invariant bad: forall i in 0...: p[.x; invariant : ; invariant invariant: exists in 0..1;"))
 	for seed := range uint64(4) {
 		f.Add([]byte(progen.Generate(seed, progen.DistributedConfig())))
 	}

@@ -228,6 +228,10 @@ func (p *parser) parseDecl() Decl {
 		p.error(p.pos, fmt.Sprintf("expected declaration, found %s (a variable outside a body is declared with \"shared\"; "+
 			"a function with \"func name(params) %s { … }\")", p.found(), map[Token]string{INT: "int", BOOL: "bool"}[p.tok]))
 	case IDENT:
+		if p.lit == "invariant" {
+			// No other declaration starts with a name.
+			return p.parseInvariantDecl()
+		}
 		if p.lit == "void" {
 			p.error(p.pos, "expected declaration, found identifier void (kbmc has no void: a function without a result is declared \"func name(params) { … }\")")
 			break
@@ -261,6 +265,24 @@ func (p *parser) parseConstDecl() Decl {
 		return nil
 	}
 	d.Value = p.parseExpr()
+	if p.unsynced {
+		return nil
+	}
+	p.expectSemi()
+	return d
+}
+
+// parseInvariantDecl parses "invariant Name: expr;" (the current token is the
+// name invariant).
+func (p *parser) parseInvariantDecl() Decl {
+	d := &InvariantDecl{Invariant: p.pos}
+	p.next()
+	d.Name = p.parseIdent()
+	var ok bool
+	if d.Colon, ok = p.expect(COLON); !ok {
+		return nil
+	}
+	d.X = p.parseExpr()
 	if p.unsynced {
 		return nil
 	}
@@ -1014,9 +1036,14 @@ func (p *parser) parsePrimary() Expr {
 	pos := p.pos
 	switch p.tok {
 	case IDENT:
+		if (p.lit == "forall" || p.lit == "exists") && p.peek() == IDENT {
+			return p.parseQuant()
+		}
 		id := &Ident{NamePos: pos, Name: p.lit}
 		p.next()
 		switch p.tok {
+		case PERIOD:
+			return p.parseMember(&MemberExpr{Proc: id})
 		case LBRACK:
 			if !p.enter() {
 				return p.bad(pos)
@@ -1030,6 +1057,9 @@ func (p *parser) parsePrimary() Expr {
 			var ok bool
 			if x.Rbrack, ok = p.expect(RBRACK); !ok {
 				return p.bad(pos)
+			}
+			if p.tok == PERIOD {
+				return p.parseMember(&MemberExpr{Proc: id, Lbrack: x.Lbrack, Index: x.Index, Rbrack: x.Rbrack})
 			}
 			return x
 		case LPAREN:
@@ -1108,6 +1138,71 @@ func (p *parser) parsePrimary() Expr {
 	}
 	p.errorExpected("expression")
 	return p.bad(pos)
+}
+
+// parseMember parses the rest of a process member access, from the ".":
+// ".member" or ".member[index]".
+func (p *parser) parseMember(x *MemberExpr) Expr {
+	x.Dot = p.pos
+	p.next()
+	x.Member = p.parseIdent()
+	if p.unsynced {
+		return p.bad(x.Proc.Pos())
+	}
+	if p.tok != LBRACK {
+		return x
+	}
+	if !p.enter() {
+		return p.bad(x.Proc.Pos())
+	}
+	defer p.leave()
+	x.MLbrack = p.pos
+	p.next()
+	if x.MIndex = p.parseExpr(); p.unsynced {
+		return p.bad(x.Proc.Pos())
+	}
+	var ok bool
+	if x.MRbrack, ok = p.expect(RBRACK); !ok {
+		return p.bad(x.Proc.Pos())
+	}
+	return x
+}
+
+// parseQuant parses "forall v in lo..hi: body" or the same with exists (the
+// current token is the name forall or exists, followed by a name). The body
+// extends as far as possible, like a conditional expression's last operand.
+func (p *parser) parseQuant() Expr {
+	pos := p.pos
+	if !p.enter() {
+		return p.bad(pos)
+	}
+	defer p.leave()
+	q := &QuantExpr{Quant: pos, Exists: p.lit == "exists"}
+	p.next()
+	q.Var = p.parseIdent()
+	if p.tok != IDENT || p.lit != "in" {
+		p.errorExpected(`"in" (forall NAME in LOW..HIGH: condition)`)
+		return p.bad(pos)
+	}
+	q.In = p.pos
+	p.next()
+	if q.Lo = p.parseBinary(LowestPrec + 1); p.unsynced {
+		return p.bad(pos)
+	}
+	var ok bool
+	if q.DotDot, ok = p.expect(DOTDOT); !ok {
+		return p.bad(pos)
+	}
+	if q.Hi = p.parseBinary(LowestPrec + 1); p.unsynced {
+		return p.bad(pos)
+	}
+	if q.Colon, ok = p.expect(COLON); !ok {
+		return p.bad(pos)
+	}
+	if q.Body = p.parseExpr(); p.unsynced {
+		return p.bad(pos)
+	}
+	return q
 }
 
 // parseArgs parses "(a, b, …)".

@@ -36,6 +36,22 @@ func sexpr(x Expr) string {
 		return "(" + x.Op.String() + " " + sexpr(x.X) + " " + sexpr(x.Y) + ")"
 	case *CondExpr:
 		return "(? " + sexpr(x.Cond) + " " + sexpr(x.X) + " " + sexpr(x.Y) + ")"
+	case *MemberExpr:
+		s := "(member " + x.Proc.Name
+		if x.Index != nil {
+			s += " " + sexpr(x.Index)
+		}
+		s += " " + x.Member.Name
+		if x.MIndex != nil {
+			s += " " + sexpr(x.MIndex)
+		}
+		return s + ")"
+	case *QuantExpr:
+		q := "forall"
+		if x.Exists {
+			q = "exists"
+		}
+		return "(" + q + " " + x.Var.Name + " " + sexpr(x.Lo) + " " + sexpr(x.Hi) + " " + sexpr(x.Body) + ")"
 	}
 	return fmt.Sprintf("<%T>", x)
 }
@@ -69,6 +85,15 @@ func TestParseExprShapes(t *testing.T) {
 		{"cas(x, 0, 1) && nondet() > nondet(0, 3)", "(&& (cas x 0 1) (> (nondet) (nondet 0 3)))"},
 		{"tid == 0 != true", "(!= (== tid 0) true)"},
 		{"g()", "(call g)"},
+		// Invariants' expressions: process members and quantifiers (the checker
+		// allows them only in an invariant).
+		{"node[1].leader", "(member node 1 leader)"},
+		{"coord.x + node[i + 1].votes[j] * 2", "(+ (member coord x) (* (member node (+ i 1) votes j) 2))"},
+		{"forall i in 0..N - 1: a[i] > 0 && b", "(forall i 0 (- N 1) (&& (> (index a i) 0) b))"},
+		{"x || exists i in 0..2: forall j in i..3: n[i].v[j] == 0", "(|| x (exists i 0 2 (forall j i 3 (== (member n i v j) 0))))"},
+		{"(forall i in 0..1: p) || q", "(|| (forall i 0 1 p) q)"},
+		{"forall i in 0..1: c ? d : e", "(forall i 0 1 (? c d e))"},
+		{"forall + exists", "(+ forall exists)"},
 	}
 	for _, tt := range tests {
 		f, err := Parse("t.kb", []byte("const C = "+tt.src+";"))
@@ -211,6 +236,12 @@ func roundTrip(t *testing.T, name string, src []byte) {
 }
 
 var roundTripSources = []string{
+	`const N = 2; chan (int) c[N] capacity 1;
+process node[N] { shared int leader = -1; shared bool votes[N]; thread t { leader = pid; } }
+process coord { shared int round; thread t { round = 1; } }
+invariant one_leader: forall i in 0..N - 1: forall j in 0..N - 1: node[i].leader == node[j].leader || node[i].leader < 0;
+invariant quorum: coord.round == 0 || (exists i in 0..N - 1: node[i].votes[i]) && len(c[0]) <= 1;
+`,
 	`const N = 3; shared int x = -1; shared int a[N] = {1, 2}; mutex m[2];
 func f(int a, bool b) int { return b ? a : -a; }
 thread t[N] {
@@ -307,6 +338,18 @@ func TestSyntaxErrors(t *testing.T) {
 		{"thread t { x = 1; } }", []string{`1:21: expected declaration, found "}"`}},
 		{"thread t {", []string{`1:11: expected "}", found end of file`}},
 		{"thread t { x = 0x; }", []string{`1:16: invalid integer literal 0x: no hexadecimal digits`}},
+		// Invariants.
+		{"invariant i x;", []string{`1:13: expected ":", found identifier x`}},
+		{"invariant i: ;", []string{`1:14: expected expression, found ";"`}},
+		{"invariant i: x == 1", []string{`1:20: expected ";", found end of file`}},
+		{"invariant i: forall k 0..2: x;", []string{`1:23: expected "in" (forall NAME in LOW..HIGH: condition), found literal 0`}},
+		{"invariant i: forall k in 0...2: x;", []string{`1:29: expected expression, found "."`}},
+		{"invariant i: forall k in 0..2 x;", []string{`1:31: expected ":", found identifier x`}},
+		{"invariant i: exists k in 0, 2: x;", []string{`1:27: expected "..", found ","`}},
+		{"invariant i: node[0]. == 1;", []string{`1:23: expected name, found "=="`}},
+		{"invariant i: node[0].v[ == 1;", []string{`1:25: expected expression, found "=="`}},
+		{"invariant len: true;", []string{`1:11: expected name, found "len"`}},
+		{"invariant: true;", []string{`1:10: expected name, found ":"`}},
 	}
 	for _, tt := range tests {
 		_, err := Parse("t.kb", []byte(tt.src))

@@ -119,6 +119,12 @@ func (p *printer) decl(d Decl) {
 			p.WriteString(" unordered")
 		}
 		p.WriteByte(';')
+	case *InvariantDecl:
+		p.WriteString("invariant ")
+		p.WriteString(d.Name.Name)
+		p.WriteString(": ")
+		p.expr(d.X)
+		p.WriteByte(';')
 	case *ProcessDecl:
 		p.WriteString("process ")
 		p.WriteString(d.Name.Name)
@@ -403,6 +409,33 @@ func (p *printer) expr(x Expr) {
 		p.expr(x.X)
 		p.WriteString(" : ")
 		p.expr(x.Y)
+	case *MemberExpr:
+		p.WriteString(x.Proc.Name)
+		if x.Index != nil {
+			p.WriteByte('[')
+			p.expr(x.Index)
+			p.WriteByte(']')
+		}
+		p.WriteByte('.')
+		p.WriteString(x.Member.Name)
+		if x.MIndex != nil {
+			p.WriteByte('[')
+			p.expr(x.MIndex)
+			p.WriteByte(']')
+		}
+	case *QuantExpr:
+		if x.Exists {
+			p.WriteString("exists ")
+		} else {
+			p.WriteString("forall ")
+		}
+		p.WriteString(x.Var.Name)
+		p.WriteString(" in ")
+		p.expr(x.Lo)
+		p.WriteString("..")
+		p.expr(x.Hi)
+		p.WriteString(": ")
+		p.expr(x.Body)
 	case *InitList:
 		p.WriteByte('{')
 		p.exprList(x.Elems)

@@ -176,6 +176,8 @@ func (s *Scanner) scan() (pos Pos, tok Token, lit string) {
 		tok = COMMA
 	case ';':
 		tok = SEMICOLON
+	case '.':
+		tok = s.choose(PERIOD, '.', DOTDOT, 0, 0)
 	default:
 		if ch != 0 && !(ch == utf8.RuneError && s.offset-pos.Offset == 1) {
 			s.error(pos, fmt.Sprintf("invalid character %#U", ch))

@@ -46,6 +46,9 @@ func TestScannerTokens(t *testing.T) {
 		{"x /* a\n b */ y", "identifier:x identifier:y"},
 		{"\uFEFFthread", "thread"},
 		{"threads ifx", "identifier:threads identifier:ifx"},
+		// Invariants: process members and quantifier ranges; a number stops at the dot.
+		{"p[1].x 0..N-1 a...b", "identifier:p [ integer literal:1 ] . identifier:x integer literal:0 .. identifier:N - integer literal:1 identifier:a .. . identifier:b"},
+		{"invariant forall exists in", "identifier:invariant identifier:forall identifier:exists identifier:in"},
 	}
 	for _, tt := range tests {
 		toks, errs := scanAll(tt.src)

@@ -48,6 +48,8 @@ const (
 	RBRACE     // }
 	COMMA      // ,
 	SEMICOLON  // ;
+	PERIOD     // .
+	DOTDOT     // ..
 
 	keywordBegin
 	CONST
@@ -102,6 +104,7 @@ var tokenStrings = [...]string{
 	ASSIGN: "=", ADD_ASSIGN: "+=", SUB_ASSIGN: "-=", INC: "++", DEC: "--",
 	QUESTION: "?", COLON: ":", LPAREN: "(", RPAREN: ")", LBRACK: "[", RBRACK: "]",
 	LBRACE: "{", RBRACE: "}", COMMA: ",", SEMICOLON: ";",
+	PERIOD: ".", DOTDOT: "..",
 
 	CONST: "const", SHARED: "shared", MUTEX: "mutex", FUNC: "func", THREAD: "thread",
 	INT: "int", BOOL: "bool", IF: "if", ELSE: "else", WHILE: "while", FOR: "for",

@@ -45,6 +45,16 @@ func Inspect(n Node, f func(Node) bool) {
 		insp(n.Cond)
 		insp(n.X)
 		insp(n.Y)
+	case *MemberExpr:
+		insp(n.Proc)
+		insp(n.Index)
+		insp(n.Member)
+		insp(n.MIndex)
+	case *QuantExpr:
+		insp(n.Var)
+		insp(n.Lo)
+		insp(n.Hi)
+		insp(n.Body)
 	case *InitList:
 		for _, e := range n.Elems {
 			insp(e)
@@ -136,6 +146,9 @@ func Inspect(n Node, f func(Node) bool) {
 		insp(n.Name)
 		insp(n.Size)
 		insp(n.Cap)
+	case *InvariantDecl:
+		insp(n.Name)
+		insp(n.X)
 	case *ProcessDecl:
 		insp(n.Name)
 		insp(n.Count)
