@@ -261,19 +261,37 @@ func newPersistentSearch(x *worker, noSleep, noCache bool) *persistentSearch {
 
 // frame returns the frame of depth d, allocating it (and states[d]) on first use.
 // Frames, states and moves grow with the depth the search reaches, never with the
-// bound.
+// bound. They are allocated frameChunk depths at a time, the states and the
+// sets of a chunk in one array each: on a protocol whose executions are
+// thousands of steps long nearly every state is a new depth.
 func (s *persistentSearch) frame(d int) *persistentFrame {
-	if d < len(s.frames) {
-		return s.frames[d]
+	for d >= len(s.frames) {
+		s.allocFrames()
 	}
-	n := s.n
-	s.states = append(s.states, make(ir.State, s.p.StateSize))
-	s.moves = append(s.moves, ir.Move{})
-	f := &persistentFrame{probes: make([]threadProbe, n), enabled: newBitSet(n),
-		pset: newBitSet(n), sleepIn: newBitSet(n), sleep: newBitSet(n), old: newBitSet(n),
-		todo: newBitSet(n), ready: -1}
-	s.frames = append(s.frames, f)
-	return f
+	return s.frames[d]
+}
+
+const frameChunk = 16
+
+func (s *persistentSearch) allocFrames() {
+	n, size := s.n, s.p.StateSize
+	words := (n + 63) / 64
+	const sets = 6 // a frame's bit sets
+	cells := make([]int64, frameChunk*size)
+	probes := make([]threadProbe, frameChunk*n)
+	bits := make([]uint64, frameChunk*sets*words)
+	frames := make([]persistentFrame, frameChunk)
+	set := func(i int) bitSet { return bitSet(bits[i*words : (i+1)*words : (i+1)*words]) }
+	for i := range frames {
+		f := &frames[i]
+		f.probes = probes[i*n : (i+1)*n : (i+1)*n]
+		f.enabled, f.pset, f.sleepIn = set(i*sets), set(i*sets+1), set(i*sets+2)
+		f.sleep, f.old, f.todo = set(i*sets+3), set(i*sets+4), set(i*sets+5)
+		f.ready = -1
+		s.states = append(s.states, ir.State(cells[i*size:(i+1)*size:(i+1)*size]))
+		s.moves = append(s.moves, ir.Move{})
+		s.frames = append(s.frames, f)
+	}
 }
 
 // cacheCells bounds the cells the frames' successor caches hold together, 4M
@@ -872,7 +890,10 @@ func (s *persistentSearch) probe(d int) (*ir.Violation, int) {
 	cur := s.states[d]
 	f.enabled.clear()
 	f.accEnd = 0
-	if d > 0 {
+	if d > 0 && !s.phase1 {
+		// Only the bounded phase reads a frame's accesses once it has
+		// chosen its set (sleepAfter): the exhaustive phase reuses the
+		// arena from the start at every depth.
 		f.accEnd = s.frames[d-1].accEnd
 	}
 	for t := range s.n {
