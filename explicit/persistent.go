@@ -2,6 +2,7 @@ package explicit
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -46,8 +47,12 @@ type Persistent struct {
 	Options
 
 	// For tests: execute explored steps again instead of reusing probed
-	// successors; run the bounded phase only.
-	noCache, boundedOnly bool
+	// successors; run the bounded phase only; probe every thread in every
+	// state instead of keeping the parent's probe of a thread the last step
+	// is independent of.
+	noCache, boundedOnly, noReuse bool
+	// For tests: probe every kept probe again and panic if it differs.
+	verifyReuse bool
 }
 
 // Check runs the search.
@@ -58,7 +63,7 @@ func (a Persistent) Check(ctx context.Context, p *ir.Program) (*verify.Result, e
 func (a Persistent) options() Options { return a.Options }
 
 func (a Persistent) start(x *executor, sh *sharing) (runner, error) {
-	return persistentRun{opts: a.Options, sh: sh, noCache: a.noCache, boundedOnly: a.boundedOnly}, nil
+	return persistentRun{opts: a.Options, sh: sh, noCache: a.noCache, boundedOnly: a.boundedOnly, noReuse: a.noReuse, verifyReuse: a.verifyReuse}, nil
 }
 
 // persistentRun is one run of persistent or process-local: on several workers
@@ -68,6 +73,7 @@ type persistentRun struct {
 	sh                   *sharing
 	local                bool // process-local's Branch(s, p) instead of persistent sets
 	noCache, boundedOnly bool
+	noReuse, verifyReuse bool
 }
 
 func (r persistentRun) finish() error { return nil }
@@ -78,6 +84,7 @@ func (r persistentRun) search(w *worker) search {
 		s.choose = newProcessLocal(s).choose
 	}
 	s.boundedOnly = r.boundedOnly
+	s.noReuse, s.verifyReuse = r.noReuse, r.verifyReuse
 	s.sh = r.sh
 	return s
 }
@@ -144,6 +151,10 @@ type persistentSearch struct {
 	n       int // threads
 	noSleep bool
 	noCache bool
+	noReuse bool // probe every thread in every state (tests)
+	// verifyReuse (tests) probes a thread whose probe was kept again and
+	// panics if the two differ.
+	verifyReuse bool
 	// boundedOnly (tests) runs the bounded phase alone; sh is what the driver
 	// shares between the run's searches.
 	boundedOnly bool
@@ -228,6 +239,12 @@ type persistentFrame struct {
 	// ready is the thread whose probed successor states[d+1] holds (see
 	// keep) until run takes it, or -1.
 	ready int
+	// fresh holds the threads whose steps the probe of this frame executed,
+	// their successors in s.probed; the others kept the parent's probe.
+	fresh bitSet
+	// stepped is the thread whose step made states[d+1] while run explores
+	// it, else -1: the child's probe reuses this frame's probes then.
+	stepped int
 	// accEnd and cacheEnd are where the frame's parts of the arenas end.
 	accEnd, cacheEnd int
 	// fromProbe says that the step run is taking is the probed one, its
@@ -276,7 +293,7 @@ const frameChunk = 16
 func (s *persistentSearch) allocFrames() {
 	n, size := s.n, s.p.StateSize
 	words := (n + 63) / 64
-	const sets = 6 // a frame's bit sets
+	const sets = 7 // a frame's bit sets
 	cells := make([]int64, frameChunk*size)
 	probes := make([]threadProbe, frameChunk*n)
 	bits := make([]uint64, frameChunk*sets*words)
@@ -287,7 +304,8 @@ func (s *persistentSearch) allocFrames() {
 		f.probes = probes[i*n : (i+1)*n : (i+1)*n]
 		f.enabled, f.pset, f.sleepIn = set(i*sets), set(i*sets+1), set(i*sets+2)
 		f.sleep, f.old, f.todo = set(i*sets+3), set(i*sets+4), set(i*sets+5)
-		f.ready = -1
+		f.fresh = set(i*sets + 6)
+		f.ready, f.stepped = -1, -1
 		s.states = append(s.states, ir.State(cells[i*size:(i+1)*size:(i+1)*size]))
 		s.moves = append(s.moves, ir.Move{})
 		s.frames = append(s.frames, f)
@@ -318,13 +336,20 @@ func (s *persistentSearch) keep(d int, set bitSet, first int) {
 		from = s.frames[d-1].cacheEnd
 	}
 	f.cacheEnd = from
-	if s.probed == nil || first < 0 {
+	if s.probed == nil {
 		return
 	}
 	size := s.p.StateSize
-	copy(s.states[d+1], s.probed[first*size:(first+1)*size])
-	f.ready = first
-	need := (set.count() - 1) * size
+	if first >= 0 && f.fresh.has(first) {
+		copy(s.states[d+1], s.probed[first*size:(first+1)*size])
+		f.ready = first
+	}
+	need := 0
+	for t := set.next(0); t >= 0; t = set.next(t + 1) {
+		if t != f.ready && f.fresh.has(t) {
+			need += size
+		}
+	}
 	if from+need > cacheCells {
 		return
 	}
@@ -335,8 +360,8 @@ func (s *persistentSearch) keep(d int, set bitSet, first int) {
 	f.cache = s.cacheArena[from : from+need : from+need]
 	f.cacheEnd = from + need
 	for t := set.next(0); t >= 0; t = set.next(t + 1) {
-		if t == first {
-			continue
+		if t == f.ready || !f.fresh.has(t) {
+			continue // run executes a step the probe did not
 		}
 		at := len(f.cachedFor) * size
 		copy(f.cache[at:at+size], s.probed[t*size:(t+1)*size])
@@ -854,8 +879,11 @@ func (s *persistentSearch) run(d, t int, next func()) {
 	} else if !x.next(it) {
 		return
 	}
+	defer func() { f.stepped = -1 }()
 	for {
+		f.stepped = t
 		next()
+		f.stepped = -1
 		if x.done() || s.phase1 && s.long {
 			return
 		}
@@ -889,15 +917,49 @@ func (s *persistentSearch) probe(d int) (*ir.Violation, int) {
 	f := s.frames[d]
 	cur := s.states[d]
 	f.enabled.clear()
+	f.fresh.clear()
 	f.accEnd = 0
-	if d > 0 && !s.phase1 {
-		// Only the bounded phase reads a frame's accesses once it has
-		// chosen its set (sleepAfter): the exhaustive phase reuses the
-		// arena from the start at every depth.
-		f.accEnd = s.frames[d-1].accEnd
+	// The state's parent on the path, and the step from it, when the search
+	// took that step (run): a thread other than the one that moved, whose
+	// next step (an enabled one, or a blocked one's guard) the step is
+	// independent of, keeps the parent's probe. The step wrote nothing that
+	// the thread's step or guard read, so it evaluates as before, to the
+	// same status, accesses and draws (the dependency relation's promise,
+	// which dpor's probes rely on too: porStack.observe). Only the
+	// successor differs, which run computes if the thread is explored.
+	var par *persistentFrame
+	var last []ir.Access
+	q := -1
+	if d > 0 {
+		pf := s.frames[d-1]
+		f.accEnd = pf.accEnd
+		if pf.stepped >= 0 && !s.noReuse {
+			par, q = pf, pf.stepped
+			last = pf.ev.Accesses
+			if pf.fromProbe {
+				last = pf.probes[q].acc
+			}
+		}
 	}
 	for t := range s.n {
 		pr := &f.probes[t]
+		if par != nil && t != q {
+			pp := &par.probes[t]
+			switch pp.status {
+			case ir.Enabled, ir.Blocked, ir.BlockedAssume:
+				if !ir.Conflict(pp.acc, last) {
+					pr.status, pr.acc, pr.static = pp.status, pp.acc, pp.static
+					pr.made = append(pr.made[:0], pp.made...)
+					if pr.status == ir.Enabled {
+						f.enabled.add(t)
+					}
+					if s.verifyReuse {
+						s.reprobe(cur, t, pr)
+					}
+					continue
+				}
+			}
+		}
 		pr.status = p.Status(cur, t)
 		pr.acc = nil
 		pr.made = pr.made[:0]
@@ -905,6 +967,7 @@ func (s *persistentSearch) probe(d int) (*ir.Violation, int) {
 		switch pr.status {
 		case ir.Enabled:
 			f.enabled.add(t)
+			f.fresh.add(t)
 			if s.scratch == nil {
 				s.scratch = make(ir.State, p.StateSize)
 				if !s.noCache && int64(s.n)*int64(p.StateSize) <= cacheCells {
@@ -930,6 +993,28 @@ func (s *persistentSearch) probe(d int) (*ir.Violation, int) {
 		}
 	}
 	return nil, -1
+}
+
+// reprobe probes thread t in cur afresh and panics if that differs from pr,
+// the probe kept from the parent (Persistent.verifyReuse: tests only).
+func (s *persistentSearch) reprobe(cur ir.State, t int, pr *threadProbe) {
+	status := s.p.Status(cur, t)
+	if s.scratch == nil {
+		s.scratch = make(ir.State, s.p.StateSize)
+	}
+	s.x.probe.Succ = s.scratch
+	acc := s.x.accesses(cur, t, status, ir.Exact, nil)
+	same := status == pr.status && len(acc) == len(pr.acc)
+	if status == ir.Enabled {
+		same = same && slices.Equal(s.x.probe.Choices(), pr.made)
+	}
+	for i := range acc {
+		same = same && acc[i].Loc == pr.acc[i].Loc && acc[i].Kind == pr.acc[i].Kind
+	}
+	if !same {
+		panic(fmt.Sprintf("persistent: thread %d's kept probe (%v %v %v) differs from its probe (%v %v %v)",
+			t, pr.status, pr.acc, pr.made, status, acc, s.x.probe.Choices()))
+	}
 }
 
 // probeAccesses returns what thread t's next step accesses (ir.Exact), from the
