@@ -685,3 +685,31 @@ func TestPersistentKeptProbes(t *testing.T) {
 		})
 	}
 }
+
+// TestPersistentKeptProbesTestdata is TestPersistentKeptProbes on every testdata
+// program that dfs checks within 2 seconds: every kept probe is probed again
+// (verifyReuse panics on a difference), and the search stores what it stores
+// probing every thread in every state.
+func TestPersistentKeptProbesTestdata(t *testing.T) {
+	for _, td := range readTestdata(t) {
+		t.Run(filepath.Base(td.path), func(t *testing.T) {
+			p, err := lang.Compile(td.path, td.src, td.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := td.opts
+			o.Workers = 1
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			if r, err := (DFS{Options: o}).Check(ctx, p); err != nil || r.Verdict == verify.Unknown {
+				return // too big for the reference
+			}
+			all := porCheck(t, Persistent{Options: o, noReuse: true}, p)
+			kept := porCheck(t, Persistent{Options: o, verifyReuse: true}, p)
+			if kept.Verdict != all.Verdict || kept.Stats.States != all.Stats.States {
+				t.Errorf("with kept probes %s, %d states; probing every thread %s, %d states",
+					kept.Verdict, kept.Stats.States, all.Verdict, all.Stats.States)
+			}
+		})
+	}
+}
