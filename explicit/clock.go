@@ -1,6 +1,10 @@
 package explicit
 
-import "kbmc/ir"
+import (
+	"slices"
+
+	"kbmc/ir"
+)
 
 // Happens-before for the dynamic partial-order reductions. Dependency between two
 // steps is ir's (ir.Conflict, on the accesses the steps made); a step's own thread
@@ -43,14 +47,90 @@ type hbTrace struct {
 	steps  []traceStep
 	last   []int  // per thread: position of its latest step, or -1
 	seen   []bool // per thread, scratch for notAfter
+	// byLoc lists, per location, the positions of the steps on the trace
+	// that accessed it, in order (with clocks only). Only a step that shares
+	// a location with another can conflict with it (ir.Conflict), so a step
+	// is compared with those, not with every step of an execution thousands
+	// of steps long (ring-election N = 40: 2,660). cand is their scratch.
+	byLoc [][]int32
+	cand  []int32
 }
 
-func newHBTrace(threads int, clocks bool) *hbTrace {
+func newHBTrace(threads, locations int, clocks bool) *hbTrace {
 	h := &hbTrace{clocks: clocks, last: make([]int, threads), seen: make([]bool, threads)}
 	for t := range h.last {
 		h.last[t] = -1
 	}
+	if clocks {
+		h.byLoc = make([][]int32, locations)
+	}
 	return h
+}
+
+// reset makes steps the trace: their threads' latest steps and the index
+// follow.
+func (h *hbTrace) reset(steps []traceStep) {
+	h.steps = steps
+	for u := range h.last {
+		h.last[u] = -1
+	}
+	for i, st := range steps {
+		h.last[st.thread] = i
+	}
+	for l := range h.byLoc {
+		h.byLoc[l] = h.byLoc[l][:0]
+	}
+	if h.clocks {
+		for i := range steps {
+			h.index(i)
+		}
+	}
+}
+
+// candidates returns the positions before n of the steps that accessed a
+// location of acc, latest first, each once (in h.cand); false if acc has a
+// location outside the index.
+func (h *hbTrace) candidates(acc []ir.Access, n int) ([]int32, bool) {
+	c := h.cand[:0]
+	for _, a := range acc {
+		if a.Loc < 0 || a.Loc >= len(h.byLoc) {
+			return nil, false
+		}
+		for _, j := range h.byLoc[a.Loc] {
+			if int(j) < n {
+				c = append(c, j)
+			}
+		}
+	}
+	slices.SortFunc(c, func(a, b int32) int { return int(b) - int(a) })
+	c = slices.Compact(c)
+	h.cand = c
+	return c, true
+}
+
+// index records that step n accessed the locations of its acc.
+func (h *hbTrace) index(n int) {
+	for _, a := range h.steps[n].acc {
+		if a.Loc < 0 || a.Loc >= len(h.byLoc) {
+			continue // candidates scans every step for such a step's peers
+		}
+		l := h.byLoc[a.Loc]
+		if len(l) == 0 || int(l[len(l)-1]) != n {
+			h.byLoc[a.Loc] = append(l, int32(n))
+		}
+	}
+}
+
+// unindex undoes index(n), n the latest step.
+func (h *hbTrace) unindex(n int) {
+	for _, a := range h.steps[n].acc {
+		if a.Loc < 0 || a.Loc >= len(h.byLoc) {
+			continue
+		}
+		if l := h.byLoc[a.Loc]; len(l) > 0 && int(l[len(l)-1]) == n {
+			h.byLoc[a.Loc] = l[:len(l)-1]
+		}
+	}
 }
 
 // push appends a step of thread t that accessed acc (copied), computing its clock:
@@ -85,24 +165,37 @@ func (h *hbTrace) push(t int, acc []ir.Access) {
 	} else {
 		clear(c)
 	}
-	for j := n - 1; j >= 0; j-- {
+	join := func(j int) {
 		o := &h.steps[j]
 		// A step already covered by c contributes nothing new: its own clock is
 		// covered too, since clocks are transitively closed.
 		if o.thread == t || c[o.thread] > int32(j) {
-			continue
+			return
 		}
 		if o.sum.MayConflict(st.sum) && ir.Conflict(o.acc, st.acc) {
 			c.join(o.clock)
 		}
 	}
+	if cand, ok := h.candidates(st.acc, n); ok {
+		for _, j := range cand {
+			join(int(j))
+		}
+	} else {
+		for j := n - 1; j >= 0; j-- {
+			join(j)
+		}
+	}
 	c[t] = int32(n + 1)
+	h.index(n)
 }
 
 // pop removes the latest step.
 func (h *hbTrace) pop() {
 	n := len(h.steps) - 1
 	h.last[h.steps[n].thread] = h.steps[n].prev
+	if h.clocks {
+		h.unindex(n)
+	}
 	h.steps = h.steps[:n]
 }
 
@@ -120,16 +213,25 @@ func (h *hbTrace) racesOf(t int, fp []ir.Access, races []int, c vclock) []int {
 		clear(c)
 	}
 	sum := ir.Summarize(fp)
-	for i := len(h.steps) - 1; i >= 0; i-- {
+	step := func(i int) {
 		st := &h.steps[i]
 		if st.thread == t || !st.sum.MayConflict(sum) || !ir.Conflict(st.acc, fp) {
-			continue
+			return
 		}
 		if own == nil || own[st.thread] <= int32(i) {
 			races = append(races, i)
 		}
 		if c[st.thread] <= int32(i) {
 			c.join(st.clock)
+		}
+	}
+	if cand, ok := h.candidates(fp, len(h.steps)); ok {
+		for _, i := range cand {
+			step(int(i))
+		}
+	} else {
+		for i := len(h.steps) - 1; i >= 0; i-- {
+			step(i)
 		}
 	}
 	return races

@@ -2,6 +2,8 @@ package explicit
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -45,8 +47,12 @@ type Persistent struct {
 	Options
 
 	// For tests: execute explored steps again instead of reusing probed
-	// successors; run the bounded phase only.
-	noCache, boundedOnly bool
+	// successors; run the bounded phase only; probe every thread in every
+	// state instead of keeping the parent's probe of a thread the last step
+	// is independent of.
+	noCache, boundedOnly, noReuse bool
+	// For tests: probe every kept probe again and panic if it differs.
+	verifyReuse bool
 }
 
 // Check runs the search.
@@ -57,7 +63,7 @@ func (a Persistent) Check(ctx context.Context, p *ir.Program) (*verify.Result, e
 func (a Persistent) options() Options { return a.Options }
 
 func (a Persistent) start(x *executor, sh *sharing) (runner, error) {
-	return persistentRun{opts: a.Options, sh: sh, noCache: a.noCache, boundedOnly: a.boundedOnly}, nil
+	return persistentRun{opts: a.Options, sh: sh, noCache: a.noCache, boundedOnly: a.boundedOnly, noReuse: a.noReuse, verifyReuse: a.verifyReuse}, nil
 }
 
 // persistentRun is one run of persistent or process-local: on several workers
@@ -67,6 +73,7 @@ type persistentRun struct {
 	sh                   *sharing
 	local                bool // process-local's Branch(s, p) instead of persistent sets
 	noCache, boundedOnly bool
+	noReuse, verifyReuse bool
 }
 
 func (r persistentRun) finish() error { return nil }
@@ -77,6 +84,7 @@ func (r persistentRun) search(w *worker) search {
 		s.choose = newProcessLocal(s).choose
 	}
 	s.boundedOnly = r.boundedOnly
+	s.noReuse, s.verifyReuse = r.noReuse, r.verifyReuse
 	s.sh = r.sh
 	return s
 }
@@ -144,6 +152,10 @@ type persistentSearch struct {
 	n       int // threads
 	noSleep bool
 	noCache bool
+	noReuse bool // probe every thread in every state (tests)
+	// verifyReuse (tests) probes a thread whose probe was kept again and
+	// panics if the two differ.
+	verifyReuse bool
 	// boundedOnly (tests) runs the bounded phase alone; sh is what the driver
 	// shares between the run's searches.
 	boundedOnly bool
@@ -175,6 +187,37 @@ type persistentSearch struct {
 	// wants its accesses, not the state (one for all depths: a protocol's
 	// executions are thousands of steps long).
 	scratch ir.State
+	// probed holds the successor of every thread the probe of the current
+	// depth executed (n states, one for all depths), or is nil (see keep).
+	probed []int64
+	graph  stubbornGraph
+	// The frames of the current path keep their probes' accesses and their
+	// cached successors in two arenas, as a stack: frame d's part follows
+	// frame d-1's, and probing the state at depth d drops the parts of d and
+	// deeper, which belonged to states no longer on the path. A frame per
+	// depth of executions thousands of steps long, each with arrays of its
+	// own, made these most of a search's allocations. An arena that grows
+	// moves; the parts of the frames above stay where they were, unchanged.
+	accArena   []ir.Access
+	cacheArena []int64
+}
+
+// stubbornGraph is selectPersistent's scratch, one for all depths: a set is
+// chosen at one depth at a time, and only the set is kept.
+type stubbornGraph struct {
+	adj   []bitSet // thread -> threads it requires
+	seen  bitSet   // closure scratch
+	best  bitSet
+	queue []int
+	scc   sccScratch
+}
+
+func newStubbornGraph(n int) stubbornGraph {
+	g := stubbornGraph{adj: make([]bitSet, n), seen: newBitSet(n), best: newBitSet(n)}
+	for t := range g.adj {
+		g.adj[t] = newBitSet(n)
+	}
+	return g
 }
 
 // persistentFrame holds what the search knows about the state at one depth.
@@ -186,14 +229,25 @@ type persistentFrame struct {
 	sleep   bitSet // the working sleep set (Figure 1's s.Sleep)
 	old     bitSet // H(s).Sleep before a visit of a state already in H
 	todo    bitSet
-	adj     []bitSet // stubborn-set graph: thread -> threads it requires
-	seen    bitSet   // closure scratch
-	best    bitSet
-	queue   []int
-	scc     sccScratch
 	succ    successors // the alternatives of the step being explored
 	ev      ir.Event
-	cache   []int64 // the successor of every probed thread, or nil (see frame)
+	// cache holds the probed successors of the threads the frame explores
+	// (cachedFor, in order; see keep), in cacheArena; cacheOK says that it
+	// holds them all.
+	cache     []int64
+	cachedFor []int
+	cacheOK   bool
+	// ready is the thread whose probed successor states[d+1] holds (see
+	// keep) until run takes it, or -1.
+	ready int
+	// fresh holds the threads whose steps the probe of this frame executed,
+	// their successors in s.probed; the others kept the parent's probe.
+	fresh bitSet
+	// stepped is the thread whose step made states[d+1] while run explores
+	// it, else -1: the child's probe reuses this frame's probes then.
+	stepped int
+	// accEnd and cacheEnd are where the frame's parts of the arenas end.
+	accEnd, cacheEnd int
 	// fromProbe says that the step run is taking is the probed one, its
 	// successor copied from cache (frames[d].ev is then stale).
 	fromProbe bool
@@ -215,7 +269,7 @@ func newPersistentSearch(x *worker, noSleep, noCache bool) *persistentSearch {
 	p := x.p
 	k := x.budget
 	n := len(p.Threads)
-	s := &persistentSearch{x: x, p: p, k: k, n: n, noSleep: noSleep, noCache: noCache, info: analyze(p)}
+	s := &persistentSearch{x: x, p: p, k: k, n: n, noSleep: noSleep, noCache: noCache, info: analyze(p), graph: newStubbornGraph(n)}
 	s.choose = s.selectPersistent
 	s.table = s.newTable()
 	s.frame(0)
@@ -225,34 +279,109 @@ func newPersistentSearch(x *worker, noSleep, noCache bool) *persistentSearch {
 
 // frame returns the frame of depth d, allocating it (and states[d]) on first use.
 // Frames, states and moves grow with the depth the search reaches, never with the
-// bound.
+// bound. They are allocated frameChunk depths at a time, the states and the
+// sets of a chunk in one array each: on a protocol whose executions are
+// thousands of steps long nearly every state is a new depth.
 func (s *persistentSearch) frame(d int) *persistentFrame {
-	if d < len(s.frames) {
-		return s.frames[d]
+	for d >= len(s.frames) {
+		s.allocFrames()
 	}
-	n := s.n
-	s.states = append(s.states, make(ir.State, s.p.StateSize))
-	s.moves = append(s.moves, ir.Move{})
-	f := &persistentFrame{probes: make([]threadProbe, n), enabled: newBitSet(n),
-		pset: newBitSet(n), sleepIn: newBitSet(n), sleep: newBitSet(n), old: newBitSet(n),
-		todo: newBitSet(n), adj: make([]bitSet, n), seen: newBitSet(n),
-		best: newBitSet(n)}
-	for t := range f.probes {
-		f.adj[t] = newBitSet(n)
-	}
-	// Keeping the successor of every probed thread saves executing the step
-	// again when it is explored; the frames up to this one may hold 4M cells (32 MiB):
-	// a protocol's long executions made 256 MiB of caches the peak heap of a
-	// search of a few thousand states (ring-election N = 40).
-	if !s.noCache && int64(d+1)*int64(n)*int64(s.p.StateSize) <= 1<<22 {
-		f.cache = make([]int64, n*s.p.StateSize)
-	}
-	s.frames = append(s.frames, f)
-	return f
+	return s.frames[d]
 }
 
+const frameChunk = 16
+
+func (s *persistentSearch) allocFrames() {
+	n, size := s.n, s.p.StateSize
+	words := (n + 63) / 64
+	const sets = 7 // a frame's bit sets
+	cells := make([]int64, frameChunk*size)
+	probes := make([]threadProbe, frameChunk*n)
+	bits := make([]uint64, frameChunk*sets*words)
+	frames := make([]persistentFrame, frameChunk)
+	set := func(i int) bitSet { return bitSet(bits[i*words : (i+1)*words : (i+1)*words]) }
+	for i := range frames {
+		f := &frames[i]
+		f.probes = probes[i*n : (i+1)*n : (i+1)*n]
+		f.enabled, f.pset, f.sleepIn = set(i*sets), set(i*sets+1), set(i*sets+2)
+		f.sleep, f.old, f.todo = set(i*sets+3), set(i*sets+4), set(i*sets+5)
+		f.fresh = set(i*sets + 6)
+		f.ready, f.stepped = -1, -1
+		s.states = append(s.states, ir.State(cells[i*size:(i+1)*size:(i+1)*size]))
+		s.moves = append(s.moves, ir.Move{})
+		s.frames = append(s.frames, f)
+	}
+}
+
+// cacheCells bounds the cells the frames' successor caches hold together, 4M
+// (32 MiB): a protocol's executions are thousands of steps long.
+const cacheCells = 1 << 22
+
+// keep saves the successors that the probe of depth d left in s.probed for
+// the threads of set, the ones the frame will explore, so that run need not
+// execute their steps again: first's, the thread explored first, in
+// states[d+1], where run wants it, and the others' in the frame's cache. A
+// probe executes every enabled thread's step but the search explores few of
+// them (one, mostly): keeping every successor per depth made the caches of a
+// search of a few thousand states hundreds of MiB, allocated and cleared
+// (ring-election N = 40). Without room in the bound the frame has no cache and
+// run executes those steps again.
+func (s *persistentSearch) keep(d int, set bitSet, first int) {
+	s.frame(d + 1)
+	f := s.frames[d]
+	f.ready = -1
+	f.cacheOK = false
+	f.cachedFor = f.cachedFor[:0]
+	from := 0
+	if d > 0 {
+		from = s.frames[d-1].cacheEnd
+	}
+	f.cacheEnd = from
+	if s.probed == nil {
+		return
+	}
+	size := s.p.StateSize
+	if first >= 0 && f.fresh.has(first) {
+		copy(s.states[d+1], s.probed[first*size:(first+1)*size])
+		f.ready = first
+	}
+	need := 0
+	for t := set.next(0); t >= 0; t = set.next(t + 1) {
+		if t != f.ready && f.fresh.has(t) {
+			need += size
+		}
+	}
+	if from+need > cacheCells {
+		return
+	}
+	if from+need > cap(s.cacheArena) {
+		s.cacheArena = slices.Grow(s.cacheArena[:from], max(need, from))
+	}
+	s.cacheArena = s.cacheArena[:from+need]
+	f.cache = s.cacheArena[from : from+need : from+need]
+	f.cacheEnd = from + need
+	for t := set.next(0); t >= 0; t = set.next(t + 1) {
+		if t == f.ready || !f.fresh.has(t) {
+			continue // run executes a step the probe did not
+		}
+		at := len(f.cachedFor) * size
+		copy(f.cache[at:at+size], s.probed[t*size:(t+1)*size])
+		f.cachedFor = append(f.cachedFor, t)
+	}
+	f.cacheOK = true
+}
+
+// successor returns the cached successor of thread t (see keep), or nil.
 func (f *persistentFrame) successor(t, size int) ir.State {
-	return ir.State(f.cache[t*size : (t+1)*size])
+	if !f.cacheOK {
+		return nil
+	}
+	for i, u := range f.cachedFor {
+		if u == t {
+			return ir.State(f.cache[i*size : (i+1)*size])
+		}
+	}
+	return nil
 }
 
 // exhaust is the exhaustive phase at depth d: it explores the state unless it was
@@ -359,6 +488,9 @@ func (s *persistentSearch) exhaustFrom(d int, reverse bool) int {
 	t := f.pset.next(0)
 	if reverse {
 		t = f.pset.prev(s.n - 1)
+	}
+	if !x.halted() {
+		s.keep(d, f.pset, t)
 	}
 	var later *postponed // only on several workers
 	if s.tables != nil {
@@ -556,6 +688,7 @@ func (s *persistentSearch) visit(d int) {
 		f.todo.andNot(f.sleepIn)
 		f.sleep.copyFrom(f.sleepIn)
 		f.sleep.and(f.old)
+		s.keep(d, f.todo, f.todo.next(0))
 	case hFirst:
 		if !s.first(d, budget, h) {
 			return
@@ -684,6 +817,7 @@ func (s *persistentSearch) first(d, budget int, h hVisit) bool {
 		x.stats.SleepBlocked++
 		return false
 	}
+	s.keep(d, f.todo, f.todo.next(0))
 	return true
 }
 
@@ -727,10 +861,18 @@ func (s *persistentSearch) run(d, t int, next func()) {
 	succ := s.states[d+1]
 	it := &f.succ
 	it.start(cur, succ, t, &f.ev, &s.moves, d+1)
-	f.fromProbe = f.cache != nil
+	ready := f.ready == t
+	f.ready = -1 // run writes states[d+1]
+	var cached ir.State
+	if !ready {
+		cached = f.successor(t, s.p.StateSize)
+	}
+	f.fromProbe = ready || cached != nil
 	if f.fromProbe {
 		pr := &f.probes[t]
-		copy(succ, f.successor(t, s.p.StateSize))
+		if !ready {
+			copy(succ, cached)
+		}
 		it.resume(pr.made)
 		mv := &s.moves[d]
 		mv.Thread = t
@@ -739,8 +881,11 @@ func (s *persistentSearch) run(d, t int, next func()) {
 	} else if !x.next(it) {
 		return
 	}
+	defer func() { f.stepped = -1 }()
 	for {
+		f.stepped = t
 		next()
+		f.stepped = -1
 		if x.done() || s.phase1 && s.long {
 			return
 		}
@@ -774,23 +919,68 @@ func (s *persistentSearch) probe(d int) (*ir.Violation, int) {
 	f := s.frames[d]
 	cur := s.states[d]
 	f.enabled.clear()
+	f.fresh.clear()
+	f.accEnd = 0
+	// The state's parent on the path, and the step from it, when the search
+	// took that step (run): a thread other than the one that moved, whose
+	// next step (an enabled one, or a blocked one's guard) the step is
+	// independent of, keeps the parent's probe. The step wrote nothing that
+	// the thread's step or guard read, so it evaluates as before, to the
+	// same status, accesses and draws (the dependency relation's promise,
+	// which dpor's probes rely on too: porStack.observe). Only the
+	// successor differs, which run computes if the thread is explored.
+	var par *persistentFrame
+	var last []ir.Access
+	q := -1
+	if d > 0 {
+		pf := s.frames[d-1]
+		f.accEnd = pf.accEnd
+		if pf.stepped >= 0 && !s.noReuse {
+			par, q = pf, pf.stepped
+			last = pf.ev.Accesses
+			if pf.fromProbe {
+				last = pf.probes[q].acc
+			}
+		}
+	}
 	for t := range s.n {
 		pr := &f.probes[t]
+		if par != nil && t != q {
+			pp := &par.probes[t]
+			switch pp.status {
+			case ir.Enabled, ir.Blocked, ir.BlockedAssume:
+				if !ir.Conflict(pp.acc, last) {
+					pr.status, pr.acc, pr.static = pp.status, pp.acc, pp.static
+					pr.made = append(pr.made[:0], pp.made...)
+					if pr.status == ir.Enabled {
+						f.enabled.add(t)
+					}
+					if s.verifyReuse {
+						s.reprobe(cur, t, pr)
+					}
+					continue
+				}
+			}
+		}
 		pr.status = p.Status(cur, t)
-		pr.acc = pr.acc[:0]
+		pr.acc = nil
 		pr.made = pr.made[:0]
 		pr.static = nil
 		switch pr.status {
 		case ir.Enabled:
 			f.enabled.add(t)
+			f.fresh.add(t)
 			if s.scratch == nil {
 				s.scratch = make(ir.State, p.StateSize)
+				if !s.noCache && int64(s.n)*int64(p.StateSize) <= cacheCells {
+					s.probed = make([]int64, s.n*p.StateSize)
+				}
 			}
 			x.probe.Succ = s.scratch
-			if f.cache != nil {
-				x.probe.Succ = f.successor(t, p.StateSize)
+			if s.probed != nil {
+				x.probe.Succ = s.probed[t*p.StateSize : (t+1)*p.StateSize]
 			}
-			pr.acc = x.accesses(cur, t, ir.Enabled, ir.Exact, pr.acc)
+			pr.acc = s.probeAccesses(f, cur, t, ir.Enabled)
 			pr.made = append(pr.made, x.probe.Choices()...)
 			if v := x.probe.Event.Violation; v != nil {
 				return v, t
@@ -801,10 +991,47 @@ func (s *persistentSearch) probe(d int) (*ir.Violation, int) {
 				pr.static = &s.info.own[t][p.Location(cur, t)]
 			}
 		case ir.Blocked, ir.BlockedAssume:
-			pr.acc = x.accesses(cur, t, pr.status, ir.Exact, pr.acc)
+			pr.acc = s.probeAccesses(f, cur, t, pr.status)
 		}
 	}
 	return nil, -1
+}
+
+// reprobe probes thread t in cur afresh and panics if that differs from pr,
+// the probe kept from the parent (Persistent.verifyReuse: tests only).
+func (s *persistentSearch) reprobe(cur ir.State, t int, pr *threadProbe) {
+	status := s.p.Status(cur, t)
+	if s.scratch == nil {
+		s.scratch = make(ir.State, s.p.StateSize)
+	}
+	s.x.probe.Succ = s.scratch
+	acc := s.x.accesses(cur, t, status, ir.Exact, nil)
+	same := status == pr.status && len(acc) == len(pr.acc)
+	if status == ir.Enabled {
+		same = same && slices.Equal(s.x.probe.Choices(), pr.made)
+	}
+	for i := range acc {
+		same = same && acc[i].Loc == pr.acc[i].Loc && acc[i].Kind == pr.acc[i].Kind
+	}
+	if !same {
+		panic(fmt.Sprintf("persistent: thread %d's kept probe (%v %v %v) differs from its probe (%v %v %v)",
+			t, pr.status, pr.acc, pr.made, status, acc, s.x.probe.Choices()))
+	}
+}
+
+// probeAccesses returns what thread t's next step accesses (ir.Exact), from the
+// state of frame f, in f's part of the arena (see accArena).
+func (s *persistentSearch) probeAccesses(f *persistentFrame, cur ir.State, t int, status ir.Status) []ir.Access {
+	at := f.accEnd
+	free := s.accArena[at:cap(s.accArena)]
+	acc := s.x.accesses(cur, t, status, ir.Exact, free[:0])
+	if cap(acc) != cap(free) { // reallocated: free was too short
+		s.accArena = slices.Grow(s.accArena[:at], max(at, 2*len(acc)))
+		return acc
+	}
+	f.accEnd = at + len(acc)
+	s.accArena = s.accArena[:f.accEnd]
+	return acc[:len(acc):len(acc)]
 }
 
 // selectPersistent computes the persistent set of the state at depth d into
@@ -837,22 +1064,19 @@ func (s *persistentSearch) probe(d int) (*ir.Violation, int) {
 // The set depends on the state alone.
 func (s *persistentSearch) selectPersistent(d int, safety bool) {
 	f := s.frames[d]
+	g := &s.graph
 	p := s.p
 	cur := s.states[d]
 	for v := range s.n {
 		if s.x.halted() {
 			return // the verdict is unknown or unsafe; no set is needed any more
 		}
-		row := f.adj[v]
+		row := g.adj[v]
 		row.clear()
 		pr := &f.probes[v]
 		switch pr.status {
 		case ir.Enabled:
-			for u := range s.n {
-				if u != v && s.info.affects(pr, v, u, p.Location(cur, u)) {
-					row.add(u)
-				}
-			}
+			s.affected(cur, v, pr, row)
 		case ir.Blocked, ir.BlockedAssume:
 			s.enablers(cur, v, pr.acc, row)
 		}
@@ -865,7 +1089,7 @@ func (s *persistentSearch) selectPersistent(d int, safety bool) {
 				base.add(u)
 			}
 		}
-		s.closure(f, base)
+		s.closure(base)
 	}
 	if base.intersects(f.enabled) {
 		base.and(f.enabled)
@@ -879,26 +1103,26 @@ func (s *persistentSearch) selectPersistent(d int, safety bool) {
 	// O(n³) over a thousand threads.
 	perSeed := s.n <= 64
 	if !perSeed {
-		f.scc.reaches(f.adj)
+		g.scc.reaches(g.adj)
 	}
 	bestCount := -1
 	for e := f.enabled.next(0); e >= 0; e = f.enabled.next(e + 1) {
-		f.seen.copyFrom(base)
+		g.seen.copyFrom(base)
 		if perSeed {
-			f.seen.add(e)
-			s.closure(f, f.seen)
+			g.seen.add(e)
+			s.closure(g.seen)
 		} else {
-			f.seen.or(f.scc.reach[f.scc.comp[e]])
+			g.seen.or(g.scc.reach[g.scc.comp[e]])
 		}
-		if c := f.seen.countAnd(f.enabled); bestCount < 0 || c < bestCount {
+		if c := g.seen.countAnd(f.enabled); bestCount < 0 || c < bestCount {
 			bestCount = c
-			f.best.copyFrom(f.seen)
+			g.best.copyFrom(g.seen)
 			if c == 1 {
 				break
 			}
 		}
 	}
-	f.pset.copyFrom(f.best)
+	f.pset.copyFrom(g.best)
 	f.pset.and(f.enabled)
 }
 
@@ -978,16 +1202,17 @@ func (g *sccScratch) visit(adj []bitSet, v int) {
 	}
 }
 
-// closure extends set along the stubborn-set graph of frame f.
-func (s *persistentSearch) closure(f *persistentFrame, set bitSet) {
-	q := f.queue[:0]
+// closure extends set along the stubborn-set graph.
+func (s *persistentSearch) closure(set bitSet) {
+	g := &s.graph
+	q := g.queue[:0]
 	for t := set.next(0); t >= 0; t = set.next(t + 1) {
 		q = append(q, t)
 	}
 	for len(q) > 0 {
 		v := q[len(q)-1]
 		q = q[:len(q)-1]
-		row := f.adj[v]
+		row := g.adj[v]
 		for u := row.next(0); u >= 0; u = row.next(u + 1) {
 			if !set.has(u) {
 				set.add(u)
@@ -995,7 +1220,41 @@ func (s *persistentSearch) closure(f *persistentFrame, set bitSet) {
 			}
 		}
 	}
-	f.queue = q
+	g.queue = q
+}
+
+// affected adds to row the threads u of which some transition from their
+// current location on may be dependent with the next step of the enabled
+// thread v, as probed (staticInfo.affects).
+func (s *persistentSearch) affected(cur ir.State, v int, pr *threadProbe, row bitSet) {
+	in, p := s.info, s.p
+	if pr.static != nil || in.users == nil {
+		for u := range s.n {
+			if u != v && in.affects(pr, v, u, p.Location(cur, u)) {
+				row.add(u)
+			}
+		}
+		return
+	}
+	// The step conflicts with u only on a location it accessed that u's code
+	// may access, or by accessing u's termination, which u's last step
+	// writes (accessesConflict): those threads are the candidates.
+	consider := func(u int) {
+		if u != v && !row.has(u) && in.affects(pr, v, u, p.Location(cur, u)) {
+			row.add(u)
+		}
+	}
+	for _, a := range pr.acc {
+		if in.ordered.has(a.Loc) {
+			continue
+		}
+		for _, u := range in.users[a.Loc] {
+			consider(int(u))
+		}
+		if k, u := p.Locate(a.Loc); k == ir.LocThread {
+			consider(u)
+		}
+	}
 }
 
 // enablers adds to row a necessary enabling set of the blocked thread v: threads
@@ -1011,9 +1270,21 @@ func (s *persistentSearch) enablers(cur ir.State, v int, guard []ir.Access, row 
 	// or recv waits on, which only a send or recv on it changes. So every thread
 	// that may write a cell or use a channel the guard reads belongs to the set.
 	s.values = s.info.valueLocations(guard, s.values[:0])
-	for u := range s.n {
-		if u != v && s.info.writesAny(s.values, u, p.Location(cur, u)) {
-			row.add(u)
+	if s.info.writers == nil {
+		for u := range s.n {
+			if u != v && s.info.writesAny(s.values, u, p.Location(cur, u)) {
+				row.add(u)
+			}
+		}
+	} else {
+		// Only a thread whose code writes one of the locations at all may
+		// write it from where it is.
+		for _, l := range s.values {
+			for _, u := range s.info.writers[l] {
+				if u := int(u); u != v && !row.has(u) && s.info.future[u][p.Location(cur, u)].acc[ir.Write].has(l) {
+					row.add(u)
+				}
+			}
 		}
 	}
 	tr := p.Transition(cur, v)

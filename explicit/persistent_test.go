@@ -642,3 +642,74 @@ func sharedTablesAgree(p *ir.Program, depth int, algo string, boundedOnly bool, 
 	}
 	return ""
 }
+
+// TestPersistentKeptProbes checks that a probe the search keeps from the parent
+// state (the last step is independent of the thread's next step) is the probe
+// of the state: on the persistent programs, the testdata and the protocol
+// families, every kept probe is probed again and compared (verifyReuse
+// panics on a difference), and the search stores the states it stores when it
+// probes every thread in every state.
+func TestPersistentKeptProbes(t *testing.T) {
+	type program struct {
+		name  string
+		p     *ir.Program
+		depth int
+	}
+	var programs []program
+	for _, tc := range persistentPrograms {
+		programs = append(programs, program{tc.name, porCompile(t, tc.name, tc.src, lang.Config{}), tc.depth})
+	}
+	for _, fam := range []struct {
+		name string
+		n    int64
+	}{
+		{"ring-election", 6}, {"two-phase-commit", 3}, {"primary-secondary", 3},
+		{"token-ring", 4}, {"database-partitioning", 2},
+	} {
+		programs = append(programs, program{fmt.Sprintf("%s/N=%d", fam.name, fam.n), loadFamily(t, fam.name, fam.n, false), 400})
+	}
+	for _, pr := range programs {
+		t.Run(pr.name, func(t *testing.T) {
+			for _, bounded := range []bool{false, true} {
+				var o Options
+				o.Depth = pr.depth
+				o.Workers = 1
+				all := porCheck(t, Persistent{Options: o, boundedOnly: bounded, noReuse: true}, pr.p)
+				kept := porCheck(t, Persistent{Options: o, boundedOnly: bounded, verifyReuse: true}, pr.p)
+				if kept.Verdict != all.Verdict || kept.Stats.States != all.Stats.States {
+					t.Errorf("bounded only %v: with kept probes %s, %d states; probing every thread %s, %d states",
+						bounded, kept.Verdict, kept.Stats.States, all.Verdict, all.Stats.States)
+				}
+				t.Logf("bounded only %v: %d transitions with kept probes, %d probing every thread", bounded, kept.Stats.Transitions, all.Stats.Transitions)
+			}
+		})
+	}
+}
+
+// TestPersistentKeptProbesTestdata is TestPersistentKeptProbes on every testdata
+// program that dfs checks within 2 seconds: every kept probe is probed again
+// (verifyReuse panics on a difference), and the search stores what it stores
+// probing every thread in every state.
+func TestPersistentKeptProbesTestdata(t *testing.T) {
+	for _, td := range readTestdata(t) {
+		t.Run(filepath.Base(td.path), func(t *testing.T) {
+			p, err := lang.Compile(td.path, td.src, td.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := td.opts
+			o.Workers = 1
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			if r, err := (DFS{Options: o}).Check(ctx, p); err != nil || r.Verdict == verify.Unknown {
+				return // too big for the reference
+			}
+			all := porCheck(t, Persistent{Options: o, noReuse: true}, p)
+			kept := porCheck(t, Persistent{Options: o, verifyReuse: true}, p)
+			if kept.Verdict != all.Verdict || kept.Stats.States != all.Stats.States {
+				t.Errorf("with kept probes %s, %d states; probing every thread %s, %d states",
+					kept.Verdict, kept.Stats.States, all.Verdict, all.Stats.States)
+			}
+		})
+	}
+}

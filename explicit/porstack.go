@@ -82,17 +82,14 @@ func (f *porFrame) unlock() {
 
 func newPORStack(x *worker, clocks bool) *porStack {
 	p := x.p
-	return &porStack{x: x, p: p, trace: newHBTrace(len(p.Threads), clocks)}
+	return &porStack{x: x, p: p, trace: newHBTrace(len(p.Threads), p.NumLocations(), clocks)}
 }
 
 // begin prepares the search for task t: the stack of an earlier task is
 // forgotten (a search that stopped early leaves it as it was), and t's split,
 // if it has one, will make the search give its work away.
 func (s *porStack) begin(t *task) {
-	s.trace.steps = s.trace.steps[:0]
-	for u := range s.trace.last {
-		s.trace.last[u] = -1
-	}
+	s.trace.reset(s.trace.steps[:0])
 	s.split, s.quit, s.idle = t.split, false, 0
 }
 

@@ -80,7 +80,17 @@ type staticInfo struct {
 	// enabled now, skip them; enablers, which asks who can enable a blocked
 	// step, does not.
 	ordered bitSet
+	// writers and users list, per location, the threads whose code may write
+	// it and the threads whose code may access it at all, so that the
+	// persistent-set construction asks about the few threads a step or a
+	// guard may concern instead of all n (O(n²) per state on a ring of 40
+	// processes). Nil on a program whose lists would be too long; callers
+	// then ask every thread.
+	writers, users [][]int32
 }
+
+// maxThreadLists bounds the entries of staticInfo's writers and users.
+const maxThreadLists = 1 << 22
 
 // conflicts reports whether code of thread ta that may access a and code of
 // thread tb that may access b may be dependent (ir.Conflicts on a common
@@ -233,7 +243,48 @@ func analyze(p *ir.Program) *staticInfo {
 		}
 		in.own[t], in.future[t], in.fails[t] = own, fut, fails
 	}
+	in.indexThreads()
 	return in
+}
+
+// indexThreads fills in writers and users from the footprints of every
+// thread's transitions, which every future footprint is a union of.
+func (in *staticInfo) indexThreads() {
+	nl := in.p.NumLocations()
+	writers, users := make([][]int32, nl), make([][]int32, nl)
+	entries := 0
+	union := newFootprint(in.p)
+	var unionOf []footprint // the threads of a template without tid share own
+	for t, own := range in.own {
+		if len(own) == 0 {
+			continue
+		}
+		if unionOf == nil || &unionOf[0] != &own[0] {
+			union.acc[ir.Read].clear()
+			union.acc[ir.Write].clear()
+			for l := range own {
+				union.or(&own[l])
+			}
+			unionOf = own
+		}
+		w := union.acc[ir.Write]
+		for l := w.next(0); l >= 0; l = w.next(l + 1) {
+			writers[l] = append(writers[l], int32(t))
+			users[l] = append(users[l], int32(t))
+			entries += 2
+		}
+		r := union.acc[ir.Read]
+		for l := r.next(0); l >= 0; l = r.next(l + 1) {
+			if !w.has(l) {
+				users[l] = append(users[l], int32(t))
+				entries++
+			}
+		}
+		if entries > maxThreadLists {
+			return
+		}
+	}
+	in.writers, in.users = writers, users
 }
 
 // reachable returns the reflexive-transitive closure of the successor relation

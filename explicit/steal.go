@@ -222,23 +222,18 @@ func (f *porFrame) copy() *porFrame {
 func (s *porStack) install(t *porTask) {
 	j := t.depth
 	if t.only {
-		s.frames, s.moves, s.trace.steps = t.path.frames, t.path.moves, t.path.steps
+		s.frames, s.moves = t.path.frames, t.path.moves
+		s.trace.reset(t.path.steps)
 	} else {
 		s.frames = make([]*porFrame, j+1)
 		for k := range j + 1 {
 			s.frames[k] = t.path.frames[k].copy()
 		}
 		s.moves = ir.CloneMoves(t.path.moves[:j])
-		s.trace.steps = hbPrefix(t.path.steps[:j])
+		s.trace.reset(hbPrefix(t.path.steps[:j]))
 	}
 	if s.sleepy {
 		s.frames[j].sleep.copyFrom(t.sleep)
-	}
-	for u := range s.trace.last {
-		s.trace.last[u] = -1
-	}
-	for i, st := range s.trace.steps {
-		s.trace.last[st.thread] = i
 	}
 }
 

@@ -400,6 +400,7 @@ func (b *stateBlocks) pack(s ir.State) stateRef {
 	c := blk[at+binary.PutUvarint(blk[at:], head):]
 	switch w {
 	case 1:
+		c := c[:len(s)] // one bounds check, none in the loop
 		for i, v := range s {
 			c[i] = byte(v)
 		}
@@ -505,6 +506,7 @@ func (p packedState) equal(s ir.State) bool {
 	}
 	switch w {
 	case 1:
+		c := c[:len(s)] // one bounds check, none in the loop
 		for i, v := range s {
 			if int64(int8(c[i])) != v {
 				return false

@@ -26,7 +26,10 @@ func (p *Program) clearDead(s State, th *Thread, loc int) {
 		return
 	}
 	for _, r := range t.dead[loc] {
-		clear(frame[r.off : r.off+r.n])
+		// Most ranges are a scalar or two: a loop, not a call to clear.
+		for i := range frame[r.off : r.off+r.n] {
+			frame[r.off+i] = 0
+		}
 	}
 }
 

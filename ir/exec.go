@@ -80,9 +80,13 @@ type Access struct {
 	Value int64
 }
 
-// A Choice is one nondeterministic value drawn during a step.
+// A Choice is one nondeterministic value drawn during a step. Channel marks a
+// draw of a channel operation (which ready case a select takes, whether a
+// lossy send loses its message, which message an unordered receive takes),
+// which a trace shows as the message sent or received rather than as a value.
 type Choice struct {
 	Lo, Hi, Value int64
+	Channel       bool
 }
 
 // Choices supplies nondeterministic values to Step: the first len(Fixed) draws take
@@ -124,7 +128,14 @@ func (c *Choices) choose(lo, hi int64) int64 {
 	if uint64(v-lo) > uint64(hi-lo) { // a replayed value from another program: clamp, replay checks it
 		v = lo
 	}
-	c.Made = append(c.Made, Choice{lo, hi, v})
+	c.Made = append(c.Made, Choice{Lo: lo, Hi: hi, Value: v})
+	return v
+}
+
+// chooseChannel is choose for a channel operation's draw (Choice.Channel).
+func (c *Choices) chooseChannel(lo, hi int64) int64 {
+	v := c.choose(lo, hi)
+	c.Made[len(c.Made)-1].Channel = true
 	return v
 }
 

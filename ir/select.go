@@ -55,7 +55,7 @@ func (m *machine) send(n *Node, c int, msg []int64) {
 	if n.Chan.Lossy {
 		lost := q[0] == int64(n.Chan.Cap)
 		if !lost && m.ch != nil {
-			lost = m.ch.choose(0, 1) == 1
+			lost = m.ch.chooseChannel(0, 1) == 1
 		}
 		if lost {
 			// Whether it could have been delivered is the receiving end's
@@ -91,7 +91,7 @@ func (m *machine) recv(n *Node, c int) {
 	// queue's cells depend on its contents alone.
 	at := 0
 	if n.Chan.Unordered && q[0] > 1 && m.ch != nil {
-		at = int(m.ch.choose(0, q[0]-1))
+		at = int(m.ch.chooseChannel(0, q[0]-1))
 	}
 	m.channelAccess(OpRecv, c)
 	m.ev.Channel, m.ev.ChannelOp = c, OpRecv
@@ -135,7 +135,7 @@ func (m *machine) selectCase(n *Node) {
 	case len(ready) > 1:
 		k := int64(0)
 		if m.ch != nil {
-			k = m.ch.choose(0, int64(len(ready)-1))
+			k = m.ch.chooseChannel(0, int64(len(ready)-1))
 		}
 		chosen = ready[k]
 	case !n.Default:

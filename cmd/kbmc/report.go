@@ -160,7 +160,9 @@ func traceSteps(l *loaded, run *ir.Run, opts traceOptions) *replayed {
 		st := traceStep{Step: i + 1, Thread: th.Name, ThreadID: th.ID,
 			Pos: posText(l, n.Pos), Text: n.Text, Reads: map[string]any{}, Writes: map[string]any{}}
 		for _, c := range ev.Choices {
-			st.Nondet = append(st.Nondet, c.Value)
+			if !c.Channel { // shown as the message sent, lost or received
+				st.Nondet = append(st.Nondet, c.Value)
+			}
 		}
 		if opts.threads {
 			for t := range p.Threads {
