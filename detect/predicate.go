@@ -457,6 +457,10 @@ func (pc *predCompiler) compile(x syntax.Expr) *operand {
 		pc.errorf(e.Pos(), "cas is not allowed in a predicate")
 	case *syntax.TidExpr:
 		pc.errorf(e.Pos(), "tid is not allowed in a predicate")
+	case *syntax.MemberExpr:
+		pc.errorf(e.Pos(), "not a process's variable of the computation: a process's variable is written process[i].name")
+	case *syntax.QuantExpr:
+		pc.errorf(e.Pos(), "forall and exists are not allowed in a predicate: write the instances out")
 	case *syntax.BadExpr:
 	default:
 		pc.errorf(x.Pos(), "not allowed in a predicate")

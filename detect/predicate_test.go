@@ -114,7 +114,8 @@ func TestPredicateErrors(t *testing.T) {
 		{"node[0].up &&\n  1 / 0 == 1", "predicate:2:5: division by zero\n  1 / 0 == 1\n    ^"},
 		{"node[0].up && 99999999999999999999 > 1", "predicate:1:15: integer 99999999999999999999 out of range"},
 		{"node[0].up && node[0\n].up", "predicate:1:15: a reference P.x must be on one line"},
-		{"node[0].up && a.b.c", "predicate:1:18: invalid character"},
+		{"node[0].up && a.b.c", "predicate:1:15: not a process's variable of the computation"},
+		{"forall i in 0..1: node[i].up", "predicate:1:1: forall and exists are not allowed in a predicate"},
 	}
 	for _, tc := range tests {
 		_, err := CompilePredicate("predicate", tc.src, c, nil)
