@@ -226,6 +226,12 @@ func TestXval(t *testing.T) {
 	if code, _, _ := kbmc(t, "xval", "--engines", "explicit/dfs", bad); code != 2 {
 		t.Errorf("xval of a bad file: exit %d, want 2", code)
 	}
+	// An engine that refuses the program says so, and agrees with everything.
+	sel := writeProgram(t, "chan (int) a capacity 1;\nthread t { int x = 0; send(a, 1); select { case recv(a, x): } }\n")
+	code, out, errs = kbmc(t, "xval", "--engines", "explicit/dfs,symbolic/gini", sel)
+	if code != 0 || !strings.Contains(out, "unsupported") {
+		t.Errorf("xval with an engine that refuses select: exit %d, want 0 and unsupported\n%s%s", code, out, errs)
+	}
 }
 
 func TestXvalDisagreement(t *testing.T) {
@@ -239,6 +245,7 @@ func TestXvalDisagreement(t *testing.T) {
 		{cell(verify.Unsafe), cell(verify.BoundedSafe), true},
 		{cell(verify.Unsafe), cell(verify.Unknown), false},
 		{cell(verify.Safe), xvalCell{verdict: "error"}, false},
+		{cell(verify.Unsafe), xvalCell{verdict: "unsupported"}, false},
 	}
 	for _, tc := range tests {
 		if got := disagree(tc.a, tc.b) != ""; got != tc.disagree {

@@ -63,7 +63,7 @@ func xvalEngines(list string) []string {
 
 // xvalCell is one engine's answer on one file.
 type xvalCell struct {
-	verdict string // a verdict, "error" (input not supported) or "internal error"
+	verdict string // a verdict, "unsupported" (by this engine), "error" (other input errors) or "internal error"
 	res     *verify.Result
 }
 
@@ -155,7 +155,10 @@ func xvalAction(c *cli.Context) error {
 			}
 			res, err := runEngine(c.Context, l, configs[i])
 			var ee *exitError
+			var un unsupported // regress's mark of an engine's refusal (config.go)
 			switch {
+			case errors.As(err, &un):
+				cells[i] = xvalCell{verdict: "unsupported"}
 			case err == nil:
 				cells[i] = xvalCell{verdict: res.Verdict.String(), res: res}
 				if res.Verdict == verify.Unknown {
