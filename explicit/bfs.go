@@ -57,6 +57,9 @@ type bfsSearch struct {
 	// states the search reports (Options.Terminal) are whole states of real
 	// executions.
 	heads []int64
+	// cutAtBound: some state lay at the depth bound, unexpanded, so the
+	// explored graph may not be all that is reachable.
+	cutAtBound bool
 	// The explored graph, for the longest executions (beyond): the successors
 	// of state i are edges[firstEdge[i]:firstEdge[i+1]].
 	edges, firstEdge []int32
@@ -145,6 +148,7 @@ func (s *bfsSearch) expand(i int32, level int, cur, next ir.State) {
 		}
 		return
 	case level >= x.budget:
+		s.cutAtBound = true
 		if !x.cutTraced {
 			x.cutAt(s.moves[:level])
 		}
@@ -312,6 +316,13 @@ func (s *bfsSearch) cycle(j int32, stack []bfsFrame) {
 	}
 	s.x.cycleAt(trace)
 	s.x.bounded(verify.CycleNote)
+	if !s.cutAtBound {
+		// Every reachable state was expanded before the bound: the cycle
+		// only revisits them.
+		s.x.mu.Lock()
+		s.x.facts.Closed = true
+		s.x.mu.Unlock()
+	}
 }
 
 // edgeMove is a step that leads from state from to state to, found by

@@ -146,15 +146,17 @@ func TestBFSBeyondTheBound(t *testing.T) {
 		depth   int
 		verdict verify.Verdict
 		cycle   bool
+		closed  bool // every reachable state expanded before the bound
 	}{
-		{"spin: a cycle", "shared int f;\nthread a { while (f == 0) { } }\nthread b { f = 1; }\n", 50, verify.BoundedSafe, true},
-		{"straight line within the bound", "shared int x;\nthread a { x = 1; x = 2; }\nthread b { x = 3; }\n", 3, verify.Safe, false},
+		{"spin: a cycle", "shared int f;\nthread a { while (f == 0) { } }\nthread b { f = 1; }\n", 50, verify.BoundedSafe, true, true},
+		{"spin: a cycle past a small bound", "shared int f;\nthread a { while (f == 0) { } }\nthread b { f = 1; }\n", 1, verify.BoundedSafe, true, false},
+		{"straight line within the bound", "shared int x;\nthread a { x = 1; x = 2; }\nthread b { x = 3; }\n", 3, verify.Safe, false, false},
 		// Every state is within 3 steps of the start, but the execution that
 		// runs a's five steps first takes 6: dfs cuts it at depth 5.
 		{"long path to a near state", "shared int x; shared int y;\nthread a { x = 1; x = 2; x = 3; x = 4; y = 1; }\nthread b { y = 2; }\n",
-			5, verify.BoundedSafe, false},
+			5, verify.BoundedSafe, false, false},
 		{"the same at depth 6", "shared int x; shared int y;\nthread a { x = 1; x = 2; x = 3; x = 4; y = 1; }\nthread b { y = 2; }\n",
-			6, verify.Safe, false},
+			6, verify.Safe, false, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -164,8 +166,8 @@ func TestBFSBeyondTheBound(t *testing.T) {
 			if r.Verdict != tc.verdict || ref.Verdict != tc.verdict {
 				t.Fatalf("bfs says %s (%s), dfs %s: want %s", r.Verdict, r.Note, ref.Verdict, tc.verdict)
 			}
-			if r.Cycle != tc.cycle {
-				t.Errorf("cycle %v, want %v", r.Cycle, tc.cycle)
+			if r.Cycle != tc.cycle || r.Closed != tc.closed {
+				t.Errorf("cycle %v, closed %v; want %v, %v", r.Cycle, r.Closed, tc.cycle, tc.closed)
 			}
 			if r.Cycle {
 				run, err := p.Replay(r.CycleTrace)

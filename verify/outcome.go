@@ -44,6 +44,11 @@ type Outcome struct {
 	// schedule whose last state repeats an earlier state of it.
 	Cycle      bool
 	CycleTrace []ir.Move
+	// Closed says that the search expanded every reachable state (a
+	// breadth-first search whose levels ended before the depth bound): the
+	// executions longer than the bound only revisit explored states, so none
+	// of any length has a violation, though the verdict stays bounded-safe.
+	Closed bool
 	// Incomplete names the lossy visited set that may have made the search
 	// skip states it never explored ("hash-compact", "bitstate"), or is
 	// empty. No violation found is then no proof: the verdict is unknown.
@@ -98,7 +103,7 @@ func (o *Outcome) Decide() *Result {
 			note = CycleNote
 		}
 		return &Result{Verdict: BoundedSafe, Note: note, CutTrace: o.CutTrace, Cycle: o.Cycle, CycleTrace: o.CycleTrace,
-			ModelCut: o.ModelCut}
+			ModelCut: o.ModelCut, Closed: o.Closed}
 	}
 	return &Result{Verdict: Safe}
 }

@@ -155,6 +155,9 @@ type Result struct {
 	CutTrace   []ir.Move
 	Cycle      bool
 	CycleTrace []ir.Move
+	// Closed: every reachable state was expanded (verify.Outcome.Closed), so
+	// no execution of any length has a violation.
+	Closed bool
 	// ModelCut: a bound of the program's model (a thread or heap pool) cut
 	// some execution (verify.Outcome).
 	ModelCut bool

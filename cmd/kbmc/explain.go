@@ -97,6 +97,9 @@ func explainBounded(l *loaded, res *verify.Result) *explanation {
 	}
 	ex.Why = strings.Join(why, "; ")
 	switch {
+	case ex.Cycle && res.Closed:
+		ex.Next = fmt.Sprintf("every reachable state (%s) was explored, so no execution of any length has a violation: "+
+			"the executions longer than the bound only revisit those states", formatCount(res.Stats.States))
 	case ex.Cycle && ex.BusyWait:
 		ex.Next = fmt.Sprintf("a larger --depth will not help; to prove the program safe, wait with await(condition) "+
 			"instead of the busy-wait at %s: a blocked thread takes no steps", shortPos(ex.Loop))

@@ -46,3 +46,19 @@ func TestShortest(t *testing.T) {
 		})
 	}
 }
+
+// TestBFSClosedGraph: when breadth-first search expands every reachable state
+// before the bound, a program that loops for ever is still bounded-safe, and
+// the next step says that no execution of any length has a violation.
+func TestBFSClosedGraph(t *testing.T) {
+	path := writeProgram(t, "shared int f;\nthread a { while (f == 0) { } }\nthread b { f = 1; }\n")
+	code, out, _ := kbmc(t, "check", "--algo", "bfs", path)
+	if code != exitOK || !strings.Contains(out, "bounded-safe") || !strings.Contains(out, "every reachable state (") ||
+		!strings.Contains(out, "no execution of any length has a violation") {
+		t.Errorf("exit %d, want bounded-safe saying every reachable state was explored:\n%s", code, out)
+	}
+	code, out, _ = kbmc(t, "check", "--algo", "bfs", "--depth", "1", path)
+	if code != exitOK || !strings.Contains(out, "bounded-safe") || strings.Contains(out, "every reachable state") {
+		t.Errorf("depth 1: exit %d, want bounded-safe without the claim:\n%s", code, out)
+	}
+}
