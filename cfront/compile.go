@@ -427,8 +427,11 @@ func cTokens(src string) []cToken {
 				step(1)
 			}
 		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '$', c == '.' && i+1 < len(src) && src[i+1] >= '0' && src[i+1] <= '9':
+			// A number may hold a '.' (1.5, .5); a name ends before one
+			// (return.x is the keyword return, then '.').
+			number := c >= '0' && c <= '9' || c == '.'
 			for i < len(src) && (src[i] >= 'a' && src[i] <= 'z' || src[i] >= 'A' && src[i] <= 'Z' ||
-				src[i] >= '0' && src[i] <= '9' || src[i] == '_' || src[i] == '$' || src[i] == '.') {
+				src[i] >= '0' && src[i] <= '9' || src[i] == '_' || src[i] == '$' || number && src[i] == '.') {
 				step(1)
 			}
 		default:

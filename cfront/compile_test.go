@@ -61,6 +61,7 @@ func TestParserLoops(t *testing.T) {
 		{"star at the end", "A(*", "1:4: syntax error"},
 		{"statement keyword", "A(*return", "1:4: syntax error"},
 		{"later lines", "A(A A\nif!\nreturn 0\nA!*return    ", "4:4: syntax error"},
+		{"keyword then a dot", "A(A A\nif!\nreturn 0\nA!*return.   ", "4:4: syntax error"},
 		{"type keyword", "int x; *struct", "1:9: syntax error"},
 		{"empty builtin macro", "*__extension__", "1:15: syntax error"},
 		{"keyword from a macro", "#define R return\nA(*R", "1:1: after macro expansion: syntax error"},
