@@ -142,17 +142,18 @@ func Compile(path string, src []byte, cfg Config) (*ir.Program, error) {
 func translate(cfg *cc.Config, limit time.Duration, sources []cc.Source) (*cc.AST, error) {
 	src := sources[len(sources)-1]
 	if text, _ := src.Value.(string); text != "" {
-		if pos, msg := precheck(text); msg != "" {
+		pos, msg, defines := precheck(text)
+		if msg != "" {
 			return nil, fmt.Errorf("%s:%d:%d: %s", src.Name, pos.Line, pos.Col, msg)
 		}
 		// A macro the file defines can put a keyword after a '*' that the
 		// scan of its text cannot see: check the expanded tokens too. (A .c
 		// file comes here preprocessed by gcc, a task's .i file has no
 		// #define, so this costs nothing in the common case.)
-		if strings.Contains(text, "define") {
+		if defines {
 			var expanded strings.Builder
 			if cc.Preprocess(cfg, sources, &expanded) == nil {
-				if _, msg := precheck(expanded.String()); msg != "" {
+				if _, msg, _ := precheck(expanded.String()); msg != "" {
 					return nil, fmt.Errorf("%s:1:1: after macro expansion: %s", src.Name, msg)
 				}
 			}
@@ -181,37 +182,41 @@ func translate(cfg *cc.Config, limit time.Duration, sources []cc.Source) (*cc.AS
 }
 
 // precheck finds, before cc's parser sees the source, the inputs that make it
-// loop for ever: an unterminated string or character literal, a stray byte
-// (a control character, or a byte of a non-ASCII character outside a literal
-// or comment), and a '*' the next token cannot follow (strandedStar). It
-// returns the position and the message of the first, or "".
-func precheck(src string) (ir.Pos, string) {
-	if pos, ok := badDirective(src); !ok {
-		return pos, "invalid preprocessing directive"
+// loop for ever or crash: a line that starts with '#' but is no directive, an
+// unterminated string or character literal, a stray byte (a control character,
+// or a byte of a non-ASCII character outside a literal or comment), a '*' the
+// next token cannot follow (strandedStar), and a struct of itself
+// (selfContaining). It returns the position and the message of the first, or
+// "", and whether the source defines a macro.
+func precheck(src string) (pos ir.Pos, msg string, defines bool) {
+	pos, ok, defines := directives(src)
+	if !ok {
+		return pos, "invalid preprocessing directive", defines
 	}
 	toks := cTokens(src)
 	for _, t := range toks {
 		switch c := t.text[0]; {
 		case !t.ok:
-			return t.pos, "unterminated string or character literal"
+			return t.pos, "unterminated string or character literal", defines
 		case c < ' ' && c != '\t' || c >= 0x7f:
-			return t.pos, fmt.Sprintf("stray byte %#02x in the program", c)
+			return t.pos, fmt.Sprintf("stray byte %#02x in the program", c), defines
 		}
 	}
 	if pos, ok := strandedStar(toks); !ok {
-		return pos, "syntax error: unexpected token after '*'"
+		return pos, "syntax error: unexpected token after '*'", defines
 	}
 	if pos, tag := selfContaining(toks); tag != "" {
-		return pos, tag + " has a member of its own type (only a pointer to it may be)"
+		return pos, tag + " has a member of its own type (only a pointer to it may be)", defines
 	}
-	return ir.Pos{}, ""
+	return ir.Pos{}, "", defines
 }
 
-// badDirective finds a line that starts with '#' but names no directive (a
-// name or a line marker's number after the '#', or nothing): cTokens skips
-// such lines, but cc's preprocessor passes them on, and its parser can then
-// loop (##(* for example). It reports the '#' and false if it finds one.
-func badDirective(src string) (ir.Pos, bool) {
+// directives walks the lines that start with '#': it finds one that names no
+// directive (a name or a line marker's number after the '#', or nothing),
+// which cTokens skips but cc's preprocessor passes on, and its parser can
+// then loop on (##(* for example), reporting the '#' and false; and it says
+// whether the source defines a macro.
+func directives(src string) (bad ir.Pos, ok, defines bool) {
 	for i, line := range strings.Split(src, "\n") {
 		rest := strings.TrimLeft(line, " \t")
 		if !strings.HasPrefix(rest, "#") {
@@ -219,12 +224,15 @@ func badDirective(src string) (ir.Pos, bool) {
 		}
 		col := len(line) - len(rest) + 1
 		rest = strings.TrimLeft(rest[1:], " \t\r")
-		if rest == "" || rest[0] == '_' || rest[0] >= 'a' && rest[0] <= 'z' || rest[0] >= 'A' && rest[0] <= 'Z' || rest[0] >= '0' && rest[0] <= '9' {
-			continue
+		switch {
+		case strings.HasPrefix(rest, "define"):
+			defines = true
+		case rest == "" || rest[0] == '_' || rest[0] >= 'a' && rest[0] <= 'z' || rest[0] >= 'A' && rest[0] <= 'Z' || rest[0] >= '0' && rest[0] <= '9':
+		default:
+			return ir.Pos{Line: i + 1, Col: col}, false, defines
 		}
-		return ir.Pos{Line: i + 1, Col: col}, false
 	}
-	return ir.Pos{}, true
+	return ir.Pos{}, true, defines
 }
 
 // selfContaining finds a struct or union with a member of its own type, not
