@@ -113,8 +113,8 @@ func (m *machine) recv(n *Node, c int) {
 // ready cases (none drawn when one is ready) and performs it, then stores the
 // case's index, or len(Cases) for the default, into LHS.
 func (m *machine) selectCase(n *Node) {
-	var buf [8]int
-	ready := buf[:0]
+	var readyBuf, chanBuf [8]int
+	ready, chans := readyBuf[:0], chanBuf[:0] // the ready cases and their channels
 	for i, cs := range n.Cases {
 		ok, c := m.ready(cs)
 		if m.failed {
@@ -125,30 +125,24 @@ func (m *machine) selectCase(n *Node) {
 		m.access(send, Read, l)
 		m.access(recv, Read, l)
 		if ok {
-			ready = append(ready, i)
+			ready, chans = append(ready, i), append(chans, c)
 		}
 	}
-	chosen := len(n.Cases)
+	k := 0
 	switch {
-	case len(ready) == 1:
-		chosen = ready[0]
-	case len(ready) > 1:
-		k := int64(0)
-		if m.ch != nil {
-			k = m.ch.chooseChannel(0, int64(len(ready)-1))
-		}
-		chosen = ready[k]
-	case !n.Default:
+	case len(ready) > 1 && m.ch != nil:
+		k = int(m.ch.chooseChannel(0, int64(len(ready)-1)))
+	case len(ready) == 0 && !n.Default:
 		m.blocked(n)
 		return
 	}
-	if chosen < len(n.Cases) {
-		cs := n.Cases[chosen]
-		c := m.chanIndex(cs.Chan, cs.CIndex)
-		if cs.Op == OpSend {
-			m.send(cs, c, m.message(cs.Args))
+	chosen := len(n.Cases) // the default
+	if len(ready) > 0 {
+		chosen = ready[k]
+		if cs := n.Cases[chosen]; cs.Op == OpSend {
+			m.send(cs, chans[k], m.message(cs.Args))
 		} else {
-			m.recv(cs, c)
+			m.recv(cs, chans[k])
 		}
 		if m.failed {
 			return
@@ -159,29 +153,20 @@ func (m *machine) selectCase(n *Node) {
 	}
 }
 
-// selectAccesses appends what a select n of thread t's machine m accesses in
-// state s, enabled or not: both ends of every case's channel (read), and the
-// accesses of every ready case (channelAccesses: a probe covers every draw), or
-// of every case when none is ready (the accesses of the steps that would
-// enable one).
+// selectAccesses appends what the guard of a select n of thread t's machine m
+// reads in state s: both ends of every case's channel, and the accesses of the
+// step on each case's channel that would make the case ready
+// (channelAccesses). A probe of an enabled select runs its step instead.
 func (p *Program) selectAccesses(m *machine, n *Node, s State, buf []Access) []Access {
-	any := false
 	for _, cs := range n.Cases {
-		if ok, _ := m.ready(cs); ok && !m.failed {
-			any = true
-		}
-	}
-	for _, cs := range n.Cases {
-		ok, c := m.ready(cs)
+		c := m.chanIndex(cs.Chan, cs.CIndex)
 		if m.failed {
 			return buf
 		}
 		send, recv := p.ChannelEnds(c)
 		l := p.ChannelQueue(s, c)[0]
 		buf = append(buf, Access{send, Read, l}, Access{recv, Read, l})
-		if ok || !any {
-			buf = p.channelAccesses(cs.Op, s, c, buf)
-		}
+		buf = p.channelAccesses(cs.Op, s, c, buf)
 	}
 	return buf
 }
