@@ -267,7 +267,14 @@ func traceSteps(l *loaded, run *ir.Run, opts traceOptions) *replayed {
 		}
 		if ev.Violation != nil {
 			last := ev.Visits[len(ev.Visits)-1]
-			if last.Partner {
+			if ev.Partner >= 0 && ev.Violation.Thread == ev.Partner {
+				// The receiver failed inside the sender's step: its last
+				// statement, which comes before the sender's own.
+				for _, vis := range ev.Visits {
+					if vis.Partner {
+						last = vis
+					}
+				}
 				tmpl = p.Threads[ev.Partner].Template
 			}
 			if n := len(st.Folded); n > 0 && tmpl.Nodes[last.Node].Pos.Line == 0 {
