@@ -67,6 +67,11 @@ func Record(p *ir.Program, moves []ir.Move) (*Recording, error) {
 			switch ev.ChannelOp { // a select's entry node is neither
 			case ir.OpSend:
 				kind = "send"
+				if ev.Partner >= 0 {
+					// A rendezvous: the receive is the same step, recorded
+					// below as the receiver's process's event.
+					break
+				}
 				inFlight[ev.Channel] = append(inFlight[ev.Channel], append([]int64(nil), c...))
 			case ir.OpRecv:
 				kind = "recv"
@@ -84,6 +89,21 @@ func Record(p *ir.Program, moves []ir.Move) (*Recording, error) {
 		}
 		rec.Processes[proc].Events = append(rec.Processes[proc].Events, RecordedEvent{
 			Kind: kind, Text: text, Clock: append([]int64(nil), c...), State: memory(p, run.States[k+1], proc)})
+		if ev.Partner >= 0 {
+			// The receiver's side of a rendezvous: its own event, which
+			// knows everything the send knew. Within one process it is part
+			// of the send's event.
+			if q := p.ProcessOf(ev.Partner); q != proc {
+				cq := clocks[q]
+				cq[q]++
+				for j, v := range c {
+					cq[j] = max(cq[j], v)
+				}
+				rn := p.Threads[ev.Partner].Template.Transitions[ev.PartnerFrom].EntryNode()
+				rec.Processes[q].Events = append(rec.Processes[q].Events, RecordedEvent{
+					Kind: "recv", Text: rn.Text, Clock: append([]int64(nil), cq...), State: memory(p, run.States[k+1], q)})
+			}
+		}
 	}
 	return rec, nil
 }

@@ -109,6 +109,9 @@ func checkRecording(t *testing.T, what string, p *ir.Program, moves []ir.Move, r
 	for k, ev := range run.Events {
 		proc := p.ProcessOf(ev.Thread)
 		cut[proc]++
+		if ev.Partner >= 0 && p.ProcessOf(ev.Partner) != proc {
+			cut[p.ProcessOf(ev.Partner)]++ // a rendezvous: the receiver's event too
+		}
 		if !c.Consistent(cut) {
 			t.Fatalf("%s: after step %d the cut %v is not consistent", what, k+1, cut)
 		}
@@ -141,6 +144,15 @@ func checkRecording(t *testing.T, what string, p *ir.Program, moves []ir.Move, r
 	for _, ev := range run.Events {
 		proc := p.ProcessOf(ev.Thread)
 		done[proc]++
+		if q := p.ProcessOf(max(ev.Partner, 0)); ev.Partner >= 0 && q != proc {
+			// A rendezvous: the receiver's event knows the send.
+			done[q]++
+			if got := c.Clock(q, done[q])[proc]; got < done[proc] {
+				t.Fatalf("%s: a rendezvous receive by %s knows %d events of %s, but its message was handed over by event %d",
+					what, c.Procs[q].Name, got, c.Procs[proc].Name, done[proc])
+			}
+			continue
+		}
 		if ev.Channel < 0 {
 			continue
 		}

@@ -27,6 +27,11 @@ func Supported(p *ir.Program) error {
 		return &verify.UnsupportedError{Engine: engine, Msg: "a program lowered with phantom threads is for the random bug hunt only"}
 	}
 	for _, ch := range p.Channels {
+		if ch.Rendezvous() {
+			// A rendezvous step moves two threads (ir/rendezvous.go).
+			return &verify.UnsupportedError{Pos: ch.Pos, Engine: engine,
+				Msg: "channel " + ch.Name + " is a rendezvous (capacity 0), which is not supported yet (the explicit engine checks it: --engine explicit)"}
+		}
 		if ch.Lossy || ch.Unordered {
 			attr := "lossy"
 			if !ch.Lossy {

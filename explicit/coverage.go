@@ -55,6 +55,10 @@ func newCoverage(p *ir.Program) *coverage {
 func (c *coverage) add(ev *ir.Event, depth int) {
 	base := c.base[ev.Thread]
 	for _, v := range ev.Visits {
+		if v.Partner { // a rendezvous receiver's code (ir/rendezvous.go)
+			c.nodes.add(c.base[ev.Partner] + v.Node)
+			continue
+		}
 		c.nodes.add(base + v.Node)
 	}
 	if ev.Violation == nil {

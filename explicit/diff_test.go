@@ -51,7 +51,8 @@ const (
 
 // diffConfig is how seed's program of family fam is generated and checked. Most
 // programs use the family's configuration (every third channel program with
-// selects, lossy and unordered channels: progen.ChannelKinds); every fourth is lowered with
+// selects, lossy and unordered channels: progen.ChannelKinds; two in five of the
+// others with rendezvous channels: progen.Rendezvous); every fourth is lowered with
 // --no-fold, every seventh uses 8-bit integers, and every tenth may spin, so that
 // the depth bound cuts executions (a small depth keeps those searches small).
 // Every other unsafe program is checked at its least failing depth (boundary).
@@ -61,6 +62,9 @@ func diffConfig(fam family, seed uint64) (cfg progen.Config, depth int) {
 		cfg = progen.DistributedConfig()
 		if seed%3 == 1 {
 			cfg.Features |= progen.ChannelKinds
+		}
+		if seed%3 != 0 && seed%5 < 2 {
+			cfg.Features |= progen.Rendezvous
 		}
 	}
 	depth = verify.DefaultDepth
@@ -1069,6 +1073,7 @@ var featurePatterns = map[progen.Feature]*regexp.Regexp{
 	progen.Processes:     regexp.MustCompile(`(?m)^process \w+`),
 	progen.Channels:      regexp.MustCompile(`\bsend\(`),
 	progen.ChannelKinds:  regexp.MustCompile(`\bselect \{`),
+	progen.Rendezvous:    regexp.MustCompile(`capacity 0;`),
 	// Faults are counted by the run-time violations they cause, below.
 }
 

@@ -738,6 +738,7 @@ type lazySteps struct {
 
 type lazyStep struct {
 	thread, from, to int32
+	partnerTo        int32 // a rendezvous send's receiver's location after (ir.Event.PartnerTo)
 	acc0, acc1       int32 // accesses: acc[acc0:acc1]
 	val0, val1       int32 // nondeterministic values drawn: vals[val0:val1]
 }
@@ -747,7 +748,7 @@ func (r *lazySteps) reset() {
 }
 
 func (r *lazySteps) push(ev *ir.Event) {
-	st := lazyStep{thread: int32(ev.Thread), from: int32(ev.From), to: int32(ev.To),
+	st := lazyStep{thread: int32(ev.Thread), from: int32(ev.From), to: int32(ev.To), partnerTo: int32(ev.PartnerTo),
 		acc0: int32(len(r.acc)), val0: int32(len(r.vals))}
 	r.acc = append(r.acc, ev.Accesses...)
 	for _, c := range ev.Choices {

@@ -717,7 +717,7 @@ func (s *lazySearch) monotone(t *lazyVar, e int, acc []ir.Access) bool {
 func (s *lazySearch) matched(t *lazyVar, e int) bool {
 	run := t.node.run
 	st := &run.steps[e]
-	if int32(s.ev.To) != st.to {
+	if int32(s.ev.To) != st.to || int32(s.ev.PartnerTo) != st.partnerTo {
 		return false
 	}
 	acc := run.accesses(e)

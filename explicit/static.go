@@ -41,6 +41,10 @@ func staticTarget(n *ir.Node) bool {
 type footprint struct {
 	acc  [2]bitSet // indexed by ir.AccessKind
 	term bool
+	// port: the code reads its own thread's port (ir.PortLocation), which a
+	// rendezvous send that moves the thread writes. A flag for the same
+	// reason as term.
+	port bool
 }
 
 func newFootprint(p *ir.Program) footprint {
@@ -60,6 +64,7 @@ func (a *footprint) or(b *footprint) {
 	a.acc[ir.Read].or(b.acc[ir.Read])
 	a.acc[ir.Write].or(b.acc[ir.Write])
 	a.term = a.term || b.term
+	a.port = a.port || b.port
 }
 
 // staticInfo is what the persistent-set computation knows about the program
@@ -72,6 +77,8 @@ type staticInfo struct {
 	own    [][]footprint // thread, location: the transition's footprint
 	future [][]footprint // thread, location: every transition reachable from it, itself included
 	fails  [][]bool      // thread, location: some transition reachable from it may fail
+	// trFails: thread, location: the transition itself may fail.
+	trFails [][]bool
 	// ordered holds the locations whose conflicts order steps but are never
 	// races (ir.Program.OrderedLocation: channels' message slots). Two steps
 	// enabled in one state never conflict there, nor does a step enabled now
@@ -104,18 +111,21 @@ func (in *staticInfo) conflicts(a *footprint, ta int, b *footprint, tb int) bool
 		}
 	}
 	return a.term && b.touches(in.p.ThreadLocation(ta), ir.Write) ||
-		b.term && a.touches(in.p.ThreadLocation(tb), ir.Write)
+		b.term && a.touches(in.p.ThreadLocation(tb), ir.Write) ||
+		a.port && b.touches(in.p.PortLocation(ta), ir.Read) ||
+		b.port && a.touches(in.p.PortLocation(tb), ir.Read)
 }
 
 // accessesConflict reports whether a step of thread ta that made the accesses acc
 // may be dependent with code of thread tb that may access f.
 func (in *staticInfo) accessesConflict(acc []ir.Access, ta int, f *footprint, tb int) bool {
-	end := in.p.ThreadLocation(tb)
+	end, port := in.p.ThreadLocation(tb), in.p.PortLocation(tb)
 	for _, a := range acc {
 		if in.ordered.has(a.Loc) {
 			continue
 		}
-		if f.touches(a.Loc, a.Kind) || f.term && a.Loc == end && ir.Conflicts(a.Kind, ir.Write) {
+		if f.touches(a.Loc, a.Kind) || f.term && a.Loc == end && ir.Conflicts(a.Kind, ir.Write) ||
+			f.port && a.Loc == port && ir.Conflicts(a.Kind, ir.Read) {
 			return true
 		}
 	}
@@ -155,7 +165,7 @@ func (in *staticInfo) mayFail(t, loc int) bool { return in.fails[t][loc] }
 func analyze(p *ir.Program) *staticInfo {
 	n := len(p.Threads)
 	in := &staticInfo{p: p, own: make([][]footprint, n), future: make([][]footprint, n),
-		fails: make([][]bool, n), ordered: newBitSet(p.NumLocations())}
+		fails: make([][]bool, n), trFails: make([][]bool, n), ordered: newBitSet(p.NumLocations())}
 	for l := range p.NumLocations() {
 		if p.OrderedLocation(l) {
 			in.ordered.add(l)
@@ -186,7 +196,7 @@ func analyze(p *ir.Program) *staticInfo {
 			reach[tmpl] = r
 		}
 		if u, ok := shared[tmpl]; ok {
-			in.own[t], in.future[t], in.fails[t] = in.own[u], in.future[u], in.fails[u]
+			in.own[t], in.future[t], in.trFails[t] = in.own[u], in.future[u], in.trFails[u]
 			continue
 		}
 		if !usesTid(tmpl) {
@@ -227,6 +237,30 @@ func analyze(p *ir.Program) *staticInfo {
 			for _, i := range tr.Nodes {
 				trFails[l] = trFails[l] || nodeFails[i]
 			}
+			if tmpl.Receives {
+				own[l].port = true
+			}
+			for _, l2 := range tr.Succ {
+				// Arriving where the thread waits to receive on a
+				// rendezvous writes the receiving ends (ir/rendezvous.go).
+				if l2 < L && tmpl.Transitions[l2].Receives {
+					iv.arrival(tmpl.Transitions[l2].EntryNode(), &own[l])
+				}
+			}
+		}
+		in.own[t], in.future[t], in.trFails[t] = own, fut, trFails
+	}
+	in.linkHandoffs()
+	for t, th := range p.Threads {
+		tmpl := th.Template
+		if u, ok := shared[tmpl]; ok && u != t {
+			in.future[t], in.fails[t] = in.future[u], in.fails[u]
+			continue
+		}
+		L := len(tmpl.Transitions)
+		r := reach[tmpl]
+		own, fut, trFails := in.own[t], in.future[t], in.trFails[t]
+		for l := range L {
 			if hasInv && own[l].acc[ir.Write].intersects(watched) {
 				own[l].add(invLoc, ir.Write)
 				trFails[l] = true
@@ -241,7 +275,7 @@ func analyze(p *ir.Program) *staticInfo {
 				}
 			}
 		}
-		in.own[t], in.future[t], in.fails[t] = own, fut, fails
+		in.fails[t] = fails
 	}
 	in.indexThreads()
 	return in
@@ -936,6 +970,22 @@ func releases(p *ir.Program) [][]bool {
 					tab[i] = true
 				}
 			}
+			// Rendezvous (ir/rendezvous.go): arriving to receive enables
+			// senders; a send runs its receiver's code, which may write a
+			// guard or end the receiver.
+			for _, l := range tr.Succ {
+				if l < len(t.Transitions) && t.Transitions[l].Receives {
+					tab[i] = true
+				}
+			}
+			for _, h := range tr.Handoffs {
+				for _, v := range h.Writes {
+					tab[i] = tab[i] || guards[v]
+				}
+				for _, l := range h.Succ {
+					tab[i] = tab[i] || l == h.Template.Terminated() && joined[h.Template]
+				}
+			}
 			if joined[t] {
 				for _, l := range tr.Succ {
 					if l == t.Terminated() {
@@ -951,4 +1001,49 @@ func releases(p *ir.Program) [][]bool {
 		out[i] = byTemplate[th.Template]
 	}
 	return out
+}
+
+// arrival adds to fp what a step that arrives at receiving node n writes: the
+// receiving ends of the rendezvous channels n waits on (ir/rendezvous.go).
+func (iv *intervals) arrival(n *ir.Node, fp *footprint) {
+	cases := []*ir.Node{n}
+	if n.Op == ir.OpSelect {
+		cases = n.Cases
+	}
+	for _, c := range cases {
+		if c.Op == ir.OpRecv && c.Chan.Rendezvous() {
+			iv.reads(c.CIndex, fp)
+			iv.channels(c.Chan, c.CIndex, fp, ir.OpRecv)
+		}
+	}
+}
+
+// linkHandoffs adds to the footprint of every transition that may send on a
+// rendezvous channel what the receiving transitions it may run access
+// (ir.Transition.Handoffs), the receivers' ports and terminations, and that
+// it fails where they may.
+func (in *staticInfo) linkHandoffs() {
+	p := in.p
+	done := map[*footprint]bool{} // threads of a template without tid share own
+	for t, th := range p.Threads {
+		own := in.own[t]
+		if len(own) == 0 || done[&own[0]] {
+			continue
+		}
+		done[&own[0]] = true
+		for l, tr := range th.Template.Transitions {
+			for _, h := range tr.Handoffs {
+				for u := h.Template.First; u < h.Template.First+h.Template.Instances(); u++ {
+					f := &in.own[u][h.Index]
+					own[l].acc[ir.Read].or(f.acc[ir.Read])
+					own[l].acc[ir.Write].or(f.acc[ir.Write])
+					own[l].add(p.PortLocation(u), ir.Write)
+					if f.term {
+						own[l].add(p.ThreadLocation(u), ir.Write)
+					}
+					in.trFails[t][l] = in.trFails[t][l] || in.trFails[u][h.Index]
+				}
+			}
+		}
+	}
 }

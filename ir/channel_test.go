@@ -21,11 +21,14 @@ import (
 //   - if every conflict between them is on an ordered location (a message
 //     slot), e2's thread could not go first: the conflict is no race.
 func TestChannelIndependence(t *testing.T) {
-	pairs, ordered, selects := 0, 0, 0
-	for seed := range uint64(300) {
+	pairs, ordered, selects, handoffs := 0, 0, 0, 0
+	for seed := range uint64(450) {
 		cfg := progen.DistributedConfig()
 		if seed >= 150 { // and the same with selects, lossy and unordered channels (ir/select.go)
 			cfg.Features |= progen.ChannelKinds
+		}
+		if seed >= 300 { // and with rendezvous channels (ir/rendezvous.go)
+			cfg.Features |= progen.Rendezvous
 		}
 		src := progen.Generate(seed, cfg)
 		p, err := lang.Compile("gen.kb", []byte(src), lang.Config{})
@@ -56,6 +59,9 @@ func TestChannelIndependence(t *testing.T) {
 				if tr := p.Threads[cur.thread].Template.Transitions[cur.ev.From]; tr.EntryNode().Op == ir.OpSelect {
 					selects++
 				}
+				if cur.ev.Partner >= 0 {
+					handoffs++
+				}
 				if prev != nil && prev.thread != cur.thread {
 					pairs++
 					if !ir.Conflict(prev.ev.Accesses, cur.ev.Accesses) {
@@ -73,10 +79,12 @@ func TestChannelIndependence(t *testing.T) {
 			}
 		}
 	}
-	if pairs == 0 || ordered == 0 || selects == 0 {
-		t.Fatalf("%d consecutive pairs, %d ordered only, %d selects: the runs did not exercise the relation", pairs, ordered, selects)
+	if pairs == 0 || ordered == 0 || selects == 0 || handoffs == 0 {
+		t.Fatalf("%d consecutive pairs, %d ordered only, %d selects, %d rendezvous: the runs did not exercise the relation",
+			pairs, ordered, selects, handoffs)
 	}
-	t.Logf("%d consecutive pairs of steps, %d of them ordered by a message slot alone; %d select steps", pairs, ordered, selects)
+	t.Logf("%d consecutive pairs of steps, %d of them ordered by a message slot alone; %d select steps; %d rendezvous",
+		pairs, ordered, selects, handoffs)
 }
 
 // A step is one step of a run: the state before and after it, its thread, its

@@ -179,6 +179,12 @@ type Event struct {
 	ChannelOp OpKind
 	Message   []int64
 	Lost      bool // a send on a lossy channel lost its message
+
+	// Partner is the thread a send on a rendezvous channel handed its message
+	// to (-1: none); the step ran that thread's transition too, from
+	// PartnerFrom to PartnerTo (ir/rendezvous.go).
+	Partner                int
+	PartnerFrom, PartnerTo int
 }
 
 // A Visit is one node a step executed (recorded only with TraceLocals): the
@@ -187,6 +193,7 @@ type Event struct {
 // up to these are the node's own).
 type Visit struct {
 	Node        int
+	Partner     bool // a node of Event.Partner's template, not Event.Thread's
 	Taken       bool // OpBranch: the condition held; OpCas: the swap happened
 	Accesses    int
 	LocalWrites int
@@ -511,54 +518,14 @@ func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 	ev.LocalWrites = ev.LocalWrites[:0]
 	ev.Visits = ev.Visits[:0]
 	ev.Channel, ev.Message, ev.Lost = -1, ev.Message[:0], false
+	ev.Partner, ev.PartnerFrom, ev.PartnerTo = -1, 0, 0
 	ev.Violation = nil
-	m := p.newMachine(s, t, ch, ev)
-	tr := tmpl.Transitions[from]
-	m.logging = tr.InnerGuard
-	n := tr.Entry
-	for {
-		node := tmpl.Nodes[n]
-		m.inner = n != tr.Entry
-		next := m.exec(node)
-		if ev.TraceLocals {
-			ev.Visits = append(ev.Visits, Visit{Node: n, Taken: m.taken,
-				Accesses: len(ev.Accesses), LocalWrites: len(ev.LocalWrites)})
-		}
-		if m.failed {
-			v := m.viol // copied so that the machine itself stays on the stack
-			ev.Violation = &v
-			break
-		}
-		if m.stuck {
-			for i := len(m.undo) - 1; i >= 0; i-- {
-				s[m.undo[i].cell] = m.undo[i].old
-			}
-			reads := ev.Accesses[:0]
-			for _, a := range ev.Accesses {
-				if a.Kind == Read {
-					reads = append(reads, a)
-				}
-			}
-			ev.Accesses = reads
-			ev.To = tmpl.Stuck()
-			s[th.Base] = int64(ev.To)
-			break
-		}
-		if next == Exit {
-			ev.To = tmpl.Terminated()
-			s[th.Base] = int64(ev.To)
-			p.clearDead(s, th, ev.To)
-			ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(t), Write, 1})
-			break
-		}
-		if tmpl.Nodes[next].Cut {
-			ev.To = tmpl.loc[next]
-			s[th.Base] = int64(ev.To)
-			p.clearDead(s, th, ev.To)
-			break
-		}
-		n = next
+	if tmpl.Receives {
+		// Another thread's send may have moved this one (rendezvous.go).
+		ev.Accesses = append(ev.Accesses, Access{p.PortLocation(t), Read, 0})
 	}
+	m := p.newMachine(s, t, ch, ev)
+	ev.To = m.run(from)
 	if p.invariantReads != nil && ev.To != tmpl.Stuck() {
 		p.watchInvariants(s, t, ev, ev.Violation == nil)
 	}
@@ -566,6 +533,66 @@ func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 		ev.Choices = ch.Made
 	} else {
 		ev.Choices = ev.Choices[:0]
+	}
+}
+
+// run executes m's thread's transition at location from on m.s, recording
+// into m.ev, and returns the location it ends at, which it stores as the
+// thread's control location. A step that fails leaves the violation in
+// m.ev.Violation; one whose inner guard is false undoes its writes and ends
+// Stuck (Step).
+func (m *machine) run(from int) int {
+	p, s, ev, th := m.p, m.s, m.ev, m.th
+	tmpl := th.Template
+	tr := tmpl.Transitions[from]
+	m.logging = m.logging || tr.InnerGuard
+	acc0 := len(ev.Accesses)
+	n := tr.Entry
+	for {
+		node := tmpl.Nodes[n]
+		m.inner = n != tr.Entry
+		next := m.exec(node)
+		if ev.TraceLocals {
+			ev.Visits = append(ev.Visits, Visit{Node: n, Partner: m.partner, Taken: m.taken,
+				Accesses: len(ev.Accesses), LocalWrites: len(ev.LocalWrites)})
+		}
+		if m.failed {
+			v := m.viol // copied so that the machine itself stays on the stack
+			ev.Violation = &v
+			return from
+		}
+		if m.stuck {
+			for i := len(m.undo) - 1; i >= 0; i-- {
+				s[m.undo[i].cell] = m.undo[i].old
+			}
+			m.undo = m.undo[:0]
+			reads := ev.Accesses[:acc0]
+			for _, a := range ev.Accesses[acc0:] {
+				if a.Kind == Read {
+					reads = append(reads, a)
+				}
+			}
+			ev.Accesses = reads
+			s[th.Base] = int64(tmpl.Stuck())
+			return tmpl.Stuck()
+		}
+		if next == Exit {
+			to := tmpl.Terminated()
+			s[th.Base] = int64(to)
+			p.clearDead(s, th, to)
+			ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(th.ID), Write, 1})
+			return to
+		}
+		if tmpl.Nodes[next].Cut {
+			to := tmpl.loc[next]
+			s[th.Base] = int64(to)
+			p.clearDead(s, th, to)
+			if tmpl.Transitions[to].Receives {
+				m.markWaiting(tmpl.Transitions[to].EntryNode()) // it now waits there
+			}
+			return to
+		}
+		n = next
 	}
 }
 
@@ -593,6 +620,12 @@ type machine struct {
 	undo    []undoEntry
 	inner   bool
 	stuck   bool
+	// partner says that the machine runs a receiver's transition inside a
+	// sender's step on a rendezvous channel, and handoff is then the message
+	// it receives on channel number handoffChan (rendezvous.go).
+	partner     bool
+	handoff     []int64
+	handoffChan int
 }
 
 // newMachine returns a machine running thread t on s: its locals are the thread's

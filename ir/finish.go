@@ -81,8 +81,11 @@ func (p *Program) Finish() error {
 	p.chanBase, p.chanDecl = p.chanBase[:0], p.chanDecl[:0]
 	p.chanLoc, p.chanOfLoc = p.chanLoc[:0], p.chanOfLoc[:0]
 	for _, c := range p.Channels {
-		if c.Cap < 1 || len(c.Fields) == 0 {
+		if c.Cap < 0 || len(c.Fields) == 0 {
 			return fmt.Errorf("channel %s: capacity %d, %d fields", c.Name, c.Cap, len(c.Fields))
+		}
+		if c.Rendezvous() && (c.Lossy || c.Unordered) {
+			return fmt.Errorf("channel %s: a rendezvous (capacity 0) cannot be lossy or unordered", c.Name)
 		}
 		c.Offset = p.NumChannels
 		for range c.Count() {
@@ -125,6 +128,7 @@ func (p *Program) Finish() error {
 			return fmt.Errorf("thread %s: %w", t.Name, err)
 		}
 	}
+	p.linkRendezvous()
 	if err := p.checkInvariants(); err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ func (p *Program) InvariantLocation() (int, bool) {
 	if !p.invariantLoc {
 		return 0, false
 	}
-	return p.SharedSize + p.NumLocks + len(p.chanOfLoc) + len(p.Threads), true
+	return p.PortLocation(len(p.Threads)), true // after the ports
 }
 
 // ReadByInvariant reports whether location l is one an invariant may read.

@@ -7,8 +7,9 @@ import "fmt"
 //
 //	[0, SharedSize)                        shared cells (scalars and array elements)
 //	[SharedSize, SharedSize+NumLocks)      locks (a lock's owner)
-//	then 2+Cap per channel                 its sending end, its receiving end, its Cap message slots
+//	then 2+Cap per channel                 its sending end, its receiving end, its Cap message slots (none for a rendezvous)
 //	then one per thread                    the thread's termination status
+//	then one per thread                    its port: a rendezvous send that moves it (PortLocation)
 //	then, with invariants, one             "the invariants" (InvariantLocation)
 //
 // Engines ask Locate what a location is instead of doing this arithmetic.
@@ -32,9 +33,10 @@ const (
 	LocThread                   // a thread's termination status: written by its last step, read by join
 	LocChannel                  // a channel's end or message slot: written by send and recv, read by len
 	LocInvariant                // the invariants: written by every step that writes a location an invariant reads (invariant.go)
+	LocPort                     // a thread's port: written by a rendezvous send that moves it, read by its steps (rendezvous.go)
 )
 
-var locKindNames = [...]string{LocCell: "cell", LocLock: "lock", LocThread: "thread", LocChannel: "channel", LocInvariant: "invariant"}
+var locKindNames = [...]string{LocCell: "cell", LocLock: "lock", LocThread: "thread", LocChannel: "channel", LocInvariant: "invariant", LocPort: "port"}
 
 func (k LocKind) String() string {
 	if int(k) < len(locKindNames) {
@@ -53,8 +55,10 @@ func (p *Program) Locate(l int) (LocKind, int) {
 		return LocLock, l - p.SharedSize
 	case l < p.SharedSize+p.NumLocks+len(p.chanOfLoc):
 		return LocChannel, int(p.chanOfLoc[l-p.SharedSize-p.NumLocks])
-	case l >= p.ThreadLocation(len(p.Threads)):
+	case l >= p.PortLocation(len(p.Threads)):
 		return LocInvariant, 0
+	case l >= p.PortLocation(0):
+		return LocPort, l - p.PortLocation(0)
 	}
 	return LocThread, l - p.SharedSize - p.NumLocks - len(p.chanOfLoc)
 }
@@ -109,7 +113,7 @@ func (p *Program) ThreadLocation(t int) int {
 
 // NumLocations is the size of the location space.
 func (p *Program) NumLocations() int {
-	n := p.SharedSize + p.NumLocks + len(p.chanOfLoc) + len(p.Threads)
+	n := p.PortLocation(len(p.Threads))
 	if p.invariantLoc {
 		n++
 	}
@@ -154,6 +158,8 @@ func (p *Program) LocationName(l int) string {
 			return name
 		case LocThread:
 			return p.Threads[i].Name
+		case LocPort:
+			return p.Threads[i].Name + " (rendezvous port)"
 		case LocInvariant:
 			return "the invariants"
 		}

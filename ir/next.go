@@ -177,12 +177,53 @@ func (pr *Probe) guard(s State, t int, n *Node, buf []Access) []Access {
 	case OpSelect:
 		ev.Accesses = p.selectAccesses(&m, n, s, ev.Accesses)
 	}
+	if th.Template.Receives {
+		ev.Accesses = append(ev.Accesses, Access{p.PortLocation(t), Read, 0}) // a sender may move it
+	}
 	return ev.Accesses
 }
 
-// footprint appends thread t's transition tr's static footprint.
+// footprint appends thread t's transition tr's static footprint: its own,
+// and that of every receiving transition a rendezvous send in it may run
+// (Transition.Handoffs), with the receivers' ports.
 func (pr *Probe) footprint(t int, tr *Transition, buf []Access) []Access {
 	p := pr.p
+	buf = p.transitionFootprint(tr, buf)
+	if terminates(tr) {
+		buf = append(buf, Access{Loc: p.ThreadLocation(t), Kind: Write})
+	}
+	if tr.Template.Receives {
+		buf = append(buf, Access{Loc: p.PortLocation(t), Kind: Read})
+	}
+	for _, h := range tr.Handoffs {
+		buf = p.transitionFootprint(h, buf)
+		for u := h.Template.First; u < h.Template.First+h.Template.Instances(); u++ {
+			buf = append(buf, Access{Loc: p.PortLocation(u), Kind: Write})
+			if terminates(h) {
+				buf = append(buf, Access{Loc: p.ThreadLocation(u), Kind: Write})
+			}
+		}
+	}
+	if inv, ok := p.InvariantLocation(); ok && p.WritesInvariantReads(buf) {
+		buf = append(buf, Access{Loc: inv, Kind: Write}) // the visibility condition (invariant.go)
+	}
+	return buf
+}
+
+// terminates reports whether transition tr may end its thread.
+func terminates(tr *Transition) bool {
+	for _, l := range tr.Succ {
+		if l == tr.Template.Terminated() {
+			return true
+		}
+	}
+	return false
+}
+
+// transitionFootprint appends what transition tr's code may access, whichever
+// thread runs it: the cells, locks, terminations and channels of its static
+// footprint.
+func (p *Program) transitionFootprint(tr *Transition, buf []Access) []Access {
 	for _, v := range tr.Reads {
 		for c := range v.Cells() {
 			buf = append(buf, Access{Loc: p.CellLocation(v.Offset + c), Kind: Read})
@@ -210,15 +251,6 @@ func (pr *Probe) footprint(t int, tr *Transition, buf []Access) []Access {
 				buf = append(buf, Access{Loc: l, Kind: Write})
 			}
 		}
-	}
-	for _, l := range tr.Succ {
-		if l == tr.Template.Terminated() {
-			buf = append(buf, Access{Loc: p.ThreadLocation(t), Kind: Write})
-			break
-		}
-	}
-	if inv, ok := p.InvariantLocation(); ok && p.WritesInvariantReads(buf) {
-		buf = append(buf, Access{Loc: inv, Kind: Write}) // the visibility condition (invariant.go)
 	}
 	return buf
 }
@@ -250,6 +282,15 @@ func (pr *Probe) done(buf []Access) []Access {
 // accesses of the step that enables it.
 func (p *Program) channelAccesses(op OpKind, s State, c int, buf []Access) []Access {
 	send, recv := p.ChannelEnds(c)
+	if p.chanDecl[c].Rendezvous() {
+		// A send waits for a receiver (its arrival writes the receiving
+		// end); a receiver waits for a send, which writes the receiving end
+		// and the receiver's port (rendezvous.go; guard adds the port).
+		if op == OpSend {
+			return append(buf, Access{send, Write, 0}, Access{recv, Write, 0})
+		}
+		return append(buf, Access{recv, Read, 0})
+	}
 	l := int(p.ChannelQueue(s, c)[0])
 	h := p.ChannelHead(s, c)
 	switch ch := p.chanDecl[c]; {

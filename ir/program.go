@@ -91,12 +91,14 @@ func (m *Mutex) Count() int {
 // with the given field types. Channel i of the array is channel number Offset+i.
 // Its queue lives in the state as its length followed by Cap message slots, the
 // oldest message first; free slots hold zeros, so that equal queues are equal
-// states.
+// states. A channel of capacity 0 is a rendezvous: it holds no message, and a
+// send hands its message to a thread waiting to receive, in one step
+// (ir/rendezvous.go).
 type Channel struct {
 	Name   string
 	Len    int // 0 for a single channel
 	Fields []Type
-	Cap    int // K >= 1: most messages in flight
+	Cap    int // K >= 1: most messages in flight; 0: a rendezvous
 	Offset int
 	Pos    Pos
 	// Lossy: a send may lose its message (always when the channel is full),
@@ -112,6 +114,10 @@ func (c *Channel) Count() int {
 	}
 	return c.Len
 }
+
+// Rendezvous reports whether the channel has no buffer: a send and the
+// receive it meets are one step (ir/rendezvous.go).
+func (c *Channel) Rendezvous() bool { return c.Cap == 0 }
 
 // Stride is the number of State cells one channel of the declaration occupies.
 func (c *Channel) Stride() int { return 1 + c.Cap*len(c.Fields) }
@@ -385,8 +391,11 @@ type Template struct {
 
 	// Filled in by Program.Finish:
 	Transitions []*Transition // location i is Transitions[i]; location len(Transitions) is "terminated"
-	loc         []int         // node index -> location (-1 if not a cut point)
-	dead        [][]cellRange // per location: the frame cells a step arriving there clears (dead.go)
+	// Receives: some transition receives on a rendezvous channel, so another
+	// thread's step may move an instance (its steps read its port, PortLocation).
+	Receives bool
+	loc      []int         // node index -> location (-1 if not a cut point)
+	dead     [][]cellRange // per location: the frame cells a step arriving there clears (dead.go)
 }
 
 // Instances is the number of threads the template declares.
@@ -429,6 +438,14 @@ type Transition struct {
 	Locks         []*Mutex // lock/unlock operations
 	Joins         []*Template
 	Chans         []*Channel // send, recv and len
+	// Handoffs, for a transition that may send on a rendezvous channel, are
+	// the transitions of any template that may receive that message: the
+	// step runs the receiver's transition too (ir/rendezvous.go), so its
+	// static footprint includes theirs. Receives says whether the transition
+	// starts at a receive on a rendezvous channel, which another thread's
+	// send completes.
+	Handoffs []*Transition
+	Receives bool
 	// InnerGuard: an assume, a lock or a join of a thread value inside the
 	// transition's atomic section, after its first operation, may fail (find
 	// its condition false, the mutex held, the thread running); the step then

@@ -24,6 +24,15 @@ func (m *machine) ready(n *Node) (bool, int) {
 	if m.failed {
 		return true, 0
 	}
+	if n.Chan.Rendezvous() {
+		if n.Op == OpSend {
+			return m.readyRendezvous(c), c
+		}
+		return m.handoff != nil && c == m.handoffChan, c // moved by a sender only
+	}
+	if m.handoff != nil {
+		return false, c // a receiver moved by a sender takes the handed-over message
+	}
 	l := m.p.ChannelQueue(m.s, c)[0]
 	if n.Op == OpSend && n.Chan.Lossy {
 		return true, c // a full lossy channel loses the message
@@ -38,6 +47,9 @@ func (m *machine) waitsOnChannel(n *Node) string {
 	if m.failed {
 		return ""
 	}
+	if n.Chan.Rendezvous() {
+		return m.waitsForRendezvous(n, c)
+	}
 	name := m.p.LocationName(m.p.ChannelLocation(c))
 	if n.Op == OpSend {
 		return fmt.Sprintf("channel %s, which is full (%d messages)", name, n.Chan.Cap)
@@ -49,6 +61,10 @@ func (m *machine) waitsOnChannel(n *Node) string {
 // message is lost when the channel is full, and may be (a draw, 1: lost)
 // when it is not.
 func (m *machine) send(n *Node, c int, msg []int64) {
+	if n.Chan.Rendezvous() {
+		m.handOff(n, c, msg)
+		return
+	}
 	q := m.p.ChannelQueue(m.s, c)
 	f := len(n.Chan.Fields)
 	m.ev.Channel, m.ev.ChannelOp = c, OpSend
@@ -80,6 +96,12 @@ func (m *machine) send(n *Node, c int, msg []int64) {
 // recv node n.
 func (m *machine) recv(n *Node, c int) {
 	p := m.p
+	if n.Chan.Rendezvous() {
+		if !m.takeHandoff(n, c) {
+			m.blocked(n)
+		}
+		return
+	}
 	q := p.ChannelQueue(m.s, c)
 	f := len(n.Chan.Fields)
 	if q[0] == 0 {
@@ -135,6 +157,9 @@ func (m *machine) selectCase(n *Node) {
 	case len(ready) == 0 && !n.Default:
 		m.blocked(n)
 		return
+	}
+	if !m.partner {
+		m.markWaiting(n) // a select that waited to receive on a rendezvous stops
 	}
 	chosen := len(n.Cases) // the default
 	if len(ready) > 0 {

@@ -257,11 +257,16 @@ func (c *checker) checkChannels() {
 			ch.fields = append(ch.fields, typeOf(f))
 		}
 		if n, ok := c.constInt(nil, d.Cap, "capacity of channel "+ch.id.Name); ok {
-			if n < 1 {
-				c.errorf(d.Cap.Pos(), "capacity of channel %s must be at least 1, is %d", ch.id.Name, n)
-			} else if n > MaxArraySize {
+			switch {
+			case n < 0:
+				c.errorf(d.Cap.Pos(), "capacity of channel %s must be at least 0, is %d", ch.id.Name, n)
+			case n == 0 && d.Lossy.IsValid():
+				c.errorf(d.Lossy, "channel %s is a rendezvous (capacity 0): it holds no message to lose", ch.id.Name)
+			case n == 0 && d.Unordered.IsValid():
+				c.errorf(d.Unordered, "channel %s is a rendezvous (capacity 0): it holds no messages to reorder", ch.id.Name)
+			case n > MaxArraySize:
 				c.errorf(d.Cap.Pos(), "capacity of channel %s too large: %d (limit %d)", ch.id.Name, n, MaxArraySize)
-			} else {
+			default:
 				ch.capacity = int(n)
 			}
 		}

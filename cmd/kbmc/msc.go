@@ -84,6 +84,9 @@ func buildChart(l *loaded, res *verify.Result, opts traceOptions) *chart {
 	var threads []int
 	for _, st := range steps {
 		threads = append(threads, st.ThreadID)
+		if st.Partner != "" {
+			threads = append(threads, st.PartnerID)
+		}
 	}
 	for _, w := range waiting {
 		threads = append(threads, w.id)
@@ -115,7 +118,20 @@ func buildChart(l *loaded, res *verify.Result, opts traceOptions) *chart {
 		if m.failed {
 			m.text = "fails: " + m.text
 		}
-		if st.Sent != nil {
+		if st.Sent != nil && st.Partner != "" {
+			// A rendezvous: the receiver's mark stands in the same row.
+			m.send = true
+			c.messages = append(c.messages, chartMessage{from: len(c.marks), to: len(c.marks) + 1,
+				channel: st.Sent.Channel, fields: st.Sent.String()})
+			c.marks = append(c.marks, m)
+			m = chartMark{row: c.rows, lane: lane[st.PartnerID], step: st.Step, receive: true, detail: m.detail}
+			for _, f := range st.Folded {
+				if f.Thread == st.Partner {
+					m.text = f.Text
+					break
+				}
+			}
+		} else if st.Sent != nil {
 			m.send = true
 			if !st.Sent.Lost {
 				inFlight[st.Sent.Channel] = append(inFlight[st.Sent.Channel], len(c.messages))

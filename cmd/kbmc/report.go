@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -34,6 +35,11 @@ type traceStep struct {
 	Unlocked string        `json:"unlocked,omitempty"`
 	Sent     *traceMessage `json:"sent,omitempty"`
 	Received *traceMessage `json:"received,omitempty"`
+	// Partner is the thread a send on a rendezvous channel handed its
+	// message to: the step ran its receive and the code after it too (the
+	// Folded statements with its name).
+	Partner   string `json:"partner,omitempty"`
+	PartnerID int    `json:"-"`
 	// Folded are the further statements the step ran: with local folding a step
 	// runs its visible operation and the local code after it.
 	Folded []traceStatement `json:"folded,omitempty"`
@@ -47,13 +53,16 @@ type traceStep struct {
 type traceStatement struct {
 	// Declares: the statement declares the local it assigns (int i = 0),
 	// which the text trace shows again only when the value changes (printSteps).
-	Declares bool           `json:"-"`
-	Failed   bool           `json:"failed,omitempty"`
-	Pos      string         `json:"pos"`
-	Text     string         `json:"text"`
-	Branch   *bool          `json:"branch,omitempty"`
-	Reads    map[string]any `json:"reads,omitempty"`
-	Writes   map[string]any `json:"writes,omitempty"`
+	Declares bool `json:"-"`
+	Failed   bool `json:"failed,omitempty"`
+	// Thread names the rendezvous partner that ran the statement inside the
+	// sender's step (traceStep.Partner); empty for the step's own thread.
+	Thread string         `json:"thread,omitempty"`
+	Pos    string         `json:"pos"`
+	Text   string         `json:"text"`
+	Branch *bool          `json:"branch,omitempty"`
+	Reads  map[string]any `json:"reads,omitempty"`
+	Writes map[string]any `json:"writes,omitempty"`
 }
 
 // traceMessage is a message a step sent or received, on which channel.
@@ -171,8 +180,15 @@ func traceSteps(l *loaded, run *ir.Run, opts traceOptions) *replayed {
 				}
 			}
 		}
-		acc, loc := 0, 0
-		for vi, vis := range ev.Visits {
+		if ev.Partner >= 0 {
+			st.Partner, st.PartnerID = p.Threads[ev.Partner].Name, ev.Partner
+		}
+		acc, loc, vi := 0, 0, -1
+		for _, vis := range ev.Visits {
+			tmpl := tmpl
+			if vis.Partner {
+				tmpl = p.Threads[ev.Partner].Template
+			}
 			node := tmpl.Nodes[vis.Node]
 			reads, writes := map[string]any{}, map[string]any{}
 			for _, a := range ev.Accesses[acc:vis.Accesses] {
@@ -215,6 +231,14 @@ func traceSteps(l *loaded, run *ir.Run, opts traceOptions) *replayed {
 				b := vis.Taken
 				branch = &b
 			}
+			if vis.Partner {
+				if node.Text != "" && node.Op != ir.OpNop {
+					st.Folded = append(st.Folded, traceStatement{Thread: st.Partner, Pos: posText(l, node.Pos), Text: node.Text,
+						Branch: branch, Reads: nonEmpty(reads), Writes: nonEmpty(writes), Declares: declares(node)})
+				}
+				continue
+			}
+			vi++ // the thread's own statements: a handoff's come first
 			if vi == 0 || node.Text == "" || node.Op == ir.OpNop {
 				// The first statement, and nodes without source text of
 				// their own, belong to the step's line.
@@ -243,6 +267,16 @@ func traceSteps(l *loaded, run *ir.Run, opts traceOptions) *replayed {
 		}
 		if ev.Violation != nil {
 			last := ev.Visits[len(ev.Visits)-1]
+			if ev.Partner >= 0 && ev.Violation.Thread == ev.Partner {
+				// The receiver failed inside the sender's step: its last
+				// statement, which comes before the sender's own.
+				for _, vis := range ev.Visits {
+					if vis.Partner {
+						last = vis
+					}
+				}
+				tmpl = p.Threads[ev.Partner].Template
+			}
 			if n := len(st.Folded); n > 0 && tmpl.Nodes[last.Node].Pos.Line == 0 {
 				st.Failed = true
 			} else if n > 0 && posText(l, tmpl.Nodes[last.Node].Pos) == st.Folded[n-1].Pos {
@@ -425,7 +459,7 @@ func printSteps(w io.Writer, steps []traceStep, opts traceOptions) {
 	// declaration is shown again only when it gives its variable another
 	// value than the last time its thread ran it (docs/output.md).
 	type declaration struct {
-		thread int
+		thread string
 		pos    string
 	}
 	declared := map[declaration]string{}
@@ -445,7 +479,7 @@ func printSteps(w io.Writer, steps []traceStep, opts traceOptions) {
 		fmt.Fprintln(tw, line)
 		for _, f := range st.Folded {
 			if f.Declares && !f.Failed {
-				at, values := declaration{st.ThreadID, f.Pos}, valuesOf(f.Writes, f.Reads)
+				at, values := declaration{cmp.Or(f.Thread, st.Thread), f.Pos}, valuesOf(f.Writes, f.Reads)
 				if last, ok := declared[at]; ok && last == values {
 					repeated++
 					continue
@@ -456,7 +490,7 @@ func printSteps(w io.Writer, steps []traceStep, opts traceOptions) {
 			if f.Branch != nil {
 				text += fmt.Sprintf(" → %v", *f.Branch)
 			}
-			line := fmt.Sprintf("  \t\t%s\t  %s\t%s\t", shortPos(f.Pos), text, valuesOf(f.Writes, f.Reads))
+			line := fmt.Sprintf("  \t%s\t%s\t  %s\t%s\t", f.Thread, shortPos(f.Pos), text, valuesOf(f.Writes, f.Reads))
 			if opts.threads {
 				line += "\t"
 			}
@@ -514,6 +548,8 @@ func valuesText(st traceStep) string {
 	switch {
 	case st.Sent != nil && st.Sent.Lost:
 		parts = append(parts, fmt.Sprintf("lost %s on %s", st.Sent, st.Sent.Channel))
+	case st.Sent != nil && st.Partner != "":
+		parts = append(parts, fmt.Sprintf("handed %s to %s on %s", st.Sent, st.Partner, st.Sent.Channel))
 	case st.Sent != nil:
 		parts = append(parts, fmt.Sprintf("sent %s on %s", st.Sent, st.Sent.Channel))
 	}

@@ -278,6 +278,9 @@ func (g *gen) newChannel(n int) *channel {
 	if g.has(ChannelKinds) && g.chance(0.15) {
 		attrs += " unordered"
 	}
+	if g.has(Rendezvous) && attrs == "" && g.chance(0.4) {
+		c.cap, capText = 0, "0"
+	}
 	c.decl = fmt.Sprintf("chan (%s) %s%s capacity %s%s;", strings.Join(types, ", "), c.name, size, capText, attrs)
 	g.chans = append(g.chans, c)
 	return c

@@ -37,12 +37,16 @@ const (
 	// lossy and unordered channels. Not in AllFeatures: the symbolic engine
 	// encodes none of them.
 	ChannelKinds Feature = Channels << 1
+	// Rendezvous: now and then a channel of capacity 0, whose send and
+	// receive are one step (with Channels). Not in AllFeatures: the symbolic
+	// engine does not encode it.
+	Rendezvous Feature = ChannelKinds << 1
 )
 
 var featureNames = []string{
 	"arrays", "mutexes", "cas", "await", "assume", "nondet", "loops", "branches",
 	"atomic", "templates", "join", "yield", "funcs", "asserts", "consts", "faults",
-	"spin-loops", "shared-indices", "processes", "channels", "channel-kinds",
+	"spin-loops", "shared-indices", "processes", "channels", "channel-kinds", "rendezvous",
 }
 
 // FeatureList returns every single feature, in the order of their declaration.

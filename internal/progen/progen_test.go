@@ -172,10 +172,10 @@ func TestFeatureString(t *testing.T) {
 			t.Errorf("%#x: %q, want %q", uint32(tc.f), got, tc.want)
 		}
 	}
-	if n := len(FeatureList()); n != len(featureNames) || FeatureList()[n-1] != ChannelKinds {
+	if n := len(FeatureList()); n != len(featureNames) || FeatureList()[n-1] != Rendezvous {
 		t.Errorf("FeatureList() = %v", FeatureList())
 	}
-	if AllFeatures.String() != strings.Join(featureNames[:len(featureNames)-1], "|") {
+	if AllFeatures.String() != strings.Join(featureNames[:len(featureNames)-2], "|") {
 		t.Errorf("AllFeatures = %s", AllFeatures)
 	}
 }
