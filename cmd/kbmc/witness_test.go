@@ -20,11 +20,11 @@ func TestWitness(t *testing.T) {
 		args []string // engine flags
 		kind string
 	}{
-		{"c-threads-in-loop.c", nil, "reach-error"},                        // threads created in a loop
-		{"c-nondet-bool.c", nil, "reach-error"},                            // a nondet value
+		{"c-threads-in-loop.c", nil, "reach-error"},                         // threads created in a loop
+		{"c-nondet-bool.c", nil, "reach-error"},                             // a nondet value
 		{"c-nondet-int.c", []string{"--engine", "symbolic"}, "reach-error"}, // a full-range nondet, a mutex
 		{"c-trylock-ignored.c", []string{"--algo", "dpor"}, "reach-error"},  // mutexes, another search
-		{"c-pthread-exit-main.c", nil, "reach-error"},                      // a thread created by a thread
+		{"c-pthread-exit-main.c", nil, "reach-error"},                       // a thread created by a thread
 		{"c-null-deref.c", nil, "invalid-deref"},
 		{"c-double-free.c", nil, "invalid-free"},
 	} {
