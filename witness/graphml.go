@@ -16,8 +16,9 @@ import (
 // step draws and each thread it creates follows on an edge of its own
 // (assumption "\result == v;" with assumption.resultfunction, or
 // createThread), with the same threadId. Read relies on that shape: an edge
-// with createThread or assumption.resultfunction continues the step before it,
-// every other edge starts a step.
+// with createThread or an assumption continues the step before it, every
+// other edge starts a step. The initial value of an uninitialized local, which
+// no call returns, is an assumption "x == v;" on the edge of its declaration.
 
 type gmlKey struct {
 	ID      string `xml:"id,attr"`
@@ -117,7 +118,9 @@ func WriteGraphML(out io.Writer, w *Witness) error {
 		edge(data...)
 		for _, m := range st.Marks {
 			line := gmlData{"startline", strconv.Itoa(m.At.Line)}
-			if m.Draw {
+			if m.Draw && m.Variable != "" {
+				edge(line, gmlData{"threadId", tid}, gmlData{"assumption", fmt.Sprintf("%s == %d;", m.Variable, m.Value)})
+			} else if m.Draw {
 				edge(line, gmlData{"threadId", tid},
 					gmlData{"assumption", fmt.Sprintf(`\result == %d;`, m.Value)},
 					gmlData{"assumption.resultfunction", m.Function})
@@ -140,8 +143,9 @@ func WriteGraphML(out io.Writer, w *Witness) error {
 	return err
 }
 
-// resultAssumption is the assumption kbmc writes for a drawn value.
-var resultAssumption = regexp.MustCompile(`^\s*\\result\s*==\s*(-?[0-9]+)\s*;?\s*$`)
+// resultAssumption is the assumption kbmc writes for a drawn value: the
+// value a nondet call returns, or an uninitialized local holds.
+var resultAssumption = regexp.MustCompile(`^\s*(\\result|[A-Za-z_][A-Za-z0-9_]*)\s*==\s*(-?[0-9]+)\s*;?\s*$`)
 
 // readGraphML parses a GraphML witness with a single path from its entry node
 // to its violation node, as kbmc writes them.
@@ -245,7 +249,8 @@ func (w *Witness) addEdge(data []gmlData, get func([]gmlData, string) (string, b
 			return fmt.Errorf("startline %q is not a line number", s)
 		}
 	}
-	fn, isResult := get(data, "assumption.resultfunction")
+	fn, _ := get(data, "assumption.resultfunction")
+	_, isResult := get(data, "assumption")
 	created, isCreate := get(data, "createThread")
 	if !isResult && !isCreate {
 		st := Step{Thread: tid, At: Location{Line: line}}
@@ -262,13 +267,16 @@ func (w *Witness) addEdge(data []gmlData, get func([]gmlData, string) (string, b
 	if isResult {
 		a, _ := get(data, "assumption")
 		sub := resultAssumption.FindStringSubmatch(a)
-		if sub == nil {
-			return fmt.Errorf(`assumption %q: want "\result == VALUE;"`, a)
+		if sub == nil || (sub[1] == `\result`) != (fn != "") {
+			return fmt.Errorf(`assumption %q: want "\result == VALUE;" with assumption.resultfunction, or "LOCAL == VALUE;"`, a)
 		}
-		if m.Value, err = strconv.ParseInt(sub[1], 10, 64); err != nil {
+		if m.Value, err = strconv.ParseInt(sub[2], 10, 64); err != nil {
 			return fmt.Errorf("assumption %q: %v", a, err)
 		}
 		m.Draw, m.Function = true, fn
+		if fn == "" {
+			m.Variable = sub[1]
+		}
 	} else if m.Create, err = strconv.Atoi(created); err != nil {
 		return fmt.Errorf("createThread %q is not a thread number", created)
 	}

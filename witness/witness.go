@@ -55,9 +55,13 @@ type Mark struct {
 	// Create is the thread a pthread_create starts (when Draw is false).
 	Create int
 	// Draw: the step draws Value, the return value of Function (a
-	// __VERIFIER_nondet_* call at At).
+	// __VERIFIER_nondet_* call at At), or, when Variable is set, the value of
+	// an uninitialized local declared at At, which holds from Next on (the
+	// statement after the declaration).
 	Draw     bool
 	Function string
+	Variable string
+	Next     Location
 	Value    int64
 }
 
@@ -207,12 +211,21 @@ func step(p *ir.Program, ev *ir.Event, created map[*ir.Pool][]int) (Step, error)
 				if x.Op != ir.ENondet {
 					return true
 				}
-				name := nondetCall.FindString(x.Text)
-				if name == "" {
-					err = fmt.Errorf("%w: line %d draws a value no __VERIFIER_nondet_* call returns (%s)", ErrInexpressible, x.Pos.Line, x.Text)
+				m := Mark{Draw: true, Value: ev.Choices[draws].Value}
+				if m.Function = nondetCall.FindString(x.Text); m.Function != "" {
+					m.At = callEnd(x)
+				} else if v := uninitialized(n, x); v != "" {
+					m.Variable = v
+					m.At = Location{Line: n.Pos.Line, Column: n.Pos.Col}
+					m.Next = m.At
+					if n.Next >= 0 && n.Next < len(t.Nodes) {
+						m.Next = Location{Line: t.Nodes[n.Next].Pos.Line, Column: t.Nodes[n.Next].Pos.Col}
+					}
+				} else {
+					err = fmt.Errorf("%w: line %d draws a value neither a __VERIFIER_nondet_* call returns nor a local holds (%s)", ErrInexpressible, x.Pos.Line, x.Text)
 					return false
 				}
-				st.Marks = append(st.Marks, Mark{At: callEnd(x), Draw: true, Function: name, Value: ev.Choices[draws].Value})
+				st.Marks = append(st.Marks, m)
 				draws++
 				return true
 			})
@@ -232,6 +245,22 @@ func step(p *ir.Program, ev *ir.Event, created map[*ir.Pool][]int) (Step, error)
 	}
 	return st, nil
 }
+
+// uninitialized is the name of the local whose indeterminate initial value
+// node n draws with x (cfront gives an uninitialized local any value of its
+// type at its declaration), or "".
+func uninitialized(n *ir.Node, x *ir.Expr) string {
+	if n.Op != ir.OpAssign || n.X != x || n.LHS == nil || n.LHS.Var == nil || n.LHS.Index != nil {
+		return ""
+	}
+	name, _, _ := strings.Cut(n.LHS.Var.Name, "#") // i#2: the second local i
+	if !cIdentifier.MatchString(name) {
+		return ""
+	}
+	return name
+}
+
+var cIdentifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // poolOf is the pool a created thread's template is a slot of.
 func poolOf(p *ir.Program, t *ir.Template) *ir.Pool {

@@ -290,9 +290,9 @@ func checkYAML(t *testing.T, data []byte) {
 	}
 }
 
-// TestInexpressible: a value that no __VERIFIER_nondet call returns (an
-// uninitialized local's) has no place in either format; Build says so.
-func TestInexpressible(t *testing.T) {
+// TestUninitialized: the value of an uninitialized local, which no call
+// returns, is an assumption on the local: it reads back and replays.
+func TestUninitialized(t *testing.T) {
 	src := `extern void reach_error(void);
 int main(void) {
     unsigned char c;
@@ -300,8 +300,35 @@ int main(void) {
     return 0;
 }
 `
-	p, run, _ := counterexample(t, src)
-	if _, _, err := Build(p, moves(run)); !errors.Is(err, ErrInexpressible) {
+	p, w := sample(t, src)
+	var buf bytes.Buffer
+	for _, f := range []Format{GraphML, YAML} {
+		buf.Reset()
+		if err := Write(&buf, f, w); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), "c == 3") {
+			t.Errorf("%s: no assumption c == 3:\n%s", f, buf.String())
+		}
+		back, err := Read(buf.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		moves, err := back.Schedule(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := p.Confirm(moves, ir.ReachError); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// TestInexpressible: a counterexample without a violation has no witness.
+func TestInexpressible(t *testing.T) {
+	p, run, _ := counterexample(t, drawSrc)
+	ms := moves(run)
+	if _, _, err := Build(p, ms[:len(ms)-1]); !errors.Is(err, ErrInexpressible) {
 		t.Errorf("Build: %v, want ErrInexpressible", err)
 	}
 }
@@ -324,6 +351,7 @@ func TestMalformed(t *testing.T) {
 		{"bad thread", strings.Replace(gml, `<data key="threadId">0</data>`, `<data key="threadId">main</data>`, 1), "not a thread number"},
 		{"no thread", strings.Replace(gml, `<data key="threadId">0</data>`, "", 1), "no threadId"},
 		{"bad assumption", strings.Replace(gml, `\result == 7;`, `x == 7;`, 1), "want"},
+		{"bad value", strings.Replace(gml, `\result == 7;`, `\result == 99999999999999999999;`, 1), "out of range"},
 		{"branching path", strings.Replace(gml, `source="N1"`, `source="N0"`, 1), "two outgoing edges"},
 		{"not YAML", "- [", "YAML"},
 		{"two entries", yml + strings.Replace(yml, "- entry_type", "- entry_type", 1), "2 entries"},

@@ -15,7 +15,9 @@ import (
 // nothing). A step of the schedule is an assumption waypoint "1" at the
 // statement the step starts with, or, for a created thread's first step, a
 // function_enter waypoint of its start routine; each value it draws follows
-// as a function_return waypoint "\result == v" (ACSL) at the nondet call; the
+// as a function_return waypoint "\result == v" (ACSL) at the nondet call, or,
+// for an uninitialized local, an assumption "x == v" at the statement after
+// its declaration; the
 // violation is the final target waypoint. Every waypoint names its thread in
 // thread_id, which format 2.2 adds for concurrent programs; version 2.0 has
 // no thread information (docs/decisions.md, "Violation witnesses").
@@ -102,7 +104,10 @@ func WriteYAML(out io.Writer, w *Witness) error {
 			add(yamlWaypoint{Type: "assumption", Location: loc(st.At), Constraint: &yamlConstraint{Value: "1", Format: "c_expression"}}, st.Thread)
 		}
 		for _, m := range st.Marks {
-			if m.Draw {
+			if m.Draw && m.Variable != "" {
+				add(yamlWaypoint{Type: "assumption", Location: loc(m.Next),
+					Constraint: &yamlConstraint{Value: fmt.Sprintf("%s == %d", m.Variable, m.Value), Format: "c_expression"}}, st.Thread)
+			} else if m.Draw {
 				add(yamlWaypoint{Type: "function_return", Location: loc(m.At),
 					Constraint: &yamlConstraint{Value: fmt.Sprintf(`\result == %d`, m.Value), Format: "acsl_expression"}}, st.Thread)
 			}
@@ -165,14 +170,29 @@ func readYAML(data []byte) (*Witness, error) {
 		}
 		tid := *wp.ThreadID
 		l := Location{Line: wp.Location.Line, Column: wp.Location.Column, Function: wp.Location.Function}
-		switch wp.Type {
-		case "assumption", "function_enter":
+		uninit := wp.Type == "assumption" && wp.Constraint != nil && strings.TrimSpace(wp.Constraint.Value) != "1"
+		switch {
+		case uninit:
+			if len(w.Steps) == 0 || w.Steps[len(w.Steps)-1].Thread != tid {
+				return nil, fmt.Errorf("YAML: segment %d: a local's value belongs to the step before it, of the same thread", i+1)
+			}
+			sub := resultAssumption.FindStringSubmatch(wp.Constraint.Value)
+			if sub == nil || sub[1] == `\result` {
+				return nil, fmt.Errorf(`YAML: segment %d: constraint %q: want "1" or "LOCAL == VALUE"`, i+1, wp.Constraint.Value)
+			}
+			var v int64
+			if _, err := fmt.Sscan(sub[2], &v); err != nil {
+				return nil, fmt.Errorf("YAML: segment %d: constraint %q: %v", i+1, wp.Constraint.Value, err)
+			}
+			st := &w.Steps[len(w.Steps)-1]
+			st.Marks = append(st.Marks, Mark{Next: l, Draw: true, Variable: sub[1], Value: v})
+		case wp.Type == "assumption", wp.Type == "function_enter":
 			st := Step{Thread: tid, At: l}
 			if wp.Type == "function_enter" {
 				st.Enter = l.Function
 			}
 			w.Steps = append(w.Steps, st)
-		case "function_return":
+		case wp.Type == "function_return":
 			if len(w.Steps) == 0 || w.Steps[len(w.Steps)-1].Thread != tid {
 				return nil, fmt.Errorf("YAML: segment %d: a function_return belongs to the step before it, of the same thread", i+1)
 			}
@@ -180,16 +200,16 @@ func readYAML(data []byte) (*Witness, error) {
 				return nil, fmt.Errorf(`YAML: segment %d: function_return without a constraint "\result == VALUE"`, i+1)
 			}
 			sub := resultAssumption.FindStringSubmatch(wp.Constraint.Value)
-			if sub == nil {
+			if sub == nil || sub[1] != `\result` {
 				return nil, fmt.Errorf(`YAML: segment %d: constraint %q: want "\result == VALUE"`, i+1, wp.Constraint.Value)
 			}
 			var v int64
-			if _, err := fmt.Sscan(sub[1], &v); err != nil {
+			if _, err := fmt.Sscan(sub[2], &v); err != nil {
 				return nil, fmt.Errorf("YAML: segment %d: constraint %q: %v", i+1, wp.Constraint.Value, err)
 			}
 			st := &w.Steps[len(w.Steps)-1]
 			st.Marks = append(st.Marks, Mark{At: l, Draw: true, Value: v})
-		case "target":
+		case wp.Type == "target":
 			target = true
 			w.Target, w.TargetThread = l, tid
 		default:
