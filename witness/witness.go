@@ -129,8 +129,8 @@ var nondetCall = regexp.MustCompile(`^__VERIFIER_nondet_[A-Za-z0-9_]+`)
 // in a violation: one Step per move. It replays the schedule itself, without
 // keeping its states (a bug hunt's counterexamples have thousands of steps),
 // and returns the violation it ends in. It fails with ErrInexpressible when a
-// step draws a value that no __VERIFIER_nondet_* call returns (an
-// uninitialized local's), which neither format can state as a return value.
+// step draws a value that neither a __VERIFIER_nondet_* call returns nor an
+// uninitialized local holds, which neither format can state.
 func Build(p *ir.Program, moves []ir.Move) ([]Step, *ir.Violation, error) {
 	if len(moves) == 0 {
 		return nil, nil, fmt.Errorf("%w: the counterexample has no steps", ErrInexpressible)
@@ -138,10 +138,12 @@ func Build(p *ir.Program, moves []ir.Move) ([]Step, *ir.Violation, error) {
 	s := p.Initial()
 	var flags []int // the cells saying whether a created thread has started
 	var slots []*ir.Template
+	var pools []*ir.Pool // of each slot
 	for _, pool := range p.Pools {
 		for _, slot := range pool.Slots {
 			flags = append(flags, slot.Start.Offset+ir.StartFlag)
 			slots = append(slots, slot)
+			pools = append(pools, pool)
 		}
 	}
 	was := make([]int64, len(flags))
@@ -167,8 +169,7 @@ func Build(p *ir.Program, moves []ir.Move) ([]Step, *ir.Violation, error) {
 		created := map[*ir.Pool][]int{}
 		for k, f := range flags {
 			if was[k] == 0 && s[f] != 0 {
-				pool := poolOf(p, slots[k])
-				created[pool] = append(created[pool], slots[k].First)
+				created[pools[k]] = append(created[pools[k]], slots[k].First)
 			}
 		}
 		st, err := step(p, &ev, created)
