@@ -26,6 +26,8 @@ func checkCommand() *cli.Command {
 		&cli.BoolFlag{Name: "threads", Usage: "trace: say which threads could move at each step"},
 		&cli.BoolFlag{Name: "relevant", Usage: "trace: hide steps that touch nothing the violation depends on"},
 		&cli.StringFlag{Name: "trail", Usage: "write the counterexample to this file (JSON, docs/output.md), for kbmc run --replay"},
+		&cli.StringFlag{Name: "witness", Usage: "C programs: write the counterexample as an SV-COMP violation witness to this file, GraphML 1.0 (.graphml) or YAML 2.2 (.yml, .yaml) (docs/svcomp.md)"},
+		&cli.StringFlag{Name: "witness-format", Usage: "with --witness: graphml or yaml, whatever the file's extension"},
 		&cli.BoolFlag{Name: "show-properties", Usage: "list the program's properties (assertions and run-time checks) with their ids, and exit"},
 		&cli.StringFlag{Name: "property", Usage: "check only the property with this id (see --show-properties)"},
 		&cli.BoolFlag{Name: "coverage", Usage: "explicit engine: after the verdict, list the statements the search never executed, the states it generated and stored, and its greatest depth"},
@@ -77,6 +79,10 @@ func checkAction(c *cli.Context) error {
 	if asJSON {
 		format = "json"
 	}
+	wreq, err := readWitnessFlags(c.String("witness"), c.String("witness-format"))
+	if err != nil {
+		return err
+	}
 	path := c.Args().First()
 	l, err := load(path, cfg)
 	if err != nil {
@@ -113,6 +119,13 @@ func checkAction(c *cli.Context) error {
 			fmt.Fprintf(stderr, "kbmc: %s: no counterexample, so no trail written to %s\n", res.Verdict, trail)
 		} else if err := writeTrail(trail, l, cfg, ec, res); err != nil {
 			return &exitError{exitUsage, err}
+		}
+	}
+	if wreq != nil {
+		if res.Verdict != verify.Unsafe {
+			fmt.Fprintf(stderr, "kbmc: %s: no counterexample, so no witness written to %s\n", res.Verdict, wreq.path)
+		} else if err := writeWitness(wreq, l, cfg, res); err != nil {
+			return &exitError{exitUsage, fmt.Errorf("--witness: %w", err)}
 		}
 	}
 	if res.Verdict == verify.Unsafe {

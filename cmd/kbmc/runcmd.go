@@ -9,6 +9,7 @@ import (
 	"kbmc/explicit"
 	"kbmc/ir"
 	"kbmc/verify"
+	"kbmc/witness"
 )
 
 func runCommand() *cli.Command {
@@ -20,7 +21,7 @@ func runCommand() *cli.Command {
 		&cli.IntFlag{Name: "pct", Usage: "schedule by PCT for bugs of this depth (random priorities with depth-1 changes) instead of uniformly at random"},
 		&cli.BoolFlag{Name: "no-deadlock", Usage: "a run that ends in a deadlock is no violation (with --runs: counted)"},
 		timeoutFlag(0, "stop the runs after this long (a duration, or seconds; 0: no limit); the summary says how far they went"),
-		&cli.StringFlag{Name: "replay", Usage: "re-execute a counterexample written by kbmc check --trail (FILE may then be left out)"},
+		&cli.StringFlag{Name: "replay", Usage: "re-execute a counterexample written by kbmc check --trail, or a violation witness kbmc wrote (.graphml, .yml, .yaml: check --witness, svcomp --witness-dir); FILE may then be left out"},
 		&cli.BoolFlag{Name: "json", Usage: "print the run as one JSON object (docs/output.md)"},
 		&cli.StringFlag{Name: "trace", Value: "text", Usage: "trace format: text or json"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only how the run ended"},
@@ -47,18 +48,23 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	var tr *trail
+	var wit *witnessReplay
 	if f := c.String("replay"); f != "" {
-		for _, fl := range []string{"schedule", "seed", "depth", "width", "D", "no-fold"} {
+		for _, fl := range []string{"schedule", "seed", "depth", "width", "D", "no-fold", "runs", "pct", "pool", "data-model"} {
 			if c.IsSet(fl) {
-				return usageErr("--%s does not apply with --replay: the trail fixes the schedule, the values and the program's flags", fl)
+				return usageErr("--%s does not apply with --replay: the trail or witness fixes the schedule, the values and the program's flags", fl)
 			}
 		}
 		var err error
-		if tr, err = readTrail(f); err != nil {
+		if _, isWitness := witness.FormatOf(f); isWitness {
+			if wit, err = readWitnessReplay(f, c.Args().First()); err != nil {
+				return err
+			}
+		} else if tr, err = readTrail(f); err != nil {
 			return err
 		}
 	}
-	if c.Args().Len() > 1 || c.Args().Len() == 0 && tr == nil {
+	if c.Args().Len() > 1 || c.Args().Len() == 0 && tr == nil && wit == nil {
 		return usageErr("run takes exactly one FILE")
 	}
 	path := c.Args().First()
@@ -82,8 +88,10 @@ func runAction(c *cli.Context) error {
 	}
 	ctx, stop := withLimits(c.Context, timeoutOf(c), mem)
 	defer stop()
-	l, err := load(path, cfg)
-	if err != nil {
+	var l *loaded
+	if wit != nil {
+		l = wit.l
+	} else if l, err = load(path, cfg); err != nil {
 		return jsonInputError(c, asJSON, path, err)
 	}
 	p := l.prog
@@ -91,7 +99,13 @@ func runAction(c *cli.Context) error {
 	var viol *ir.Violation
 	var end, changed string
 	var many *runsReport // --runs
-	if tr != nil {
+	if wit != nil {
+		moves = wit.moves
+		if _, viol, err = confirmMoves(p, moves, wit.spec); err != nil {
+			return &exitError{exitInput, fmt.Errorf("--replay %s: the witness does not replay: %v", c.String("replay"), err)}
+		}
+		end = "the witness's violation, reproduced"
+	} else if tr != nil {
 		if got := sha256Hex(l.src); got != tr.SHA256 {
 			// After a fix: replay the schedule by thread names as far as it
 			// applies, and say where it stops applying.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"kbmc/ir"
 	"kbmc/svcomp"
 	"kbmc/verify"
+	"kbmc/witness"
 )
 
 func svcompCommand() *cli.Command {
@@ -31,6 +33,7 @@ func svcompCommand() *cli.Command {
 			&cli.IntFlag{Name: "depth", Usage: "with --engine or --algo: the depth bound (default: the engine's)"},
 			&cli.IntFlag{Name: "pool", Value: cfront.DefaultLoopThreads, Usage: "threads a pthread_create in a loop of unknown trip count may start, and blocks a malloc there may allocate"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON array, an object per task and property"},
+			&cli.StringFlag{Name: "witness-dir", Usage: "for every false answer, write violation witnesses to this directory: TASK.PROPERTY.graphml (GraphML 1.0) and TASK.PROPERTY.yml (YAML 2.2), each replayed by kbmc before it is kept (docs/svcomp.md)"},
 		},
 		Action: svcompAction,
 	}
@@ -47,6 +50,8 @@ type svcompRow struct {
 	Seconds  float64 `json:"time_s"`
 	Engine   string  `json:"engine,omitempty"`
 	Reason   string  `json:"reason,omitempty"`
+	// Witnesses are the violation witnesses --witness-dir wrote for a false answer.
+	Witnesses []string `json:"witnesses,omitempty"`
 }
 
 func svcompAction(c *cli.Context) error {
@@ -58,6 +63,11 @@ func svcompAction(c *cli.Context) error {
 	}
 	if c.IsSet("engine") && c.IsSet("algo") {
 		return usageErr("--algo ALGO is short for --engine explicit/ALGO: give one of them")
+	}
+	if dir := c.String("witness-dir"); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return usageErr("--witness-dir: %v", err)
+		}
 	}
 	ctx := c.Context
 	memory, err := parseMemory(c.String("memory"))
@@ -100,6 +110,7 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 	var prog, huntProg *ir.Program
 	var loadErr error
 	var src []byte
+	var cfg cfront.Config
 	input := task.Inputs[0]
 	switch {
 	case len(task.Inputs) != 1:
@@ -109,7 +120,7 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 	default:
 		src, loadErr = os.ReadFile(input)
 		if loadErr == nil {
-			cfg := cfront.Config{DataModel: task.DataModel, LoopThreads: c.Int("pool"), LoopBlocks: c.Int("pool")}
+			cfg = cfront.Config{DataModel: task.DataModel, LoopThreads: c.Int("pool"), LoopBlocks: c.Int("pool")}
 			prog, loadErr = cfront.Compile(input, src, cfg)
 			huntProg = prog
 			if loadErr == nil && len(prog.Pools) > 0 {
@@ -128,7 +139,14 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 		} else if loadErr != nil {
 			reason = firstLine(loadErr.Error())
 		} else {
-			answer, reason, engine = svcompCheck(ctx, c, &loaded{path: input, src: src, prog: prog}, huntProg, prop, memory)
+			var found *svcompFound
+			answer, reason, engine, found = svcompCheck(ctx, c, &loaded{path: input, src: src, prog: prog}, huntProg, prop, memory)
+			if dir := c.String("witness-dir"); dir != "" && answer == svcomp.False && found != nil {
+				var err error
+				if row.Witnesses, err = svcompWitnesses(dir, path, input, src, cfg, prop, found); err != nil {
+					reason = "no witness: " + firstLine(err.Error())
+				}
+			}
 		}
 		row.Result, row.Reason, row.Engine = answer.String(), reason, engine
 		row.Score = svcomp.Score(answer, prop.Expected)
@@ -145,7 +163,7 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 // bug hunt (explicit.Hunt) runs beside them for the whole time limit, on
 // huntProg, the program lowered with phantom threads (cfront.Config.Phantoms):
 // the first reach_error() either finds ends the task false.
-func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, huntProg *ir.Program, prop svcomp.Property, memory int64) (svcomp.Answer, string, string) {
+func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, huntProg *ir.Program, prop svcomp.Property, memory int64) (svcomp.Answer, string, string, *svcompFound) {
 	attempts := svcomp.Choose(l.prog, explicit.DefaultMaxNondet)
 	hunt := true
 	if e := c.String("engine"); e != "" {
@@ -178,7 +196,7 @@ func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, huntProg *ir.Pr
 		}
 		ec, err := engineByName(a.Engine, engineConfig{Solver: "gini", Explicit: explicit.Options{MaxNondet: explicit.DefaultMaxNondet, TCSSolver: "topo"}})
 		if err != nil {
-			return svcomp.Unknown, err.Error(), a.Engine
+			return svcomp.Unknown, err.Error(), a.Engine, nil
 		}
 		ec.Bounds.Depth = a.Depth
 		if ec.Bounds.Depth == 0 {
@@ -207,7 +225,11 @@ func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, huntProg *ir.Pr
 			if hunted != nil {
 				<-hunted
 			}
-			return answer, "", engine
+			var found *svcompFound
+			if answer == svcomp.False {
+				found = &svcompFound{prog: l.prog, res: res}
+			}
+			return answer, "", engine, found
 		}
 		if res.Verdict.String() == "unknown" && res.Stopped != "" {
 			reason = unknownNote(res)
@@ -216,10 +238,50 @@ func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, huntProg *ir.Pr
 	// No engine answered: the hunt has the rest of the time.
 	if hunted != nil {
 		if res := <-hunted; res != nil {
-			return svcomp.False, "", "explicit/random"
+			return svcomp.False, "", "explicit/random", &svcompFound{prog: huntProg, res: res, phantoms: huntProg != l.prog}
 		}
 	}
-	return answer, reason, engine
+	return answer, reason, engine, nil
+}
+
+// svcompFound is the counterexample behind a false answer: the program it
+// runs on (the hunt's has phantom threads) and the engine's result.
+type svcompFound struct {
+	prog     *ir.Program
+	res      *verify.Result
+	phantoms bool
+}
+
+// svcompWitnesses writes a false answer's witnesses, GraphML and YAML, named
+// after the task file and the property, and returns their paths. The
+// specification is the task's property file, as SV-COMP validators read it.
+func svcompWitnesses(dir, taskPath, input string, src []byte, cfg cfront.Config, prop svcomp.Property, found *svcompFound) ([]string, error) {
+	spec := ""
+	if data, err := os.ReadFile(filepath.Join(filepath.Dir(taskPath), prop.File)); err == nil {
+		spec = strings.TrimSpace(string(data))
+	}
+	if spec == "" {
+		spec, _ = witness.Specification(found.res.Violation.Kind)
+	}
+	l := &loaded{path: input, src: src, prog: found.prog}
+	sc := sourceConfig{DataModel: cfg.DataModel, Pool: cfg.LoopThreads}
+	w, err := buildWitness(l, sc, found.phantoms, found.res, spec)
+	if err != nil {
+		return nil, err
+	}
+	base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(taskPath), ".yml"), ".yaml") + "." + prop.Name
+	var paths []string
+	for _, f := range []struct {
+		ext    string
+		format witness.Format
+	}{{".graphml", witness.GraphML}, {".yml", witness.YAML}} {
+		path := filepath.Join(dir, base+f.ext)
+		if err := saveWitness(path, f.format, w, found.prog, found.res.Trace); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
 }
 
 // huntBeside runs explicit.Hunt for reach_error() until ctx ends, and sends

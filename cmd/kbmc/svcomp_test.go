@@ -136,3 +136,96 @@ int main(void) {
 		}
 	}
 }
+
+// TestSvcompWitnessDir: every false answer gets a GraphML and a YAML witness,
+// named after the task and the property, and each replays with kbmc run
+// --replay; a true answer gets none. The bug past the pool is found by the
+// hunt on the program lowered with phantom threads, which its witnesses say.
+func TestSvcompWitnessDir(t *testing.T) {
+	dir := t.TempDir()
+	put := func(name, text string) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	put("unreach-call.prp", "CHECK( init(main()), LTL(G ! call(reach_error())) )\n")
+	const lostUpdate = `extern void reach_error(void);
+int pthread_create(unsigned long *t, void *attr, void *(*f)(void *), void *arg);
+int pthread_join(unsigned long t, void **r);
+extern int __VERIFIER_nondet_int(void);
+int x;
+void *inc(void *a) { int t = x; x = t + 1; return 0; }
+int main(void) {
+    unsigned long a, b;
+    int k = __VERIFIER_nondet_int();
+    pthread_create(&a, 0, inc, 0); pthread_create(&b, 0, inc, 0);
+    pthread_join(a, 0); pthread_join(b, 0);
+    if (x != 2 && k == 3) reach_error();
+    return 0;
+}
+`
+	put("racy.i", lostUpdate)
+	put("locked.i", strings.Replace(lostUpdate, "int t = x; x = t + 1;", "__atomic_fetch_add(&x, 1, 5);", 1))
+	put("past.i", `extern void reach_error(void);
+int pthread_create(unsigned long *t, void *attr, void *(*f)(void *), void *arg);
+int x;
+void *w(void *a) { return 0; }
+int main(void) {
+    unsigned long ids[5000];
+    for (int i = 0; i < 5000; i++) pthread_create(&ids[i], 0, w, 0);
+    x = 1;
+    if (x == 1) reach_error();
+    return 0;
+}
+`)
+	task := func(name, input string, expected bool) string {
+		return put(name, "format_version: '2.0'\ninput_files: '"+input+"'\nproperties:\n  - property_file: unreach-call.prp\n    expected_verdict: "+
+			map[bool]string{true: "true", false: "false"}[expected]+"\noptions:\n  language: C\n  data_model: ILP32\n")
+	}
+	tasks := []string{task("racy.yml", "racy.i", false), task("locked.yml", "locked.i", true), task("past.yml", "past.i", false)}
+	wdir := filepath.Join(dir, "witnesses")
+	code, out, errs := kbmc(t, append([]string{"svcomp", "--timeout", "10m", "--json", "--witness-dir", wdir}, tasks...)...)
+	var rows []svcompRow
+	if err := json.Unmarshal([]byte(out), &rows); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v: %s%s", code, err, out, errs)
+	}
+	hunted := map[string]bool{} // the witnesses of a bug the hunt found
+	for _, r := range rows {
+		if (r.Result == "false") != (len(r.Witnesses) == 2) || r.Reason != "" {
+			t.Errorf("%s: %s with witnesses %v (%s)", r.Task, r.Result, r.Witnesses, r.Reason)
+		}
+		for _, w := range r.Witnesses {
+			hunted[w] = r.Engine == "explicit/random"
+		}
+	}
+	entries, err := os.ReadDir(wdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, " "); got != "past.unreach-call.graphml past.unreach-call.yml racy.unreach-call.graphml racy.unreach-call.yml" {
+		t.Errorf("witness directory holds %s", got)
+	}
+	for w, hunt := range hunted {
+		data, err := os.ReadFile(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hunt != strings.Contains(string(data), "--phantoms") {
+			t.Errorf("%s: says --phantoms %v", w, strings.Contains(string(data), "--phantoms"))
+		}
+		if !strings.Contains(string(data), "CHECK( init(main()), LTL(G ! call(reach_error())) )") {
+			t.Errorf("%s: without the property file's specification", w)
+		}
+		code, out, errs := kbmc(t, "run", "-q", "--replay", w)
+		if code != 10 || !strings.Contains(out, "the witness's violation, reproduced") {
+			t.Errorf("%s: run --replay exit %d\n%s%s", w, code, out, errs)
+		}
+	}
+}
