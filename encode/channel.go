@@ -175,20 +175,26 @@ func (f *frame) putKey(k ir.StoreKey, x val, at *solver.Term) {
 	}
 }
 
-// send is machine.exec's OpSend: the index, then the fields left to right,
-// then the message goes into the slot after the last one. Enabledness
-// guarantees that the channel is not full.
+// send is machine.exec's OpSend: the index, then the rest (sendOn).
 func (f *frame) send(n *ir.Node) {
+	f.sendOn(n, f.chanCells(n.Chan, n.CIndex))
+}
+
+// sendOn is machine.send on the channel conds names: the fields left to
+// right, then on a lossy channel the loss (lose), then the message goes into
+// the slot after the last one. Enabledness guarantees that a channel that
+// is not lossy is not full.
+func (f *frame) sendOn(n *ir.Node, conds []*solver.Term) {
 	b, u := f.b, f.u
 	ch := n.Chan
-	conds := f.chanCells(ch, n.CIndex)
 	nf := len(ch.Fields)
 	msg := make([]val, len(n.Args))
 	for i, a := range n.Args {
 		msg[i] = f.conv(ch.Fields[i], f.eval(a))
 	}
+	lost := f.lose(ch, conds)
 	if u.numbered {
-		f.sendNumbered(ch, conds, msg)
+		f.sendNumbered(ch, conds, msg, lost)
 		return
 	}
 	w := u.countWidth(ch)
@@ -197,6 +203,10 @@ func (f *frame) send(n *ir.Node) {
 			continue
 		}
 		c := ch.Offset + j
+		// A lost message writes nothing, but the send still touches the
+		// channel: whether it was lost depends on the channel's length.
+		f.access(u.p.ChannelLocation(c), true, at)
+		at = b.And(at, b.Not(lost))
 		k0 := u.chanKey[c]
 		ln, hd := f.get(k0+chanLen), f.get(k0+chanHead)
 		for s := 0; s < ch.Cap; s++ {
@@ -211,17 +221,45 @@ func (f *frame) send(n *ir.Node) {
 			}
 		}
 		f.putKey(k0+chanLen, u.small(ln, ch.Cap, func(l int) int { return l + 1 }, w), at)
-		f.access(u.p.ChannelLocation(c), true, at)
 	}
 }
 
-// recv is machine.exec's OpRecv: the index, then the oldest message leaves
-// the channel, then its fields are stored left to right. Enabledness
-// guarantees that the channel is not empty.
+// lose is the loss of machine.send on a lossy channel (false on any other):
+// the message is lost when the channel conds names is full, and otherwise
+// when the channel draw (ir.Choice.Channel) of 0..1 says 1.
+func (f *frame) lose(ch *ir.Channel, conds []*solver.Term) *solver.Term {
+	b, u := f.b, f.u
+	if !ch.Lossy {
+		return b.False()
+	}
+	var full []*solver.Term
+	for j, at := range conds {
+		if !at.IsFalse() {
+			full = append(full, b.And(at, u.is(f.chanLength(ch.Offset+j), uint64(ch.Cap))))
+		}
+	}
+	isFull := b.Or(full...)
+	d := f.channelDraw(2, b.Not(isFull), nil)
+	return b.Or(isFull, u.is(d, 1))
+}
+
+// recv is machine.exec's OpRecv: the index, then the rest (recvOn).
 func (f *frame) recv(n *ir.Node) {
-	u := f.u
+	f.recvOn(n, f.chanCells(n.Chan, n.CIndex))
+}
+
+// recvOn is machine.recv on the channel conds names: the oldest message (on
+// an unordered channel, the one a draw names) leaves the channel, then its
+// fields are stored left to right. Enabledness guarantees that the channel
+// is not empty.
+//
+// ir moves the messages after the one taken forward; the ring buffer moves
+// those before it back by one slot instead and advances the head: the
+// messages left are in the same order either way, which is all the program
+// can observe.
+func (f *frame) recvOn(n *ir.Node, conds []*solver.Term) {
+	b, u := f.b, f.u
 	ch := n.Chan
-	conds := f.chanCells(ch, n.CIndex)
 	nf := len(ch.Fields)
 	w := u.countWidth(ch)
 	var which []*solver.Term // the channel taken from
@@ -240,20 +278,47 @@ func (f *frame) recv(n *ir.Node) {
 		c := ch.Offset + j
 		k0 := u.chanKey[c]
 		ln, hd := f.get(k0+chanLen), f.get(k0+chanHead)
-		at0 := make([]*solver.Term, ch.Cap) // the head is slot s
-		for s := range at0 {
-			at0[s] = u.is(hd, uint64(s))
+		pick := f.position(ch, ln, at)
+		// take[s]: the message taken is in slot s, (head + position) mod Cap;
+		// shift[s]: slot s takes the message of the slot before it, being
+		// after the head and at most the position taken.
+		take := make([]*solver.Term, ch.Cap)
+		shift := make([]*solver.Term, ch.Cap)
+		for s := range take {
+			take[s], shift[s] = b.False(), b.False()
+		}
+		for h := 0; h < ch.Cap; h++ {
+			atH := u.is(hd, uint64(h))
+			for a, pa := range pick {
+				g := b.And(atH, pa)
+				take[(h+a)%ch.Cap] = b.Or(take[(h+a)%ch.Cap], g)
+				for q := 1; q <= a; q++ {
+					shift[(h+q)%ch.Cap] = b.Or(shift[(h+q)%ch.Cap], g)
+				}
+			}
+		}
+		old := make([]val, ch.Cap*nf)
+		for s := range ch.Cap {
+			for i := range nf {
+				if !take[s].IsFalse() || !shift[(s+1)%ch.Cap].IsFalse() {
+					old[s*nf+i] = f.get(k0 + ir.StoreKey(chanSlot+s*nf+i))
+				} else {
+					old[s*nf+i] = u.value(ch.Fields[i], 0) // a slot nothing reads
+				}
+			}
 		}
 		for i := range nf {
 			vs := make([]val, ch.Cap)
 			for s := range vs {
-				if at0[s].IsFalse() {
-					vs[s] = u.value(ch.Fields[i], 0) // a slot the head cannot name
-					continue
-				}
-				vs[s] = f.get(k0 + ir.StoreKey(chanSlot+s*nf+i))
+				vs[s] = old[s*nf+i]
 			}
-			fields[i] = append(fields[i], u.choose(at0, vs))
+			fields[i] = append(fields[i], u.choose(take, vs))
+		}
+		for s := range ch.Cap {
+			from := (s - 1 + ch.Cap) % ch.Cap
+			for i := range nf {
+				f.putKey(k0+ir.StoreKey(chanSlot+s*nf+i), old[from*nf+i], b.And(at, shift[s]))
+			}
 		}
 		which = append(which, at)
 		f.putKey(k0+chanHead, u.small(hd, ch.Cap, func(h int) int { return (h + 1) % ch.Cap }, w), at)
@@ -266,6 +331,65 @@ func (f *frame) recv(n *ir.Node) {
 	for i, lv := range n.Dsts {
 		f.store(lv, u.choose(which, fields[i]))
 	}
+}
+
+// position is which message a receive from a channel of length ln takes,
+// when the index names the channel under at: per position from the oldest
+// message, the condition that it is the one. It is the oldest, except on an
+// unordered channel holding more than one message, where a channel draw
+// (ir.Choice.Channel) of 0..ln−1 names it.
+func (f *frame) position(ch *ir.Channel, ln val, at *solver.Term) []*solver.Term {
+	b, u := f.b, f.u
+	if !ch.Unordered || ch.Cap < 2 {
+		return []*solver.Term{b.True()}
+	}
+	multi := b.Not(b.Or(u.is(ln, 0), u.is(ln, 1)))
+	d := f.channelDraw(ch.Cap, b.And(at, multi), func(v int) *solver.Term {
+		var longer []*solver.Term // v < ln
+		for l := v + 1; l <= ch.Cap; l++ {
+			longer = append(longer, u.is(ln, uint64(l)))
+		}
+		return b.Or(longer...)
+	})
+	pick := make([]*solver.Term, ch.Cap)
+	for a := range pick {
+		pick[a] = b.And(multi, u.is(d, uint64(a)))
+	}
+	pick[0] = b.Or(b.Not(multi), pick[0])
+	return pick
+}
+
+// channelDraw is a channel operation's draw (ir.Choice.Channel): the step's
+// next draw slot, a value in 0..n−1 drawn when when holds on the path, one
+// Boolean per value, exactly one of which holds then. allowed(v), when not
+// nil, limits the values to those ir's range in the state holds: ir draws
+// from 0 to a bound that depends on the state (the ready cases, the length).
+func (f *frame) channelDraw(n int, when *solver.Term, allowed func(v int) *solver.Term) val {
+	b, u := f.b, f.u
+	g := b.And(f.g, when)
+	slot := *f.slot
+	*f.slot++
+	// One bit more than 0..n−1 needs, so that the value read back as a
+	// signed number is not negative.
+	v := val{w: widthFor(n-1) + 1}
+	var ok []*solver.Term
+	for c := range n {
+		ind := b.BoolVar(fmt.Sprintf("#chd@%d.%d=%d", f.stepIndex, slot, c))
+		v.set = append(v.set, gconst{uint64(c), ind})
+		if allowed != nil {
+			ind = b.And(ind, allowed(c))
+		}
+		ok = append(ok, ind)
+	}
+	u.vars += n
+	*f.as = append(*f.as, b.Implies(g, b.Or(ok...)))
+	for j := range v.set {
+		for k := j + 1; k < len(v.set); k++ {
+			*f.as = append(*f.as, b.Not(b.And(v.set[j].g, v.set[k].g)))
+		}
+	}
+	f.mv.draws = append(f.mv.draws, draw{guard: g, value: u.term(v), w: v.w})
+	return v
 }
 
 // length is machine.eval's ELen: the number of messages in the channel,
@@ -288,20 +412,29 @@ func (f *frame) length(e *ir.Expr) val {
 }
 
 // chanGuard is Program.Status for send and recv: enabled while the channel
-// the index names is not full (send) or not empty (recv), or when the index
-// fails.
+// the index names is ready (readyOn), or when the index fails.
 func (f *frame) chanGuard(n *ir.Node) *solver.Term {
+	b := f.b
+	conds := f.chanCells(n.Chan, n.CIndex)
+	return b.Or(f.readyOn(n, conds, f.pre.received), b.Or(f.guardFail...))
+}
+
+// readyOn is machine.ready for the channel conds names: a send can proceed
+// while the channel is not full, and always on a lossy channel (the message
+// is lost when it is full); a recv while it is not empty. With matched set,
+// a recv of a numbered channel is taken only with the message it is matched
+// with, sent before it, so it is ready without reading the channel
+// (channel.go); a select, which needs to know which of its cases are ready,
+// reads the lengths.
+func (f *frame) readyOn(n *ir.Node, conds []*solver.Term, matched bool) *solver.Term {
 	b, u := f.b, f.u
 	ch := n.Chan
-	conds := f.chanCells(ch, n.CIndex)
 	var ok []*solver.Term
 	for j, at := range conds {
 		if at.IsFalse() {
 			continue
 		}
-		if n.Op == ir.OpRecv && f.pre.received {
-			// Taken only with the message it is matched with, sent
-			// before it: the channel is not empty (channel.go).
+		if n.Op == ir.OpRecv && matched || n.Op == ir.OpSend && ch.Lossy {
 			ok = append(ok, at)
 			continue
 		}
@@ -312,7 +445,7 @@ func (f *frame) chanGuard(n *ir.Node) *solver.Term {
 		}
 		ok = append(ok, b.And(at, b.Not(blocked)))
 	}
-	return b.Or(b.Or(ok...), b.Or(f.guardFail...))
+	return b.Or(ok...)
 }
 
 // Numbered messages: the partial-order encoding's channels (Unrolling.numbered).
@@ -361,20 +494,21 @@ func (u *Unrolling) bump(v val) val {
 }
 
 // sendNumbered is send's numbered form: for each channel the index may
-// name, the message gets the sent counter's value as its number and the
-// counter grows by one.
-func (f *frame) sendNumbered(ch *ir.Channel, conds []*solver.Term, msg []val) {
-	u := f.u
+// name, the message (unless it is lost) gets the sent counter's value as its
+// number and the counter grows by one.
+func (f *frame) sendNumbered(ch *ir.Channel, conds []*solver.Term, msg []val, lost *solver.Term) {
+	u, b := f.u, f.b
 	for j, at := range conds {
 		if at.IsFalse() {
 			continue
 		}
 		c := ch.Offset + j
+		f.access(u.p.ChannelLocation(c), true, at)
+		at = b.And(at, b.Not(lost)) // a lost message is not numbered
 		k := u.chanKey[c] + chanLen
 		n := f.get(k)
 		f.putKey(k, u.bump(n), at)
 		f.message(&msgOp{send: true, c: c, n: n, fields: msg}, at)
-		f.access(u.p.ChannelLocation(c), true, at)
 	}
 }
 

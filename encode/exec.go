@@ -43,9 +43,12 @@ type check struct {
 	msg   string
 }
 
-// A draw is one evaluation of nondet: it happens when guard holds and draws value.
+// A draw is one evaluation of nondet, or a channel operation's draw: it happens
+// when guard holds and draws value, read back as a w-bit signed number (0:
+// the encoding's width).
 type draw struct {
 	guard, value *solver.Term
+	w            int
 }
 
 // move is the encoding of one thread's transition from one location at one step.
@@ -162,11 +165,18 @@ func (u *Unrolling) exec(i int, s *state, th *ir.Thread, tr *ir.Transition, act 
 		}
 		var succ []edge
 		var targets []int
-		if node.Op == ir.OpBranch {
+		switch node.Op {
+		case ir.OpBranch:
 			c := u.toBool(f.eval(node.X))
 			succ = []edge{{cond: b.And(f.g, c), st: f.st}, {cond: b.And(f.g, b.Not(c)), st: f.st}}
 			targets = []int{node.Next, node.Else}
-		} else {
+		case ir.OpSelect:
+			// One path per alternative, all to the next node (select.go).
+			succ = f.selectCase(node)
+			for range succ {
+				targets = append(targets, node.Next)
+			}
+		default:
 			f.node(node)
 			succ = []edge{{cond: f.g, st: f.st}}
 			targets = []int{node.Next}
@@ -948,6 +958,8 @@ func (u *Unrolling) guard(s *state, th *ir.Thread, tr *ir.Transition) guardVal {
 		g.en = b.Or(b.And(all...), failed())
 	case ir.OpSend, ir.OpRecv:
 		g.en = f.chanGuard(n)
+	case ir.OpSelect:
+		g.en = f.selectGuard(n)
 	case ir.OpStart:
 		started := b.Not(u.is(f.get(f.u.p.CellKey(startKey(th.Template, ir.StartFlag))), 0))
 		g.en, g.dormant = started, b.Not(started)

@@ -134,6 +134,15 @@ func NewPartialOrder(p *ir.Program, b *solver.Builder, be solver.Backend, opts O
 		return nil, &verify.UnsupportedError{Pos: inv.Pos, Engine: "symbolic engine",
 			Msg: "invariant " + inv.Name + ": the partial-order encoding does not check invariants (use --encoding step, or the explicit engine)"}
 	}
+	for _, ch := range p.Channels {
+		if ch.Unordered {
+			// Its messages are numbered in the order sent and received
+			// (channel.go); a receive that may take any message breaks
+			// the order the numbers stand for.
+			return nil, &verify.UnsupportedError{Pos: ch.Pos, Engine: "symbolic engine",
+				Msg: "channel " + ch.Name + " is unordered, which the partial-order encoding does not express (use --encoding step, or the explicit engine)"}
+		}
+	}
 	u := newCore(p, b, be, opts)
 	// Channels are counters and numbered messages (channel.go); no
 	// execution of at most depth steps sends or receives more than depth

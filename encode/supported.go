@@ -10,7 +10,8 @@ import (
 //
 //   - nondet in the guard of an operation that starts its transition (an
 //     await or assume condition, a lock's index or address, a join's index or
-//     thread value, an allocation's size): ir decides enabledness with every
+//     thread value, an allocation's size, a channel index of a send, a recv
+//     or a select's case): ir decides enabledness with every
 //     draw at its low end but draws again when the step executes, so the step
 //     may not be the one that was enabled. lang rejects these programs
 //     already;
@@ -32,14 +33,6 @@ func Supported(p *ir.Program) error {
 			return &verify.UnsupportedError{Pos: ch.Pos, Engine: engine,
 				Msg: "channel " + ch.Name + " is a rendezvous (capacity 0), which is not supported yet (the explicit engine checks it: --engine explicit)"}
 		}
-		if ch.Lossy || ch.Unordered {
-			attr := "lossy"
-			if !ch.Lossy {
-				attr = "unordered"
-			}
-			return &verify.UnsupportedError{Pos: ch.Pos, Engine: engine,
-				Msg: "channel " + ch.Name + " is " + attr + ", which is not supported yet (the explicit engine checks it: --engine explicit)"}
-		}
 	}
 	for _, tm := range p.Templates {
 		for _, tr := range tm.Transitions {
@@ -60,13 +53,19 @@ func Supported(p *ir.Program) error {
 					}
 					continue
 				}
+				guards := []*ir.Expr{node.Guard()}
+				for _, cs := range node.Cases {
+					guards = append(guards, cs.Guard()) // a select's case indices
+				}
 				var nd *ir.Expr
-				ir.Inspect(node.Guard(), func(e *ir.Expr) bool {
-					if e.Op == ir.ENondet && nd == nil {
-						nd = e
-					}
-					return nd == nil
-				})
+				for _, g := range guards {
+					ir.Inspect(g, func(e *ir.Expr) bool {
+						if e.Op == ir.ENondet && nd == nil {
+							nd = e
+						}
+						return nd == nil
+					})
+				}
 				if nd != nil {
 					return &verify.UnsupportedError{Pos: nd.Pos, Engine: engine,
 						Msg: "nondet in the guard of " + node.Op.String() + " (its enabledness would not match the step)"}

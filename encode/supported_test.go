@@ -21,6 +21,10 @@ func TestSupported(t *testing.T) {
 		n := p.Templates[0].Transitions[0].EntryNode()
 		n.MIndex = &ir.Expr{Op: ir.ENondet, Type: ir.Int, Lo: 0, Hi: 1, Pos: ir.Pos{Line: 9, Col: 9}}
 	}
+	caseIndex := func(p *ir.Program) {
+		n := p.Templates[0].Transitions[0].EntryNode()
+		n.Cases[1].CIndex = &ir.Expr{Op: ir.ENondet, Type: ir.Int, Lo: 0, Hi: 1, Pos: ir.Pos{Line: 9, Col: 9}}
+	}
 	// A lock inside the first transition, where ir's Step would stop with
 	// an internal error: the transition has no inner guard.
 	innerLock := func(p *ir.Program) {
@@ -37,6 +41,7 @@ func TestSupported(t *testing.T) {
 		{"shared int x; thread a { assume(x == 0); }", nondetGuard},
 		{"mutex m[2]; thread a { lock(m[0]); }", lockIndex},
 		{"shared int x; mutex m; thread a { x = 1; lock(m); }", innerLock},
+		{"chan (int) c[2] capacity 1; thread a { select { case send(c[0], 1): ; case send(c[1], 2): ; } }", caseIndex},
 	}
 	for _, tt := range tests {
 		p := compile(t, tt.src)

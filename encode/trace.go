@@ -75,7 +75,11 @@ func (u *Unrolling) readMove(m Model, mv *move, thread int) (ir.Move, *ir.Violat
 		if err != nil {
 			return out, nil, fmt.Errorf("encode: model: %w", err)
 		}
-		out.Choices = append(out.Choices, solver.Signed(v, u.w))
+		w := d.w
+		if w == 0 {
+			w = u.w
+		}
+		out.Choices = append(out.Choices, solver.Signed(v, w))
 	}
 	for _, c := range mv.checks {
 		on, err := m.BoolValue(c.guard)

@@ -302,7 +302,7 @@ var opTable = [...]OpProps{
 	OpStart:   {Name: "start", Blocks: true, Visible: true, Encoded: true},
 	OpAlloc:   {Name: "alloc", Blocks: true, Visible: true, Encoded: true},
 	OpFree:    {Name: "free", Visible: true, Encoded: true},
-	OpSelect:  {Name: "select", Blocks: true, Visible: true, Release: true},
+	OpSelect:  {Name: "select", Blocks: true, Visible: true, Release: true, Encoded: true},
 }
 
 // Props returns the operation's properties.

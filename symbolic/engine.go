@@ -125,6 +125,11 @@ func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error
 		// every step.
 		encoding = "step"
 	}
+	if e.Encoding == "" && slices.ContainsFunc(p.Channels, func(c *ir.Channel) bool { return c.Unordered }) {
+		// Nor does it express unordered channels (its messages are
+		// numbered in order); the step encoding does.
+		encoding = "step"
+	}
 	red, err := encode.NewReduction(e.porName())
 	if err != nil {
 		return nil, err

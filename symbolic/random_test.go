@@ -2,6 +2,7 @@ package symbolic
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"regexp"
@@ -20,6 +21,7 @@ var (
 	chanSeeds = flag.Int("symbolic.chan-seeds", 300, "TestRandom: random distributed programs (processes and channels, progen.DistributedConfig) per combination")
 	firstSeed = flag.Uint64("symbolic.from", 1, "TestRandom: the first seed")
 	only      = flag.String("symbolic.combos", "", "TestRandom: run only the combinations whose name (solver/variant) matches this regular expression")
+	allKinds  = flag.Bool("symbolic.chan-kinds", false, "TestRandom: every distributed program with selects, lossy and unordered channels (progen.ChannelKinds), not every third")
 	features  = flag.String("symbolic.features", "", "TestRandom: the progen features the programs use, as names joined by | (default: progen.DefaultConfig's); any feature progen has, channels and processes included once it generates them")
 )
 
@@ -103,6 +105,7 @@ func TestRandom(t *testing.T) {
 		nChan = min(nChan, 20)
 	}
 	ran := 0
+	var withSelect, withLossy, withUnordered int // distributed programs using each
 	for _, family := range []struct {
 		name   string
 		n      int
@@ -114,6 +117,11 @@ func TestRandom(t *testing.T) {
 			if feats == 0 {
 				cfg.Features = progen.DistributedConfig().Features
 				cfg.MaxInterleavings = progen.DistributedConfig().MaxInterleavings
+				if seed%3 == 1 || *allKinds {
+					// Every third: selects, lossy and unordered channels
+					// (as the explicit engine's differential test).
+					cfg.Features |= progen.ChannelKinds
+				}
 			}
 			return cfg
 		}},
@@ -128,6 +136,8 @@ func TestRandom(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s seed %d: compile: %v\n%s", family.name, seed, err, src)
 			}
+			sel, lossy, unordered := channelKinds(p)
+			withSelect, withLossy, withUnordered = withSelect+b2i(sel), withLossy+b2i(lossy), withUnordered+b2i(unordered)
 			opts := verify.Options{}
 			ref, err := dfs(context.Background(), p, opts)
 			if err != nil {
@@ -142,6 +152,14 @@ func TestRandom(t *testing.T) {
 				}
 				r, err := symbolicRun(p, opts, c, 2*time.Minute)
 				ran++
+				var unsup *verify.UnsupportedError
+				if unordered && c.encoding == "partial-order" {
+					// It refuses unordered channels by name (TestTestdata).
+					if !errors.As(err, &unsup) || !strings.Contains(unsup.Msg, "unordered") {
+						t.Errorf("%s seed %d, %s: %v, %v; want the refusal of an unordered channel\n%s", family.name, seed, c, r, err, src)
+					}
+					continue
+				}
 				if err != nil {
 					t.Errorf("%s seed %d, %s: %v\n%s", family.name, seed, c, err, src)
 					continue
@@ -153,4 +171,13 @@ func TestRandom(t *testing.T) {
 		}
 	}
 	t.Logf("%d classic and %d distributed seeds × %d combinations: %d runs", n, nChan, len(cs), ran)
+	t.Logf("programs with select: %d, with a lossy channel: %d, with an unordered channel: %d", withSelect, withLossy, withUnordered)
+}
+
+// b2i counts a true as 1.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

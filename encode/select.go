@@ -1,0 +1,120 @@
+package encode
+
+import (
+	"kbmc/ir"
+	"kbmc/solver"
+)
+
+// Select (ir/select.go, machine.selectCase). A select evaluates every case's
+// channel index in order (a bounds failure is the step's violation), reads
+// the length of each case's channel, and performs one ready case: with
+// several ready, a channel draw (ir.Choice.Channel) of 0..r−1, r the number
+// of ready cases, names the draw-th ready case in case order; with one, that
+// one, without a draw; with none, the default. Then the case's index, or
+// len(Cases) for the default, goes into the select's LHS.
+//
+// The encoding gives each alternative (each case, and the default) a path of
+// its own out of the select node, guarded by "this alternative is chosen",
+// as a branch does: the case's send or receive and the store into LHS run on
+// that path alone, and the paths join at the next node. Enabledness
+// (selectGuard) is Program.Status: some case ready, or a default.
+
+// caseReady evaluates the channel index of each case of select n, in order,
+// and returns per case the channels it may name (chanCells) and whether it
+// is ready. In a step (f.mv set) it records the read of each channel's
+// location: a send or receive by another thread may change which cases are
+// ready.
+func (f *frame) caseReady(n *ir.Node) (conds [][]*solver.Term, ready []*solver.Term) {
+	for _, cs := range n.Cases {
+		cc := f.chanCells(cs.Chan, cs.CIndex)
+		for j, at := range cc {
+			if !at.IsFalse() {
+				f.access(f.u.p.ChannelLocation(cs.Chan.Offset+j), false, at)
+			}
+		}
+		conds = append(conds, cc)
+		ready = append(ready, f.readyOn(cs, cc, false))
+	}
+	return conds, ready
+}
+
+// selectGuard is Program.Status for a select: enabled with a default, else
+// while some case is ready or an index fails.
+func (f *frame) selectGuard(n *ir.Node) *solver.Term {
+	b := f.b
+	if n.Default {
+		return b.True()
+	}
+	_, ready := f.caseReady(n)
+	return b.Or(b.Or(ready...), b.Or(f.guardFail...))
+}
+
+// selectCase executes select n and returns one edge per alternative that may
+// be chosen, each with its own store.
+func (f *frame) selectCase(n *ir.Node) []edge {
+	b, u := f.b, f.u
+	conds, ready := f.caseReady(n)
+	// before[i][v]: exactly v of the cases before case i are ready; count[v]:
+	// exactly v of all cases are.
+	count := []*solver.Term{b.True()}
+	before := make([][]*solver.Term, len(n.Cases))
+	for i, r := range ready {
+		before[i] = count
+		next := make([]*solver.Term, len(count)+1)
+		for v := range next {
+			var or []*solver.Term
+			if v < len(count) {
+				or = append(or, b.And(count[v], b.Not(r)))
+			}
+			if v > 0 {
+				or = append(or, b.And(count[v-1], r))
+			}
+			next[v] = b.Or(or...)
+		}
+		count = next
+	}
+	multi := b.Not(b.Or(count[0], count[1])) // two or more ready: a draw
+	var drawn val
+	if !multi.IsFalse() {
+		drawn = f.channelDraw(len(n.Cases), multi, func(v int) *solver.Term {
+			return b.Or(count[v+1:]...) // v < the number of ready cases
+		})
+	}
+	var edges []edge
+	alternative := func(chosen *solver.Term, run func(sub *frame), index int) {
+		sub := *f
+		sub.g = b.And(f.g, chosen)
+		if sub.g.IsFalse() {
+			return
+		}
+		sub.st = f.st.clone()
+		if run != nil {
+			run(&sub)
+		}
+		if n.LHS != nil {
+			sub.store(n.LHS, sub.int(int64(index)))
+		}
+		edges = append(edges, edge{cond: sub.g, st: sub.st})
+	}
+	for i, cs := range n.Cases {
+		chosen := ready[i]
+		if !multi.IsFalse() {
+			var at []*solver.Term // the draw names this case's place among the ready ones
+			for v, bv := range before[i] {
+				at = append(at, b.And(bv, u.is(drawn, uint64(v))))
+			}
+			chosen = b.And(ready[i], b.Or(b.Not(multi), b.Or(at...)))
+		}
+		alternative(chosen, func(sub *frame) {
+			if cs.Op == ir.OpSend {
+				sub.sendOn(cs, conds[i])
+			} else {
+				sub.recvOn(cs, conds[i])
+			}
+		}, i)
+	}
+	if n.Default {
+		alternative(count[0], nil, len(n.Cases))
+	}
+	return edges
+}
