@@ -42,6 +42,10 @@ func newExecutor(ctx context.Context, p *ir.Program, algo *algorithm, opts Optio
 	if err := Supported(p, opts); err != nil {
 		return nil, err
 	}
+	if p.ChecksRaces() && !algo.races {
+		return nil, &verify.UnsupportedError{Engine: "explicit engine",
+			Msg: fmt.Sprintf("--algo %s does not check the property no-data-race: its reduction does not visit every state, and a racing state may be among those it skips; use --algo dfs (or bfs)", algo.name)}
+	}
 	if opts.Depth <= 0 {
 		opts.Depth = verify.DefaultDepth
 	}

@@ -29,6 +29,10 @@ const (
 	// InvariantViolation: a global invariant (Program.Invariants) is false in a
 	// reached state (the initial state, or the state after a step).
 	InvariantViolation
+	// DataRace: two threads each have an enabled access to one memory
+	// location in a reached state, at least one a write, not both atomic
+	// (race.go). Checked only when a run selects it (SelectRaces).
+	DataRace
 )
 
 var violationNames = [...]string{
@@ -37,6 +41,7 @@ var violationNames = [...]string{
 	Relock: "relock", Deadlock: "deadlock", LocalDeadlock: "local-deadlock",
 	ReachError: "reach-error", InvalidDeref: "invalid-deref", InvalidFree: "invalid-free",
 	BadJoin: "bad-join", Unsupported: "unsupported", InvariantViolation: "invariant",
+	DataRace: "data-race",
 }
 
 func (k ViolationKind) String() string {
@@ -500,6 +505,15 @@ func (p *Program) WaitsFor(s State, t int) string {
 // holds, are those in which the thread moves later. Its reads stay in ev, since
 // whether it got stuck depends on them.
 func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
+	p.step(s, t, ch, ev)
+	if p.races != nil && ev.Violation == nil {
+		ev.Violation = p.checkRace(s)
+	}
+}
+
+// step is Step without the data-race check, which itself executes the
+// threads' next steps (race.go).
+func (p *Program) step(s State, t int, ch *Choices, ev *Event) {
 	th := p.Threads[t]
 	tmpl := th.Template
 	from := int(s[th.Base])
@@ -527,6 +541,11 @@ func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
 		if m.failed {
 			v := m.viol // copied so that the machine itself stays on the stack
 			ev.Violation = &v
+			break
+		}
+		if m.halted {
+			ev.To = tmpl.Stuck()
+			s[th.Base] = int64(ev.To)
 			break
 		}
 		if m.stuck {
@@ -593,6 +612,9 @@ type machine struct {
 	undo    []undoEntry
 	inner   bool
 	stuck   bool
+	// halted: a failing assertion stopped the thread for good (race.go,
+	// SelectRaces): the step ends, keeping what it did, at Stuck.
+	halted bool
 }
 
 // newMachine returns a machine running thread t on s: its locals are the thread's
@@ -680,6 +702,12 @@ func (m *machine) exec(n *Node) int {
 			kind := n.Kind
 			if kind == NoViolation {
 				kind = Assertion
+			}
+			if p.races != nil {
+				// Under no-data-race a failing assertion is no violation:
+				// it aborts, as C's assert does (race.go).
+				m.halted = true
+				break
 			}
 			m.fail(kind, n.Pos, "%s", msg)
 		}
