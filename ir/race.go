@@ -264,7 +264,7 @@ func (p *Program) raceViolation(r *Race) *Violation {
 }
 
 // describeRaceAccess renders one access of a race: "writer[0]'s write at
-// 12:5 (x = x + 1)".
+// prog.c:12:5 (x = x + 1;)".
 func (p *Program) describeRaceAccess(a RaceAccess) string {
 	kind := "read"
 	if a.Access.Kind == Write {
@@ -273,7 +273,11 @@ func (p *Program) describeRaceAccess(a RaceAccess) string {
 	if a.Atomic {
 		kind = "atomic " + kind
 	}
-	s := fmt.Sprintf("%s's %s at %s", p.Threads[a.Thread].Name, kind, a.Node.Pos)
+	at := a.Node.Pos.String()
+	if p.File != "" {
+		at = p.File + ":" + at
+	}
+	s := fmt.Sprintf("%s's %s at %s", p.Threads[a.Thread].Name, kind, at)
 	if a.Node.Text != "" {
 		s += fmt.Sprintf(" (%s)", a.Node.Text)
 	}
