@@ -232,6 +232,18 @@ func Unbounded() []string {
 	return names
 }
 
+// RaceAlgorithms lists the algorithms that check the property no-data-race
+// (ir.Program.SelectRaces): those that visit every reachable state.
+func RaceAlgorithms() []string {
+	var names []string
+	for _, a := range algorithms {
+		if a.races {
+			names = append(names, a.name)
+		}
+	}
+	return names
+}
+
 // algorithmNamed returns the descriptor of the algorithm called name.
 func algorithmNamed(name string) (*algorithm, error) {
 	for _, a := range algorithms {
