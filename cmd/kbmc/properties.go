@@ -85,7 +85,7 @@ func properties(l *loaded, localDeadlock bool) []property {
 		// Checked only when selected: programs of the .kb language race by
 		// design (docs/decisions.md, "Data races").
 		props = append(props, property{ID: noDataRace, Kind: ir.DataRace.String(),
-			Text: "no reachable state where two threads are about to access one memory location, one writing, not both atomically",
+			Text: "no reachable state with a data race: two threads about to access one location, one writing",
 			kind: ir.DataRace})
 	}
 	if localDeadlock {
