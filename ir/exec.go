@@ -195,6 +195,10 @@ type Visit struct {
 	Taken       bool // OpBranch: the condition held; OpCas: the swap happened
 	Accesses    int
 	LocalWrites int
+	// Mutex is the index in Event.Accesses of the node's access of a mutex
+	// (lock, unlock, trylock), or -1: a synchronisation, which the data-race
+	// check tells apart from the reads that find the mutex (race.go).
+	Mutex int
 }
 
 // Status is a thread's situation in a state.
@@ -533,10 +537,11 @@ func (p *Program) step(s State, t int, ch *Choices, ev *Event) {
 	for {
 		node := tmpl.Nodes[n]
 		m.inner = n != tr.Entry
+		m.mutexAt = -1
 		next := m.exec(node)
 		if ev.TraceLocals {
 			ev.Visits = append(ev.Visits, Visit{Node: n, Taken: m.taken,
-				Accesses: len(ev.Accesses), LocalWrites: len(ev.LocalWrites)})
+				Accesses: len(ev.Accesses), LocalWrites: len(ev.LocalWrites), Mutex: m.mutexAt})
 		}
 		if m.failed {
 			v := m.viol // copied so that the machine itself stays on the stack
@@ -605,6 +610,9 @@ type machine struct {
 	failed bool
 	viol   Violation
 	taken  bool // the last branch's condition held, or the last cas swapped
+	// mutexAt is the index in ev.Accesses of the access of the mutex the
+	// node executing takes, releases or tries (-1: none), for Visit.Mutex.
+	mutexAt int
 	// For a transition with an inner guard, logging is set and undo logs
 	// every write; inner says that the node executing is not the transition's
 	// first; stuck that an inner guard was false (see Step).
@@ -636,6 +644,15 @@ func (m *machine) access(loc int, k AccessKind, v int64) {
 	if m.ev != nil {
 		m.ev.Accesses = append(m.ev.Accesses, Access{loc, k, v})
 	}
+}
+
+// mutexAccess records an access of a mutex's location, and where it is
+// (Visit.Mutex).
+func (m *machine) mutexAccess(loc int, k AccessKind, v int64) {
+	if m.ev != nil {
+		m.mutexAt = len(m.ev.Accesses)
+	}
+	m.access(loc, k, v)
 }
 
 // channelAccess records what a send or recv (op) on channel c accesses, in the
@@ -726,9 +743,9 @@ func (m *machine) exec(n *Node) int {
 			m.fail(Relock, n.Pos, "lock of %s, which %s already holds", p.mutexName(n, c), m.th.Name)
 		case 0:
 			m.set(c, me)
-			m.access(p.lockLocation(n, c), Write, me)
+			m.mutexAccess(p.lockLocation(n, c), Write, me)
 		default:
-			m.access(p.lockLocation(n, c), Read, o)
+			m.mutexAccess(p.lockLocation(n, c), Read, o)
 			m.blocked(n)
 		}
 	case OpUnlock:
@@ -741,7 +758,7 @@ func (m *machine) exec(n *Node) int {
 			break
 		}
 		m.set(c, 0)
-		m.access(p.lockLocation(n, c), Write, 0)
+		m.mutexAccess(p.lockLocation(n, c), Write, 0)
 	case OpTryLock:
 		c := m.lockCell(n)
 		if m.failed {
@@ -751,10 +768,10 @@ func (m *machine) exec(n *Node) int {
 		if o := m.s[c]; o == 0 {
 			me := int64(m.th.ID + 1)
 			m.set(c, me)
-			m.access(p.lockLocation(n, c), Write, me)
+			m.mutexAccess(p.lockLocation(n, c), Write, me)
 			taken = 1
 		} else {
-			m.access(p.lockLocation(n, c), Read, o)
+			m.mutexAccess(p.lockLocation(n, c), Read, o)
 		}
 		m.taken = taken == 1
 		if n.Result != nil {

@@ -38,10 +38,12 @@ import (
 // Two atomic accesses never race; an atomic and a plain one do.
 //
 // Locks, unlocks, joins, thread creation and starts, allocation and free,
-// and channel operations synchronise: their accesses (a mutex's cell, a
-// thread's start flag or end, a heap block's status, channel ends) are not
-// memory accesses, and never race. Neither are accesses to a thread slot's
-// start cells or a heap pool's status cells by any operation.
+// and channel operations synchronise: what they synchronise on (a mutex,
+// also a mutex's cell in memory — Visit.Mutex marks that access —, a
+// thread's start cells and end, a heap block's status, a channel's ends and
+// slots) is no memory, and never races. What they read and write besides is
+// memory like any other: the variable pthread_create stores the thread's
+// id in, the cell a join stores its result in, a .kb lock's index.
 
 // DataRace, the violation kind of a racing state, is declared with the
 // others (exec.go).
@@ -144,17 +146,6 @@ func (p *Program) memoryCells() []bool {
 	return mem
 }
 
-// memoryOp reports whether an operation's accesses are memory accesses (see
-// above): the ones that evaluate expressions and assign, not the ones that
-// synchronise.
-func memoryOp(op OpKind) bool {
-	switch op {
-	case OpAssign, OpBranch, OpAssert, OpAssume, OpAwait, OpCas:
-		return true
-	}
-	return false
-}
-
 // FindRace returns a race in s, or nil. It reports an Unsupported violation
 // instead when a thread's next step draws more combinations of values than
 // the check enumerates. Threads are compared in order, so that the race
@@ -218,13 +209,11 @@ func (p *Program) raceAccesses(rt *raceTable, sc *raceScratch, s State, t int) *
 		for _, v := range sc.ev.Visits {
 			node := tm.Nodes[v.Node]
 			found := false
-			if memoryOp(node.Op) {
-				for _, a := range sc.ev.Accesses[from:v.Accesses] {
-					if a.Loc < len(rt.memory) && rt.memory[a.Loc] {
-						found = true
-						sc.acc[t] = addRaceAccess(sc.acc[t], RaceAccess{Thread: t, Node: node, Access: a,
-							Atomic: atomic || node.Op == OpCas})
-					}
+			for i := from; i < v.Accesses; i++ {
+				if a := sc.ev.Accesses[i]; i != v.Mutex && a.Loc < len(rt.memory) && rt.memory[a.Loc] {
+					found = true
+					sc.acc[t] = addRaceAccess(sc.acc[t], RaceAccess{Thread: t, Node: node, Access: a,
+						Atomic: atomic || node.Op == OpCas})
 				}
 			}
 			from = v.Accesses

@@ -27,6 +27,8 @@ func TestFindRace(t *testing.T) {
 		{"an atomic block and a plain write", "shared int x;\nthread a { atomic { x = x + 1; } }\nthread b { x = 2; }\n",
 			"a's atomic"},
 		{"two cas", "shared int x;\nthread a { cas(x, 0, 1); }\nthread b { cas(x, 0, 2); }\n", ""},
+		{"a lock's index is read", "shared int x;\nmutex ms[2];\nthread a { x = 1; }\nthread b { lock(ms[x]); unlock(ms[x]); }\n",
+			"b's read"},
 		{"locks never race", "shared int x;\nmutex m;\nthread a { lock(m); x = 1; unlock(m); }\nthread b { lock(m); x = 2; unlock(m); }\n", ""},
 		// b's await reads y, which a writes, but b cannot move.
 		{"a blocked thread has no enabled access", "shared int x; shared int y;\nthread a { y = 0; }\nthread b { await(y == 1); x = 2; }\n", ""},
