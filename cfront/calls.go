@@ -166,6 +166,10 @@ var ignored = map[string]bool{
 	"__VERIFIER_atomic_thread_fence": true, "__atomic_thread_fence": true, "pthread_yield": true,
 }
 
+// printedFrom is, for the output functions among the ignored calls, the
+// first argument whose value they print (after the format, and the stream).
+var printedFrom = map[string]int{"printf": 1, "fprintf": 2, "putchar": 0}
+
 // builtin lowers a call kbmc models by its callee's name; ok is false for
 // any other call.
 func (b *builder) builtin(name string, pe *cc.PostfixExpression, args []cc.ExpressionNode, want bool) (*ir.Expr, bool) {
@@ -237,6 +241,15 @@ func (b *builder) builtin(name string, pe *cc.PostfixExpression, args []cc.Expre
 		}
 		return b.rv(args[0]), true
 	case ignored[name]:
+		// Output prints nothing, but the values it prints are read: a read
+		// of a variable another thread writes is a data race (docs/c.md).
+		if from, ok := printedFrom[name]; ok {
+			for _, a := range args[min(from, len(args)):] {
+				if _, literal := a.Value().(cc.StringValue); !literal {
+					b.effect(a)
+				}
+			}
+		}
 		return zero, true
 	case strings.HasPrefix(name, "pthread_"):
 		return b.pthread(name, pe, args, want)

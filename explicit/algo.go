@@ -53,11 +53,13 @@ var algorithms = []*algorithm{
 		workers:  atFrontier,
 		shards:   atFrontier,
 		frontier: func(o Options) frontierRule { return frontierRule{distinct: o.Stateful, store: o.Stateful} },
+		races:    true,
 	},
 	{
 		// Breadth first: the first violation is one of the fewest steps
 		// (kbmc check --shortest). One queue on one worker.
 		name:   "bfs",
+		races:  true,
 		engine: func(o Options) engine { return BFS{Options: o} },
 		flags:  []string{"local-deadlock"},
 		stats:  func(Options) []string { return []string{"states", "depth"} },
@@ -177,6 +179,12 @@ type algorithm struct {
 	// split at a frontier, how the frontier is expanded.
 	workers, shards splitting
 	frontier        func(o Options) frontierRule
+	// races: the algorithm visits every reachable state (or, with --depth,
+	// every state within the bound), so that checking each state it reaches
+	// decides the property no-data-race (ir.Program.SelectRaces). The
+	// reductions do not keep every state, and refuse the property
+	// (docs/explicit.md, "Data races").
+	races bool
 }
 
 // engine is what the driver needs of an algorithm's engine: its options, and
@@ -218,6 +226,18 @@ func Unbounded() []string {
 	var names []string
 	for _, a := range algorithms {
 		if !a.bounded {
+			names = append(names, a.name)
+		}
+	}
+	return names
+}
+
+// RaceAlgorithms lists the algorithms that check the property no-data-race
+// (ir.Program.SelectRaces): those that visit every reachable state.
+func RaceAlgorithms() []string {
+	var names []string
+	for _, a := range algorithms {
+		if a.races {
 			names = append(names, a.name)
 		}
 	}

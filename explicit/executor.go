@@ -3,6 +3,7 @@ package explicit
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,6 +42,11 @@ type executor struct {
 func newExecutor(ctx context.Context, p *ir.Program, algo *algorithm, opts Options) (*executor, error) {
 	if err := Supported(p, opts); err != nil {
 		return nil, err
+	}
+	if p.ChecksRaces() && !algo.races {
+		return nil, &verify.UnsupportedError{Engine: "explicit engine",
+			Msg: fmt.Sprintf("--algo %s does not check the property no-data-race: its reduction does not visit every state, and a racing state may be among those it skips; use --algo %s",
+				algo.name, strings.Join(RaceAlgorithms(), " or "))}
 	}
 	if opts.Depth <= 0 {
 		opts.Depth = verify.DefaultDepth

@@ -29,6 +29,10 @@ const (
 	// InvariantViolation: a global invariant (Program.Invariants) is false in a
 	// reached state (the initial state, or the state after a step).
 	InvariantViolation
+	// DataRace: two threads each have an enabled access to one memory
+	// location in a reached state, at least one a write, not both atomic
+	// (race.go). Checked only when a run selects it (SelectRaces).
+	DataRace
 )
 
 var violationNames = [...]string{
@@ -37,6 +41,7 @@ var violationNames = [...]string{
 	Relock: "relock", Deadlock: "deadlock", LocalDeadlock: "local-deadlock",
 	ReachError: "reach-error", InvalidDeref: "invalid-deref", InvalidFree: "invalid-free",
 	BadJoin: "bad-join", Unsupported: "unsupported", InvariantViolation: "invariant",
+	DataRace: "data-race",
 }
 
 func (k ViolationKind) String() string {
@@ -197,6 +202,10 @@ type Visit struct {
 	Taken       bool // OpBranch: the condition held; OpCas: the swap happened
 	Accesses    int
 	LocalWrites int
+	// Mutex is the index in Event.Accesses of the node's access of a mutex
+	// (lock, unlock, trylock), or -1: a synchronisation, which the data-race
+	// check tells apart from the reads that find the mutex (race.go).
+	Mutex int
 }
 
 // Status is a thread's situation in a state.
@@ -507,6 +516,15 @@ func (p *Program) WaitsFor(s State, t int) string {
 // holds, are those in which the thread moves later. Its reads stay in ev, since
 // whether it got stuck depends on them.
 func (p *Program) Step(s State, t int, ch *Choices, ev *Event) {
+	p.step(s, t, ch, ev)
+	if p.races != nil && ev.Violation == nil {
+		ev.Violation = p.checkRace(s)
+	}
+}
+
+// step is Step without the data-race check, which itself executes the
+// threads' next steps (race.go).
+func (p *Program) step(s State, t int, ch *Choices, ev *Event) {
 	th := p.Threads[t]
 	tmpl := th.Template
 	from := int(s[th.Base])
@@ -551,15 +569,20 @@ func (m *machine) run(from int) int {
 	for {
 		node := tmpl.Nodes[n]
 		m.inner = n != tr.Entry
+		m.mutexAt = -1
 		next := m.exec(node)
 		if ev.TraceLocals {
 			ev.Visits = append(ev.Visits, Visit{Node: n, Partner: m.partner, Taken: m.taken,
-				Accesses: len(ev.Accesses), LocalWrites: len(ev.LocalWrites)})
+				Accesses: len(ev.Accesses), LocalWrites: len(ev.LocalWrites), Mutex: m.mutexAt})
 		}
 		if m.failed {
 			v := m.viol // copied so that the machine itself stays on the stack
 			ev.Violation = &v
 			return from
+		}
+		if m.halted {
+			s[th.Base] = int64(tmpl.Stuck())
+			return tmpl.Stuck()
 		}
 		if m.stuck {
 			for i := len(m.undo) - 1; i >= 0; i-- {
@@ -613,6 +636,9 @@ type machine struct {
 	failed bool
 	viol   Violation
 	taken  bool // the last branch's condition held, or the last cas swapped
+	// mutexAt is the index in ev.Accesses of the access of the mutex the
+	// node executing takes, releases or tries (-1: none), for Visit.Mutex.
+	mutexAt int
 	// For a transition with an inner guard, logging is set and undo logs
 	// every write; inner says that the node executing is not the transition's
 	// first; stuck that an inner guard was false (see Step).
@@ -626,6 +652,9 @@ type machine struct {
 	partner     bool
 	handoff     []int64
 	handoffChan int
+	// halted: a failing assertion stopped the thread for good (race.go,
+	// SelectRaces): the step ends, keeping what it did, at Stuck.
+	halted bool
 }
 
 // newMachine returns a machine running thread t on s: its locals are the thread's
@@ -647,6 +676,15 @@ func (m *machine) access(loc int, k AccessKind, v int64) {
 	if m.ev != nil {
 		m.ev.Accesses = append(m.ev.Accesses, Access{loc, k, v})
 	}
+}
+
+// mutexAccess records an access of a mutex's location, and where it is
+// (Visit.Mutex).
+func (m *machine) mutexAccess(loc int, k AccessKind, v int64) {
+	if m.ev != nil {
+		m.mutexAt = len(m.ev.Accesses)
+	}
+	m.access(loc, k, v)
 }
 
 // channelAccess records what a send or recv (op) on channel c accesses, in the
@@ -714,6 +752,12 @@ func (m *machine) exec(n *Node) int {
 			if kind == NoViolation {
 				kind = Assertion
 			}
+			if p.races != nil {
+				// Under no-data-race a failing assertion is no violation:
+				// it aborts, as C's assert does (race.go).
+				m.halted = true
+				break
+			}
 			m.fail(kind, n.Pos, "%s", msg)
 		}
 	case OpAssume, OpAwait:
@@ -731,9 +775,9 @@ func (m *machine) exec(n *Node) int {
 			m.fail(Relock, n.Pos, "lock of %s, which %s already holds", p.mutexName(n, c), m.th.Name)
 		case 0:
 			m.set(c, me)
-			m.access(p.lockLocation(n, c), Write, me)
+			m.mutexAccess(p.lockLocation(n, c), Write, me)
 		default:
-			m.access(p.lockLocation(n, c), Read, o)
+			m.mutexAccess(p.lockLocation(n, c), Read, o)
 			m.blocked(n)
 		}
 	case OpUnlock:
@@ -746,7 +790,7 @@ func (m *machine) exec(n *Node) int {
 			break
 		}
 		m.set(c, 0)
-		m.access(p.lockLocation(n, c), Write, 0)
+		m.mutexAccess(p.lockLocation(n, c), Write, 0)
 	case OpTryLock:
 		c := m.lockCell(n)
 		if m.failed {
@@ -756,10 +800,10 @@ func (m *machine) exec(n *Node) int {
 		if o := m.s[c]; o == 0 {
 			me := int64(m.th.ID + 1)
 			m.set(c, me)
-			m.access(p.lockLocation(n, c), Write, me)
+			m.mutexAccess(p.lockLocation(n, c), Write, me)
 			taken = 1
 		} else {
-			m.access(p.lockLocation(n, c), Read, o)
+			m.mutexAccess(p.lockLocation(n, c), Read, o)
 		}
 		m.taken = taken == 1
 		if n.Result != nil {

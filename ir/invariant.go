@@ -162,9 +162,16 @@ func (p *Program) watchInvariants(s State, t int, ev *Event, evaluate bool) {
 }
 
 // InitialViolation returns the violation of the first invariant that does
-// not hold in the initial state, or nil.
+// not hold in the initial state, or, when the run looks for data races
+// (SelectRaces), the initial state's race; nil when there is neither.
 func (p *Program) InitialViolation() *Violation {
-	return p.BrokenInvariant(p.Initial(), -1)
+	if v := p.BrokenInvariant(p.Initial(), -1); v != nil {
+		return v
+	}
+	if p.races != nil {
+		return p.checkRace(p.Initial())
+	}
+	return nil
 }
 
 // BrokenInvariant returns the violation of the first invariant that does

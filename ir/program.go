@@ -516,4 +516,7 @@ type Program struct {
 	// locations the invariants read (nil: none).
 	invariantLoc   bool
 	invariantReads []bool
+	// races, when set, makes Step check every state it reaches for a data
+	// race (race.go, SelectRaces).
+	races *raceTable
 }

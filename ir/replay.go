@@ -93,8 +93,8 @@ func (p *Program) Confirm(moves []Move, want ViolationKind) (*Run, *Violation, e
 		return run, v, nil
 	}
 	v := run.Violation()
-	if v == nil && len(moves) == 0 && want == InvariantViolation {
-		v = p.InitialViolation() // the initial state itself violates an invariant
+	if v == nil && len(moves) == 0 && (want == InvariantViolation || want == DataRace) {
+		v = p.InitialViolation() // the initial state itself violates an invariant, or races
 	}
 	if v == nil {
 		return run, nil, fmt.Errorf("the trace ends without a violation, expected %s", want)

@@ -49,9 +49,23 @@ func Score(a Answer, expected *bool) int {
 // unknown answer or no expectation.
 func Correct(a Answer, expected *bool) bool { return Score(a, expected) > 0 }
 
+// The properties kbmc answers, as task files name them.
+const (
+	UnreachCall = "unreach-call" // no execution calls reach_error()
+	NoDataRace  = "no-data-race" // no reachable state has a data race (ir/race.go)
+)
+
+// Violation is the kind of violation that makes property name false.
+func Violation(name string) ir.ViolationKind {
+	if name == NoDataRace {
+		return ir.DataRace
+	}
+	return ir.ReachError
+}
+
 // Supported reports whether kbmc checks property name, and why not.
 func Supported(name string) (bool, string) {
-	if name == "unreach-call" {
+	if name == UnreachCall || name == NoDataRace {
 		return true, ""
 	}
 	return false, fmt.Sprintf("the property %s is not supported by kbmc yet", name)
@@ -62,15 +76,17 @@ func Supported(name string) (bool, string) {
 // the program can reach before it ends (a stateful search whose depth bound
 // exceeds every execution): then a bound cut only by cycles of states still
 // decides the property. A violation the property does not cover (a bounds
-// error under unreach-call) is unknown, never false: the program's behaviour
-// past it is undefined, and another execution may still reach the error.
+// error under unreach-call or no-data-race) is unknown, never false: the
+// program's behaviour past it is undefined, and another execution may still
+// reach the error. The program must check what name asks: races only under
+// no-data-race (ir.Program.SelectRaces).
 func Judge(name string, r *verify.Result, closed bool) (Answer, string) {
 	if ok, why := Supported(name); !ok {
 		return Unknown, why
 	}
 	switch r.Verdict {
 	case verify.Unsafe:
-		if r.Violation.Kind == ir.ReachError {
+		if r.Violation.Kind == Violation(name) {
 			return False, ""
 		}
 		return Unknown, fmt.Sprintf("a %s at %s, which %s does not cover: %s", r.Violation.Kind, r.Violation.Pos, name, r.Violation.Msg)
@@ -113,7 +129,17 @@ type Attempt struct {
 // time; where their static analysis finds little to cut, the plain search is
 // faster, hence both. Where some value has a range too wide to enumerate (a
 // full-range __VERIFIER_nondet_int, say): the symbolic engine, deepening.
+//
+// A program that looks for data races (ir.Program.SelectRaces) gets the
+// plain stateful search alone: it is the one that visits every reachable
+// state, which the property needs (docs/explicit.md, "Data races"); the
+// persistent-set search and the symbolic engine refuse it. Where values are
+// too wide to enumerate, that search refuses the program, and the task's
+// answer is unknown with its reason.
 func Choose(p *ir.Program, maxNondet int64) []Attempt {
+	if p.ChecksRaces() {
+		return []Attempt{{Engine: "explicit/dfs/stateful", Depth: UnboundedDepth, Closed: true}}
+	}
 	if explicit.Supported(p, explicit.Options{MaxNondet: maxNondet}) == nil {
 		return []Attempt{
 			{Engine: "explicit/persistent", Depth: UnboundedDepth, Closed: true, Share: 0.5},

@@ -34,6 +34,7 @@ func TestScore(t *testing.T) {
 func TestJudge(t *testing.T) {
 	reach := &ir.Violation{Kind: ir.ReachError, Msg: "reach_error() called"}
 	deref := &ir.Violation{Kind: ir.InvalidDeref, Msg: "null pointer"}
+	race := &ir.Violation{Kind: ir.DataRace, Msg: "data race on x"}
 	tests := []struct {
 		name   string
 		prop   string
@@ -49,6 +50,10 @@ func TestJudge(t *testing.T) {
 		{"bounded, closed", "unreach-call", verify.Result{Verdict: verify.BoundedSafe}, true, True, ""},
 		{"pool cut", "unreach-call", verify.Result{Verdict: verify.BoundedSafe, ModelCut: true}, true, Unknown, "pool"},
 		{"unknown", "unreach-call", verify.Result{Verdict: verify.Unknown, Note: "time limit"}, true, Unknown, "time limit"},
+		{"a data race", "no-data-race", verify.Result{Verdict: verify.Unsafe, Violation: race}, false, False, ""},
+		{"another violation under no-data-race", "no-data-race", verify.Result{Verdict: verify.Unsafe, Violation: deref}, false, Unknown, "does not cover"},
+		{"a data race under unreach-call", "unreach-call", verify.Result{Verdict: verify.Unsafe, Violation: race}, false, Unknown, "does not cover"},
+		{"race-free, closed", "no-data-race", verify.Result{Verdict: verify.BoundedSafe}, true, True, ""},
 		{"unsupported property", "termination", verify.Result{Verdict: verify.Safe}, true, Unknown, "not supported"},
 	}
 	for _, tt := range tests {
@@ -67,18 +72,26 @@ func TestJudge(t *testing.T) {
 func TestChoose(t *testing.T) {
 	for _, tc := range []struct {
 		name, src string
+		races     bool
 		want      []Attempt
 	}{
-		{"narrow values", "_Bool __VERIFIER_nondet_bool(void);\nint x;\nint main(void) { x = __VERIFIER_nondet_bool(); return 0; }\n",
+		{"narrow values", "_Bool __VERIFIER_nondet_bool(void);\nint x;\nint main(void) { x = __VERIFIER_nondet_bool(); return 0; }\n", false,
 			[]Attempt{{"explicit/persistent", UnboundedDepth, true, 0.5}, {"explicit/dfs/stateful", UnboundedDepth, true, 0}}},
-		{"a full-range int", "int __VERIFIER_nondet_int(void);\nint x;\nint main(void) { x = __VERIFIER_nondet_int(); return 0; }\n",
+		{"a full-range int", "int __VERIFIER_nondet_int(void);\nint x;\nint main(void) { x = __VERIFIER_nondet_int(); return 0; }\n", false,
 			[]Attempt{{"symbolic/gini", verify.DefaultDepth, false, 0}}},
+		// Races: the plain stateful search alone, which refuses what it
+		// cannot enumerate.
+		{"races, narrow values", "_Bool __VERIFIER_nondet_bool(void);\nint x;\nint main(void) { x = __VERIFIER_nondet_bool(); return 0; }\n", true,
+			[]Attempt{{"explicit/dfs/stateful", UnboundedDepth, true, 0}}},
+		{"races, a full-range int", "int __VERIFIER_nondet_int(void);\nint x;\nint main(void) { x = __VERIFIER_nondet_int(); return 0; }\n", true,
+			[]Attempt{{"explicit/dfs/stateful", UnboundedDepth, true, 0}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := cfront.Compile(filepath.Join(t.TempDir(), "p.i"), []byte(tc.src), cfront.Config{})
 			if err != nil {
 				t.Fatal(err)
 			}
+			p.SelectRaces(tc.races)
 			if got := Choose(p, 256); !slices.Equal(got, tc.want) {
 				t.Errorf("Choose = %+v, want %+v", got, tc.want)
 			}

@@ -17,7 +17,7 @@ import (
 // invariant, or the absence of deadlock (and, with --local-deadlock, of local
 // deadlock). Its id is its kind and its number among the properties of that
 // kind in source order, or an invariant's name: assertion.1, bounds.2,
-// invariant.one_leader, deadlock, local-deadlock.
+// invariant.one_leader, deadlock, local-deadlock, no-data-race.
 type property struct {
 	ID   string `json:"id"`
 	Kind string `json:"kind"`
@@ -29,8 +29,9 @@ type property struct {
 }
 
 // properties lists the program's properties: every check ir makes
-// (ir.Node.Checks), deadlock, and, when the run looks for local deadlocks
-// (--local-deadlock), local-deadlock. Nodes inlined into several templates, or
+// (ir.Node.Checks), deadlock, when the run looks for local deadlocks
+// (--local-deadlock) local-deadlock, and, for a program of several threads,
+// no-data-race (SV-COMP's name), which only --property selects. Nodes inlined into several templates, or
 // run by several instances, are one property: they share a source position.
 func properties(l *loaded, localDeadlock bool) []property {
 	type site struct {
@@ -80,12 +81,22 @@ func properties(l *loaded, localDeadlock bool) []property {
 	}
 	props = append(props, property{ID: "deadlock", Kind: "deadlock", Text: "no reachable state where no thread can move",
 		kind: ir.Deadlock})
+	if len(l.prog.Threads) > 1 {
+		// Checked only when selected: programs of the .kb language race by
+		// design (docs/decisions.md, "Data races").
+		props = append(props, property{ID: noDataRace, Kind: ir.DataRace.String(),
+			Text: "no reachable state with a data race: two threads about to access one location, one writing",
+			kind: ir.DataRace})
+	}
 	if localDeadlock {
 		props = append(props, property{ID: "local-deadlock", Kind: "local-deadlock",
 			Text: "no reachable state where a process can never move again", kind: ir.LocalDeadlock})
 	}
 	return props
 }
+
+// noDataRace is the id of the data-race property, SV-COMP's name for it.
+const noDataRace = "no-data-race"
 
 func showProperties(w io.Writer, l *loaded, asJSON, localDeadlock bool) error {
 	props := properties(l, localDeadlock)
@@ -133,6 +144,9 @@ func (l *loaded) selectProperty(id string, localDeadlock bool) error {
 		return usageErr("--property %s: no such property in %s%s (list them with --show-properties)", id, l.path, hint)
 	}
 	l.property = chosen
+	// Data races are looked for only when chosen; failing assertions then
+	// stop their thread instead (ir.Program.SelectRaces).
+	l.prog.SelectRaces(chosen.kind == ir.DataRace)
 	// The chosen invariant alone, or none when another property is chosen.
 	var keep []string
 	if name, ok := strings.CutPrefix(chosen.ID, "invariant."); ok && chosen.kind == ir.InvariantViolation {

@@ -73,16 +73,20 @@ func splitList(s string) []string {
 	return out
 }
 
-// parseCheckArgs interprets an //@ args: line with the very flags of `kbmc check`.
-func parseCheckArgs(args []string) (sourceConfig, engineConfig, error) {
+// parseCheckArgs interprets an //@ args: line with the very flags of `kbmc
+// check`: the source and engine settings, and the property --property
+// selects ("" for none).
+func parseCheckArgs(args []string) (sourceConfig, engineConfig, string, error) {
 	var cfg sourceConfig
 	var ec engineConfig
+	var property string
 	cmd := checkCommand()
 	cmd.Action = func(c *cli.Context) error {
 		var err error
 		if cfg, err = compileConfig(c); err != nil {
 			return err
 		}
+		property = c.String("property")
 		ec, err = readEngineConfig(c)
 		return err
 	}
@@ -90,7 +94,7 @@ func parseCheckArgs(args []string) (sourceConfig, engineConfig, error) {
 		DisableSliceFlagSeparator: true, ExitErrHandler: func(*cli.Context, error) {}}
 	cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error { return err }
 	err := app.Run(append(append([]string{"args", "check"}, args...), "--", "program"))
-	return cfg, ec, err
+	return cfg, ec, property, err
 }
 
 // regressCase is one program × engine run.
@@ -314,7 +318,7 @@ func regressFile(ctx context.Context, file string, override []string, timeout ti
 	if err != nil {
 		return fail("-", "%v", err)
 	}
-	cfg, base, err := parseCheckArgs(ann.Args)
+	cfg, base, property, err := parseCheckArgs(ann.Args)
 	if err != nil {
 		return fail("-", "//@ args: %v", err)
 	}
@@ -346,6 +350,11 @@ func regressFile(ctx context.Context, file string, override []string, timeout ti
 		engines = defaultEngines()
 	}
 	l := &loaded{path: file, src: src, prog: p}
+	if property != "" {
+		if err := l.selectProperty(property, base.Explicit.LocalDeadlock); err != nil {
+			return fail("-", "//@ args: %v", err)
+		}
+	}
 	var cases []regressCase
 	for _, name := range engines {
 		rc := regressCase{File: file, Engine: name, Want: want, Status: statusFail}

@@ -122,10 +122,11 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 		if loadErr == nil {
 			cfg = cfront.Config{DataModel: task.DataModel, LoopThreads: c.Int("pool"), LoopBlocks: c.Int("pool")}
 			prog, loadErr = cfront.Compile(input, src, cfg)
-			huntProg = prog
-			if loadErr == nil && len(prog.Pools) > 0 {
-				// Phantoms change only the pools: without any, prog serves.
-				cfg.Phantoms = true
+			if loadErr == nil {
+				// A program of its own, which runs beside prog and checks
+				// races its own way (ir.Program.SampleRaces); phantoms
+				// change only the pools.
+				cfg.Phantoms = len(prog.Pools) > 0
 				huntProg, _ = cfront.Compile(input, src, cfg) // compiles as prog did
 			}
 		}
@@ -139,6 +140,9 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 		} else if loadErr != nil {
 			reason = firstLine(loadErr.Error())
 		} else {
+			// Races are looked for only under no-data-race, which also
+			// makes a failing assertion stop its thread (ir.Program.SelectRaces).
+			prog.SelectRaces(prop.Name == svcomp.NoDataRace)
 			var found *svcompFound
 			answer, reason, engine, found = svcompCheck(ctx, c, &loaded{path: input, src: src, prog: prog}, huntProg, prop, memory)
 			if dir := c.String("witness-dir"); dir != "" && answer == svcomp.False && found != nil {
@@ -162,7 +166,8 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 // (what is left of it). Unless --engine or --algo chose the engine, a random
 // bug hunt (explicit.Hunt) runs beside them for the whole time limit, on
 // huntProg, the program lowered with phantom threads (cfront.Config.Phantoms):
-// the first reach_error() either finds ends the task false.
+// the first reach_error() (under no-data-race: the first race) either finds
+// ends the task false.
 func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, huntProg *ir.Program, prop svcomp.Property, memory int64) (svcomp.Answer, string, string, *svcompFound) {
 	attempts := svcomp.Choose(l.prog, explicit.DefaultMaxNondet)
 	hunt := true
@@ -179,10 +184,15 @@ func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, huntProg *ir.Pr
 	defer stopEngines()
 	var hunted <-chan *verify.Result
 	stopHunt := func() {}
-	if hunt && huntProg != nil && prop.Name == "unreach-call" {
+	if hunt && huntProg != nil {
+		if prop.Name == svcomp.NoDataRace {
+			huntProg.SampleRaces()
+		} else {
+			huntProg.SelectRaces(false)
+		}
 		var huntCtx context.Context
 		huntCtx, stopHunt = context.WithDeadline(ctx, deadline)
-		hunted = huntBeside(huntCtx, huntProg, stopEngines)
+		hunted = huntBeside(huntCtx, huntProg, svcomp.Violation(prop.Name), stopEngines)
 	}
 	defer stopHunt()
 	answer, reason, engine := svcomp.Unknown, "", ""
@@ -214,6 +224,9 @@ func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, huntProg *ir.Pr
 			} else {
 				reason = firstLine(err.Error())
 			}
+			if prop.Name == svcomp.NoDataRace {
+				reason = "no-data-race is checked by the explicit engine's dfs alone: " + reason
+			}
 			continue
 		}
 		if engCtx.Err() != nil && ctx.Err() == nil {
@@ -238,7 +251,7 @@ func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, huntProg *ir.Pr
 	// No engine answered: the hunt has the rest of the time.
 	if hunted != nil {
 		if res := <-hunted; res != nil {
-			return svcomp.False, "", "explicit/random", &svcompFound{prog: huntProg, res: res, phantoms: huntProg != l.prog}
+			return svcomp.False, "", "explicit/random", &svcompFound{prog: huntProg, res: res, phantoms: huntProg.HasPhantoms()}
 		}
 	}
 	return answer, reason, engine, nil
@@ -284,13 +297,14 @@ func svcompWitnesses(dir, taskPath, input string, src []byte, cfg cfront.Config,
 	return paths, nil
 }
 
-// huntBeside runs explicit.Hunt for reach_error() until ctx ends, and sends
-// its result: the validated counterexample, after calling found, or nil.
-func huntBeside(ctx context.Context, p *ir.Program, found func()) <-chan *verify.Result {
+// huntBeside runs explicit.Hunt for a violation of kind want (a call of
+// reach_error(), a data race) until ctx ends, and sends its result: the
+// validated counterexample, after calling found, or nil.
+func huntBeside(ctx context.Context, p *ir.Program, want ir.ViolationKind, found func()) <-chan *verify.Result {
 	out := make(chan *verify.Result, 1)
 	go func() {
 		res, err := explicit.Hunt(ctx, p, explicit.HuntOptions{
-			Want: func(v *ir.Violation) bool { return v.Kind == ir.ReachError },
+			Want: func(v *ir.Violation) bool { return v.Kind == want },
 		})
 		if err != nil || res.Verdict != verify.Unsafe {
 			out <- nil

@@ -229,3 +229,75 @@ int main(void) {
 		}
 	}
 }
+
+// TestSvcompDataRace answers no-data-race tasks: a racy counter (false,
+// beside its unreach-call answer), the counter incremented atomically (true),
+// a race past a full-range nondet that only the hunt finds (false, by
+// explicit/random), a race-free program with one (unknown, with the reason),
+// and an algorithm that refuses the property (unknown).
+func TestSvcompDataRace(t *testing.T) {
+	dir := t.TempDir()
+	put := func(name, text string) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	put("unreach-call.prp", "CHECK( init(main()), LTL(G ! call(reach_error())) )\n")
+	put("no-data-race.prp", "CHECK( init(main()), LTL(G ! data-race) )\n")
+	const counter = `extern void reach_error(void);
+extern int __VERIFIER_nondet_int(void);
+int pthread_create(unsigned long *t, void *attr, void *(*f)(void *), void *arg);
+int pthread_join(unsigned long t, void **r);
+int x;
+void *inc(void *a) { int t = x; x = t + 1; return 0; }
+int main(void) {
+    unsigned long a, b;
+    PREFIX
+    pthread_create(&a, 0, inc, 0); pthread_create(&b, 0, inc, 0);
+    pthread_join(a, 0); pthread_join(b, 0);
+    if (x != 2) reach_error();
+    return 0;
+}
+`
+	put("racy.i", strings.Replace(counter, "PREFIX", "", 1))
+	put("atomic.i", strings.Replace(strings.Replace(counter, "int t = x; x = t + 1;", "__atomic_fetch_add(&x, 1, 5);", 1), "PREFIX", "", 1))
+	put("wide-racy.i", strings.Replace(counter, "PREFIX", "int n = __VERIFIER_nondet_int(); if (n == 12345) return 0;", 1))
+	put("wide-atomic.i", strings.Replace(strings.Replace(counter, "int t = x; x = t + 1;", "__atomic_fetch_add(&x, 1, 5);", 1),
+		"PREFIX", "int n = __VERIFIER_nondet_int(); if (n == 12345) return 0;", 1))
+	task := func(name, input, props string) string {
+		return put(name, "format_version: '2.0'\ninput_files: '"+input+"'\nproperties:\n"+props+"options:\n  language: C\n  data_model: ILP32\n")
+	}
+	race := func(expected string) string {
+		return "  - property_file: no-data-race.prp\n    expected_verdict: " + expected + "\n"
+	}
+	racy := task("racy.yml", "racy.i", "  - property_file: unreach-call.prp\n    expected_verdict: false\n"+race("false"))
+	atomic := task("atomic.yml", "atomic.i", race("true"))
+	wideRacy := task("wide-racy.yml", "wide-racy.i", race("false"))
+	wideAtomic := task("wide-atomic.yml", "wide-atomic.i", race("true"))
+
+	code, out, errs := kbmc(t, "svcomp", "--timeout", "3s", racy, atomic, wideRacy, wideAtomic)
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"racy.yml: unreach-call: false (expected false, +1)",
+		"racy.yml: no-data-race: false (expected false, +1)",
+		"atomic.yml: no-data-race: true (expected true, +2) in",
+		"wide-racy.yml: no-data-race: false (expected false, +1) in",
+		"by explicit/random",
+		"wide-atomic.yml: no-data-race: unknown (expected true, +0)",
+		"no-data-race is checked by the explicit engine's dfs alone",
+		"5 answers: 1 correct true, 3 correct false, 0 wrong, 1 unknown; score 5",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = kbmc(t, "svcomp", "--algo", "dpor", racy)
+	if code != 0 || !strings.Contains(out, "racy.yml: no-data-race: unknown") || !strings.Contains(out, "--algo dpor does not check the property no-data-race") {
+		t.Errorf("--algo dpor: exit %d\n%s", code, out)
+	}
+}
