@@ -34,6 +34,11 @@ func Supported(p *ir.Program) error {
 		return &verify.UnsupportedError{Engine: engine,
 			Msg: "the property no-data-race is not encoded; use --engine explicit (--algo dfs or bfs)"}
 	}
+	if p.ChecksOverflow() {
+		// The encodings wrap signed arithmetic as .kb defines it.
+		return &verify.UnsupportedError{Engine: engine,
+			Msg: "the property no-overflow is not encoded; use --engine explicit"}
+	}
 	for _, ch := range p.Channels {
 		if ch.Rendezvous() {
 			// A rendezvous step moves two threads (ir/rendezvous.go).

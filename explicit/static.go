@@ -847,7 +847,14 @@ func (iv *intervals) fails(e *ir.Expr) bool {
 		if i := iv.Eval(e.X); i.Lo < 0 || i.Hi >= int64(e.Var.Len) {
 			return true
 		}
+	case ir.EAdd, ir.ESub, ir.EMul, ir.ENeg:
+		if iv.p.ChecksOverflow() && e.Type.Signed() {
+			return true // signed overflow (ir/overflow.go), when the run checks it
+		}
 	case ir.EDiv, ir.ERem:
+		if iv.p.ChecksOverflow() && e.Type.Signed() {
+			return true
+		}
 		if y := iv.Eval(e.Y); y.Lo <= 0 && y.Hi >= 0 {
 			return true
 		}

@@ -33,6 +33,10 @@ const (
 	// location in a reached state, at least one a write, not both atomic
 	// (race.go). Checked only when a run selects it (SelectRaces).
 	DataRace
+	// Overflow: a signed integer operation whose exact result does not fit
+	// its type (overflow.go). Checked only when a run selects it
+	// (SelectOverflow); otherwise signed arithmetic wraps.
+	Overflow
 )
 
 var violationNames = [...]string{
@@ -41,7 +45,7 @@ var violationNames = [...]string{
 	Relock: "relock", Deadlock: "deadlock", LocalDeadlock: "local-deadlock",
 	ReachError: "reach-error", InvalidDeref: "invalid-deref", InvalidFree: "invalid-free",
 	BadJoin: "bad-join", Unsupported: "unsupported", InvariantViolation: "invariant",
-	DataRace: "data-race",
+	DataRace: "data-race", Overflow: "overflow",
 }
 
 func (k ViolationKind) String() string {
@@ -752,9 +756,9 @@ func (m *machine) exec(n *Node) int {
 			if kind == NoViolation {
 				kind = Assertion
 			}
-			if p.races != nil {
-				// Under no-data-race a failing assertion is no violation:
-				// it aborts, as C's assert does (race.go).
+			if p.races != nil || p.overflow {
+				// Under no-data-race and no-overflow a failing assertion is
+				// no violation: it aborts, as C's assert does (race.go).
 				m.halted = true
 				break
 			}
@@ -1212,7 +1216,11 @@ func (m *machine) eval(e *Expr) int64 {
 		}
 		return m.ch.choose(e.Lo, e.Hi)
 	case ENeg:
-		return m.wrap(e.Type, -m.eval(e.X))
+		x := m.eval(e.X)
+		if m.p.overflow {
+			m.checkOverflow(e, 0, x)
+		}
+		return m.wrap(e.Type, -x)
 	case ENot:
 		return 1 - m.eval(e.X)
 	case ECompl:
@@ -1260,6 +1268,12 @@ func (m *machine) eval(e *Expr) int64 {
 	y := m.eval(e.Y)
 	if m.failed {
 		return 0
+	}
+	if m.p.overflow {
+		m.checkOverflow(e, x, y)
+		if m.failed {
+			return 0
+		}
 	}
 	switch e.Op {
 	case EMul:

@@ -519,4 +519,7 @@ type Program struct {
 	// races, when set, makes Step check every state it reaches for a data
 	// race (race.go, SelectRaces).
 	races *raceTable
+	// overflow makes signed arithmetic that overflows a violation
+	// (overflow.go, SelectOverflow).
+	overflow bool
 }

@@ -53,19 +53,23 @@ func Correct(a Answer, expected *bool) bool { return Score(a, expected) > 0 }
 const (
 	UnreachCall = "unreach-call" // no execution calls reach_error()
 	NoDataRace  = "no-data-race" // no reachable state has a data race (ir/race.go)
+	NoOverflow  = "no-overflow"  // no signed integer operation overflows (ir/overflow.go)
 )
 
 // Violation is the kind of violation that makes property name false.
 func Violation(name string) ir.ViolationKind {
-	if name == NoDataRace {
+	switch name {
+	case NoDataRace:
 		return ir.DataRace
+	case NoOverflow:
+		return ir.Overflow
 	}
 	return ir.ReachError
 }
 
 // Supported reports whether kbmc checks property name, and why not.
 func Supported(name string) (bool, string) {
-	if name == UnreachCall || name == NoDataRace {
+	if name == UnreachCall || name == NoDataRace || name == NoOverflow {
 		return true, ""
 	}
 	return false, fmt.Sprintf("the property %s is not supported by kbmc yet", name)

@@ -35,6 +35,7 @@ func TestJudge(t *testing.T) {
 	reach := &ir.Violation{Kind: ir.ReachError, Msg: "reach_error() called"}
 	deref := &ir.Violation{Kind: ir.InvalidDeref, Msg: "null pointer"}
 	race := &ir.Violation{Kind: ir.DataRace, Msg: "data race on x"}
+	over := &ir.Violation{Kind: ir.Overflow, Msg: "signed overflow"}
 	tests := []struct {
 		name   string
 		prop   string
@@ -54,6 +55,9 @@ func TestJudge(t *testing.T) {
 		{"another violation under no-data-race", "no-data-race", verify.Result{Verdict: verify.Unsafe, Violation: deref}, false, Unknown, "does not cover"},
 		{"a data race under unreach-call", "unreach-call", verify.Result{Verdict: verify.Unsafe, Violation: race}, false, Unknown, "does not cover"},
 		{"race-free, closed", "no-data-race", verify.Result{Verdict: verify.BoundedSafe}, true, True, ""},
+		{"an overflow", "no-overflow", verify.Result{Verdict: verify.Unsafe, Violation: over}, false, False, ""},
+		{"an overflow under unreach-call", "unreach-call", verify.Result{Verdict: verify.Unsafe, Violation: over}, false, Unknown, "does not cover"},
+		{"no overflow, complete", "no-overflow", verify.Result{Verdict: verify.Safe}, false, True, ""},
 		{"unsupported property", "termination", verify.Result{Verdict: verify.Safe}, true, Unknown, "not supported"},
 	}
 	for _, tt := range tests {

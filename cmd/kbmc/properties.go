@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"kbmc/cfront"
 	"kbmc/ir"
 )
 
@@ -88,6 +89,12 @@ func properties(l *loaded, localDeadlock bool) []property {
 			Text: "no reachable state with a data race: two threads about to access one location, one writing",
 			kind: ir.DataRace})
 	}
+	if cfront.IsC(l.path) {
+		// Checked only when selected. C's signed overflow is undefined;
+		// .kb's arithmetic wraps by definition (ir/overflow.go).
+		props = append(props, property{ID: noOverflow, Kind: ir.Overflow.String(),
+			Text: "no signed integer operation overflows its type", kind: ir.Overflow})
+	}
 	if localDeadlock {
 		props = append(props, property{ID: "local-deadlock", Kind: "local-deadlock",
 			Text: "no reachable state where a process can never move again", kind: ir.LocalDeadlock})
@@ -97,6 +104,9 @@ func properties(l *loaded, localDeadlock bool) []property {
 
 // noDataRace is the id of the data-race property, SV-COMP's name for it.
 const noDataRace = "no-data-race"
+
+// noOverflow is the id of the signed-overflow property, SV-COMP's name for it.
+const noOverflow = "no-overflow"
 
 func showProperties(w io.Writer, l *loaded, asJSON, localDeadlock bool) error {
 	props := properties(l, localDeadlock)
@@ -147,6 +157,7 @@ func (l *loaded) selectProperty(id string, localDeadlock bool) error {
 	// Data races are looked for only when chosen; failing assertions then
 	// stop their thread instead (ir.Program.SelectRaces).
 	l.prog.SelectRaces(chosen.kind == ir.DataRace)
+	l.prog.SelectOverflow(chosen.kind == ir.Overflow)
 	// The chosen invariant alone, or none when another property is chosen.
 	var keep []string
 	if name, ok := strings.CutPrefix(chosen.ID, "invariant."); ok && chosen.kind == ir.InvariantViolation {

@@ -143,6 +143,10 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 			// Races are looked for only under no-data-race, which also
 			// makes a failing assertion stop its thread (ir.Program.SelectRaces).
 			prog.SelectRaces(prop.Name == svcomp.NoDataRace)
+			prog.SelectOverflow(prop.Name == svcomp.NoOverflow)
+			if huntProg != nil {
+				huntProg.SelectOverflow(prop.Name == svcomp.NoOverflow)
+			}
 			var found *svcompFound
 			answer, reason, engine, found = svcompCheck(ctx, c, &loaded{path: input, src: src, prog: prog}, huntProg, prop, memory)
 			if dir := c.String("witness-dir"); dir != "" && answer == svcomp.False && found != nil {
