@@ -207,7 +207,11 @@ func (p *Program) raceAccesses(rt *raceTable, sc *raceScratch, s State, t int) *
 		p.step(sc.succ, t, &sc.ch, &sc.ev)
 		from := 0
 		for _, v := range sc.ev.Visits {
-			node := tm.Nodes[v.Node]
+			vt := tm
+			if v.Partner { // a rendezvous receiver's code, run in t's step (rendezvous.go)
+				vt = p.Threads[sc.ev.Partner].Template
+			}
+			node := vt.Nodes[v.Node]
 			found := false
 			for i := from; i < v.Accesses; i++ {
 				if a := sc.ev.Accesses[i]; i != v.Mutex && a.Loc < len(rt.memory) && rt.memory[a.Loc] {

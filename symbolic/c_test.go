@@ -127,11 +127,26 @@ func TestCTestdata(t *testing.T) {
 		if a.Expect == "error" || !forSymbolic(a.Engines) {
 			continue
 		}
+		name := filepath.Base(file)
+		if len(a.Args) == 2 && a.Args[0] == "--property" && (a.Args[1] == "no-data-race" || a.Args[1] == "no-overflow") {
+			// The symbolic engine checks neither property: it must say so.
+			prop := a.Args[1]
+			t.Run(name, func(t *testing.T) {
+				p := compileC(t, file, src)
+				p.SelectRaces(prop == "no-data-race")
+				p.SelectOverflow(prop == "no-overflow")
+				_, err := symbolicRun(p, verify.Options{}, cs[0], limit)
+				var unsup *verify.UnsupportedError
+				if !errors.As(err, &unsup) || !strings.Contains(unsup.Msg, prop) {
+					t.Errorf("--property %s: %v; want a refusal naming it", prop, err)
+				}
+			})
+			continue
+		}
 		if len(a.Args) > 0 {
 			t.Fatalf("%s: //@ args: %v: this test reads none (add what it needs)", file, a.Args)
 		}
 		programs++
-		name := filepath.Base(file)
 		t.Run(name, func(t *testing.T) {
 			p := compileC(t, file, src)
 			opts := verify.Options{}
