@@ -77,6 +77,7 @@ fuzz:
 	$(GO) test ./detect -run '^$$' -fuzz '^FuzzReadGoVector$$' -fuzztime $(FUZZ_DETECT)
 	$(GO) test ./detect -run '^$$' -fuzz '^FuzzReadShiViz$$' -fuzztime $(FUZZ_DETECT)
 	$(GO) test ./detect -run '^$$' -fuzz '^FuzzPredicate$$' -fuzztime $(FUZZ_DETECT)
+	$(GO) test ./witness -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZ_DETECT)
 
 regress: build
 	$(KBMC) regress testdata docs/examples
