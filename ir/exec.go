@@ -35,7 +35,7 @@ const (
 	DataRace
 	// Overflow: a signed integer operation whose exact result does not fit
 	// its type (overflow.go). Checked only when a run selects it
-	// (SelectOverflow); otherwise signed arithmetic wraps.
+	// (SelectProperty); otherwise signed arithmetic wraps.
 	Overflow
 )
 
@@ -756,9 +756,9 @@ func (m *machine) exec(n *Node) int {
 			if kind == NoViolation {
 				kind = Assertion
 			}
-			if p.races != nil || p.overflow {
+			if p.abortsOnAssert() {
 				// Under no-data-race and no-overflow a failing assertion is
-				// no violation: it aborts, as C's assert does (race.go).
+				// no violation: it aborts, as C's assert does.
 				m.halted = true
 				break
 			}

@@ -9,7 +9,7 @@ import (
 // arithmetic operation on a signed integer type whose exact result does not
 // fit the type is undefined behaviour. kbmc's semantics otherwise wraps such
 // a result (Type.Wrap), as .kb defines it; a run that selects the property
-// (SelectOverflow) reports it instead, as the violation Overflow of the step
+// (SelectProperty) reports it instead, as the violation Overflow of the step
 // that performs it. Checked: +, -, * and unary - on a signed type, and / and
 // % of the type's least value by -1. Not checked: conversions to a narrower
 // signed type (implementation-defined in C, not undefined), shifts (their
@@ -17,11 +17,21 @@ import (
 // definition) and pointer arithmetic (an access outside its object is
 // InvalidDeref).
 
-// SelectOverflow turns the overflow check on or off. With it on, a failing
-// assertion is no violation: it aborts, as C's assert does, and the thread
-// stops there (as under SelectRaces). Like SelectRaces, it may be called on a
+// SelectProperty sets up the checks property k needs beyond the violations
+// every run reports: DataRace turns the data-race check on (SelectRaces),
+// Overflow the signed-overflow check; any other kind turns both off. Under
+// either, a failing assertion is no violation: it aborts, as C's assert does,
+// and the thread stops there (abortsOnAssert). It may be called on a
 // finished program, before any run.
-func (p *Program) SelectOverflow(on bool) { p.overflow = on }
+func (p *Program) SelectProperty(k ViolationKind) {
+	p.SelectRaces(k == DataRace)
+	p.overflow = k == Overflow
+}
+
+// abortsOnAssert reports whether a failing assertion stops its thread
+// instead of being a violation: under a property that is not about
+// assertions (SelectProperty).
+func (p *Program) abortsOnAssert() bool { return p.races != nil || p.overflow }
 
 // ChecksOverflow reports whether runs of p report signed overflow.
 func (p *Program) ChecksOverflow() bool { return p.overflow }

@@ -28,7 +28,7 @@ func TestOverflow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := compile(t, "shared int x = 100; shared int y = -128; shared int r;\nthread a { r = "+tc.expr+"; }\n", 8)
 			for _, on := range []bool{false, true} {
-				p.SelectOverflow(on)
+				p.SelectProperty(map[bool]ir.ViolationKind{false: ir.NoViolation, true: ir.Overflow}[on])
 				s := p.Initial()
 				var ev ir.Event
 				p.Step(s, 0, nil, &ev)
@@ -48,7 +48,7 @@ func TestOverflow(t *testing.T) {
 func TestOverflow64(t *testing.T) {
 	p := compile(t, "shared int x = 9223372036854775807; shared int y = -9223372036854775807; shared int r;\n"+
 		"thread a { r = x + 1; }\nthread b { r = y - 1; }\nthread c { r = y - 2; }\nthread d { r = x * -1; }\nthread e { r = y * 2; }\nthread f { r = x - y; }\n", 64)
-	p.SelectOverflow(true)
+	p.SelectProperty(ir.Overflow)
 	for th, want := range []bool{true, false, true, false, true, true} {
 		s := p.Initial()
 		var ev ir.Event

@@ -520,6 +520,6 @@ type Program struct {
 	// race (race.go, SelectRaces).
 	races *raceTable
 	// overflow makes signed arithmetic that overflows a violation
-	// (overflow.go, SelectOverflow).
+	// (overflow.go, SelectProperty).
 	overflow bool
 }

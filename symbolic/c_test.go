@@ -133,8 +133,11 @@ func TestCTestdata(t *testing.T) {
 			prop := a.Args[1]
 			t.Run(name, func(t *testing.T) {
 				p := compileC(t, file, src)
-				p.SelectRaces(prop == "no-data-race")
-				p.SelectOverflow(prop == "no-overflow")
+				k := ir.DataRace
+				if prop == "no-overflow" {
+					k = ir.Overflow
+				}
+				p.SelectProperty(k)
 				_, err := symbolicRun(p, verify.Options{}, cs[0], limit)
 				var unsup *verify.UnsupportedError
 				if !errors.As(err, &unsup) || !strings.Contains(unsup.Msg, prop) {

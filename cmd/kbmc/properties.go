@@ -154,10 +154,9 @@ func (l *loaded) selectProperty(id string, localDeadlock bool) error {
 		return usageErr("--property %s: no such property in %s%s (list them with --show-properties)", id, l.path, hint)
 	}
 	l.property = chosen
-	// Data races are looked for only when chosen; failing assertions then
-	// stop their thread instead (ir.Program.SelectRaces).
-	l.prog.SelectRaces(chosen.kind == ir.DataRace)
-	l.prog.SelectOverflow(chosen.kind == ir.Overflow)
+	// Data races and signed overflow are looked for only when chosen;
+	// failing assertions then stop their thread instead.
+	l.prog.SelectProperty(chosen.kind)
 	// The chosen invariant alone, or none when another property is chosen.
 	var keep []string
 	if name, ok := strings.CutPrefix(chosen.ID, "invariant."); ok && chosen.kind == ir.InvariantViolation {

@@ -140,13 +140,9 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 		} else if loadErr != nil {
 			reason = firstLine(loadErr.Error())
 		} else {
-			// Races are looked for only under no-data-race, which also
-			// makes a failing assertion stop its thread (ir.Program.SelectRaces).
-			prog.SelectRaces(prop.Name == svcomp.NoDataRace)
-			prog.SelectOverflow(prop.Name == svcomp.NoOverflow)
-			if huntProg != nil {
-				huntProg.SelectOverflow(prop.Name == svcomp.NoOverflow)
-			}
+			// Races and overflow are looked for only under their property,
+			// which also makes a failing assertion stop its thread.
+			prog.SelectProperty(svcomp.Violation(prop.Name))
 			var found *svcompFound
 			answer, reason, engine, found = svcompCheck(ctx, c, &loaded{path: input, src: src, prog: prog}, huntProg, prop, memory)
 			if dir := c.String("witness-dir"); dir != "" && answer == svcomp.False && found != nil {
@@ -189,10 +185,9 @@ func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, huntProg *ir.Pr
 	var hunted <-chan *verify.Result
 	stopHunt := func() {}
 	if hunt && huntProg != nil {
+		huntProg.SelectProperty(svcomp.Violation(prop.Name))
 		if prop.Name == svcomp.NoDataRace {
-			huntProg.SampleRaces()
-		} else {
-			huntProg.SelectRaces(false)
+			huntProg.SampleRaces() // its own way: values drawn from whole ranges
 		}
 		var huntCtx context.Context
 		huntCtx, stopHunt = context.WithDeadline(ctx, deadline)
