@@ -17,20 +17,11 @@ func TestSvcompCompareScript(t *testing.T) {
 	if err != nil {
 		t.Skip("python3 is not installed: the script cannot run here")
 	}
-	dir := t.TempDir()
+	dir, put := taskDir(t)
 	bin := filepath.Join(dir, "kbmc")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	put := func(name, text string) string {
-		t.Helper()
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	put("unreach-call.prp", "CHECK( init(main()), LTL(G ! call(reach_error())) )\n")
 	const prog = `extern void reach_error(void);
 int pthread_create(unsigned long *t, void *attr, void *(*f)(void *), void *arg);
 int pthread_join(unsigned long t, void **r);

@@ -12,16 +12,7 @@ import (
 // correct false, a wrong expectation (scored as SV-COMP scores it), a
 // property kbmc does not check, and a task whose program does not compile.
 func TestSvcomp(t *testing.T) {
-	dir := t.TempDir()
-	put := func(name, text string) string {
-		t.Helper()
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	put("unreach-call.prp", "CHECK( init(main()), LTL(G ! call(reach_error())) )\n")
+	_, put := taskDir(t)
 	put("termination.prp", "CHECK( init(main()), LTL(F end) )\n")
 	const lostUpdate = `extern void reach_error(void);
 int pthread_create(unsigned long *t, void *attr, void *(*f)(void *), void *arg);
@@ -142,16 +133,7 @@ int main(void) {
 // --replay; a true answer gets none. The bug past the pool is found by the
 // hunt on the program lowered with phantom threads, which its witnesses say.
 func TestSvcompWitnessDir(t *testing.T) {
-	dir := t.TempDir()
-	put := func(name, text string) string {
-		t.Helper()
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	put("unreach-call.prp", "CHECK( init(main()), LTL(G ! call(reach_error())) )\n")
+	dir, put := taskDir(t)
 	const lostUpdate = `extern void reach_error(void);
 int pthread_create(unsigned long *t, void *attr, void *(*f)(void *), void *arg);
 int pthread_join(unsigned long t, void **r);
@@ -236,16 +218,7 @@ int main(void) {
 // explicit/random), a race-free program with one (unknown, with the reason),
 // and an algorithm that refuses the property (unknown).
 func TestSvcompDataRace(t *testing.T) {
-	dir := t.TempDir()
-	put := func(name, text string) string {
-		t.Helper()
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	put("unreach-call.prp", "CHECK( init(main()), LTL(G ! call(reach_error())) )\n")
+	_, put := taskDir(t)
 	put("no-data-race.prp", "CHECK( init(main()), LTL(G ! data-race) )\n")
 	const counter = `extern void reach_error(void);
 extern int __VERIFIER_nondet_int(void);
@@ -300,4 +273,21 @@ int main(void) {
 	if code != 0 || !strings.Contains(out, "racy.yml: no-data-race: unknown") || !strings.Contains(out, "--algo dpor does not check the property no-data-race") {
 		t.Errorf("--algo dpor: exit %d\n%s", code, out)
 	}
+}
+
+// taskDir makes a directory for a test's SV-COMP tasks with the unreach-call
+// property file in it, and returns it with a function that writes a file
+// there (executable, so that a stand-in tool can be one) and returns its path.
+func taskDir(t *testing.T) (string, func(name, text string) string) {
+	dir := t.TempDir()
+	put := func(name, text string) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	put("unreach-call.prp", "CHECK( init(main()), LTL(G ! call(reach_error())) )\n")
+	return dir, put
 }
