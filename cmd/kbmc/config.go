@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"kbmc/explicit"
+	"kbmc/gofront"
 	"kbmc/ir"
 	"kbmc/lang"
 	"kbmc/lang/syntax"
@@ -31,7 +32,8 @@ func programFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "D", Usage: "override a constant: -D NAME=VALUE (repeatable)"},
 		&cli.BoolFlag{Name: "no-fold", Usage: "one transition per statement (no local folding)"},
 		&cli.StringFlag{Name: "data-model", Value: "ILP32", Usage: "C: ILP32 (32-bit int, long and pointers, as SV-COMP's default) or LP64"},
-		&cli.IntFlag{Name: "pool", Value: cfront.DefaultLoopThreads, Usage: "C: threads a pthread_create in a loop of unknown trip count may start, and blocks a malloc there may allocate; an execution needing more is cut"},
+		&cli.IntFlag{Name: "pool", Value: cfront.DefaultLoopThreads, Usage: "C: threads a pthread_create in a loop of unknown trip count may start, and blocks a malloc there may allocate; Go: goroutines a go statement in a loop may start, and variables, channels and slices code in a loop may make; an execution needing more is cut"},
+		&cli.StringFlag{Name: "entry", Usage: "Go: the function the first goroutine runs (main, a TestXxx, or a function without parameters); default: main, or the only test"},
 	}
 }
 
@@ -39,7 +41,8 @@ func programFlags() []cli.Flag {
 type sourceConfig struct {
 	lang.Config
 	DataModel string // C: ILP32 or LP64
-	Pool      int    // C: see the --pool flag
+	Pool      int    // C and Go: see the --pool flag
+	Entry     string // Go: see the --entry flag
 }
 
 // engineFlags are the flags that choose and bound an engine.
@@ -121,7 +124,7 @@ func compileConfig(c *cli.Context) (sourceConfig, error) {
 	// A run recorded for kbmc detect keeps every access to process memory a
 	// step: detect's predicates read it (lang.Config.KeepPrivate).
 	cfg := sourceConfig{Config: lang.Config{Width: c.Int("width"), NoFold: c.Bool("no-fold"), KeepPrivate: c.String("record") != ""},
-		DataModel: c.String("data-model"), Pool: c.Int("pool")}
+		DataModel: c.String("data-model"), Pool: c.Int("pool"), Entry: c.String("entry")}
 	if m := strings.ToUpper(cfg.DataModel); m != "ILP32" && m != "LP64" {
 		return cfg, usageErr("--data-model %s: want ILP32 or LP64", cfg.DataModel)
 	}
@@ -441,8 +444,21 @@ func verdictSettings(c *cli.Context, ec engineConfig) []string {
 	return out
 }
 
-// load reads and compiles a file. Input errors come back as exit code 2.
+// load reads and compiles a file (for Go, a package of one file, named by
+// the file or its directory). Input errors come back as exit code 2.
 func load(path string, cfg sourceConfig) (*loaded, error) {
+	if gofront.IsGo(path) {
+		res, err := gofront.Compile(path, gofront.Config{Entry: cfg.Entry, NoFold: cfg.NoFold,
+			LoopGoroutines: cfg.Pool, LoopBlocks: cfg.Pool})
+		if err != nil {
+			return nil, &exitError{exitInput, err}
+		}
+		src, err := os.ReadFile(res.File)
+		if err != nil {
+			return nil, &exitError{exitInput, err}
+		}
+		return &loaded{path: res.File, src: src, prog: res.Program}, nil
+	}
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &exitError{exitInput, err}

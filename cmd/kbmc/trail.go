@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"kbmc/cfront"
+	"kbmc/gofront"
 	"os"
 	"sort"
 
@@ -80,7 +81,8 @@ type trailFlags struct {
 	// lang.Config.KeepPrivate.
 	KeepPrivate bool   `json:"keep_private,omitempty"`
 	DataModel   string `json:"data_model,omitempty"` // C programs
-	Pool        int    `json:"pool,omitempty"`       // C programs`
+	Pool        int    `json:"pool,omitempty"`       // C and Go programs
+	Entry       string `json:"entry,omitempty"`      // Go programs
 	Depth       int    `json:"depth"`
 	NoDeadlock  bool   `json:"no_deadlock,omitempty"`
 }
@@ -105,6 +107,9 @@ func writeTrail(path string, l *loaded, cfg sourceConfig, ec engineConfig, res *
 		Engine: ec.Name(), Violation: violationJSON(l, res.Violation), Steps: []trailStep{}}
 	if len(cfg.Defines) > 0 {
 		t.Flags.Defines = cfg.Defines
+	}
+	if gofront.IsGo(l.path) {
+		t.Flags.Pool, t.Flags.Entry = cfg.Pool, cfg.Entry
 	}
 	if cfront.IsC(l.path) {
 		t.Flags.DataModel, t.Flags.Pool = cfg.DataModel, cfg.Pool
@@ -140,7 +145,7 @@ func readTrail(path string) (*trail, error) {
 // config is the compilation the trail was written for.
 func (t *trail) config() sourceConfig {
 	cfg := sourceConfig{Config: lang.Config{Width: t.Flags.Width, Defines: t.Flags.Defines, NoFold: t.Flags.NoFold, KeepPrivate: t.Flags.KeepPrivate},
-		DataModel: t.Flags.DataModel, Pool: t.Flags.Pool}
+		DataModel: t.Flags.DataModel, Pool: t.Flags.Pool, Entry: t.Flags.Entry}
 	if cfg.Pool == 0 {
 		cfg.Pool = cfront.DefaultLoopThreads
 	}

@@ -1,0 +1,340 @@
+package gofront
+
+import (
+	"fmt"
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+
+	"kbmc/ir"
+)
+
+// A chanSite is one make(chan T, k) of the program: an ir channel array with
+// a channel for each run of the make (up to the bound). A channel value is
+// base+i+1 for channel i of the site (0 is nil); base numbers the sites one
+// after another, and is known once every site's size is (finishChannels).
+type chanSite struct {
+	mk    *ssa.MakeChan
+	decl  *ir.Channel
+	alloc *ir.Alloc // its blocks bound the makes: a make waits at the model's bound when all are taken
+	count *ir.Var   // the channels made so far
+	need  int
+	base  *ir.Expr // a constant, filled in by finishChannels
+	elem  *layout
+}
+
+// scanChannels finds every make(chan) of the package, so that an operation
+// on a channel value can name every array it may be in.
+func (l *lowerer) scanChannels() {
+	seen := map[*ssa.Function]bool{}
+	for _, fn := range l.sortedFuncs() {
+		if seen[fn] {
+			continue
+		}
+		seen[fn] = true
+		for _, bb := range fn.Blocks {
+			for _, in := range bb.Instrs {
+				mk, ok := in.(*ssa.MakeChan)
+				if !ok {
+					continue
+				}
+				elem := mk.Type().Underlying().(*types.Chan).Elem()
+				lo, err := l.layoutOf(elem)
+				if err != nil {
+					l.errorf(l.pos(mk.Pos()), "channel of %s: %v", elem, err)
+					continue
+				}
+				pos := l.pos(mk.Pos())
+				s := &chanSite{mk: mk, elem: lo, base: constant(ir.I64, 0)}
+				s.decl = &ir.Channel{Name: fmt.Sprintf("make(%s) at %s", mk.Type(), pos), Fields: lo.types(), Pos: pos}
+				if c, ok := mk.Size.(*ssa.Const); ok {
+					s.decl.Cap = int(c.Int64())
+				} else {
+					l.errorf(pos, "make of a channel whose capacity is not a constant is not supported")
+				}
+				s.alloc = &ir.Alloc{Name: s.decl.Name, Pos: pos}
+				s.count = &ir.Var{Name: s.decl.Name + " (made)", Type: ir.I64, Shared: true, Pos: pos}
+				l.chans[mk] = s
+				list, _ := l.byElem.At(elem).([]*chanSite)
+				l.byElem.Set(elem, append(list, s))
+			}
+		}
+	}
+}
+
+// finishChannels sizes every site and numbers the channels.
+func (l *lowerer) finishChannels() {
+	base := int64(0)
+	for _, fn := range l.sortedFuncs() {
+		for _, bb := range fn.Blocks {
+			for _, in := range bb.Instrs {
+				s := l.chans[asMakeChan(in)]
+				if s == nil || s.decl.Len != 0 {
+					continue
+				}
+				s.decl.Len = max(1, min(s.need, maxPool))
+				s.base.Val = base
+				base += int64(s.decl.Len)
+				l.prog.Channels = append(l.prog.Channels, s.decl)
+				s.alloc.Status = &ir.Var{Name: s.decl.Name + " (status)", Type: ir.I64, Len: s.decl.Len, Shared: true, Pos: s.decl.Pos}
+				l.prog.Shared = append(l.prog.Shared, s.alloc.Status, s.count)
+				for i := range s.decl.Len {
+					v := &ir.Var{Name: fmt.Sprintf("%s #%d", s.decl.Name, i+1), Type: ir.Bool, Len: 1, Shared: true,
+						Addressable: true, Block: s.alloc, BlockIndex: i, Pos: s.decl.Pos, CellTypes: []ir.Type{ir.Bool},
+						CellNames: []string{fmt.Sprintf("%s #%d", s.decl.Name, i+1)}}
+					s.alloc.Blocks = append(s.alloc.Blocks, v)
+					l.prog.Shared = append(l.prog.Shared, v)
+				}
+				l.prog.Allocs = append(l.prog.Allocs, s.alloc)
+			}
+		}
+	}
+}
+
+func asMakeChan(in ssa.Instruction) *ssa.MakeChan {
+	mk, _ := in.(*ssa.MakeChan)
+	return mk
+}
+
+// makeChan takes the site's next channel: its number, in one step with the
+// block that bounds the site.
+func (b *builder) makeChan(in *ssa.MakeChan) {
+	s := b.l.chans[in]
+	if s == nil {
+		b.frame.vals[in] = []*ir.Expr{constant(ir.I64, 0)}
+		return
+	}
+	if b.runsOnce(in.Block()) {
+		s.need++
+	} else {
+		s.need += b.l.cfg.LoopBlocks
+	}
+	v := b.temp(ir.I64)
+	r := b.temp(ir.Ptr)
+	b.beginAtomic()
+	b.emit(&ir.Node{Op: ir.OpAlloc, Alloc: s.alloc, X: constant(ir.I64, 1), LHS: &ir.LValue{Var: r, Type: ir.Ptr, Pos: b.pos}})
+	n := &ir.Expr{Op: ir.EVar, Type: ir.I64, Var: s.count, Pos: b.pos}
+	b.assign(v, &ir.Expr{Op: ir.EAdd, Type: ir.I64, X: &ir.Expr{Op: ir.EAdd, Type: ir.I64, X: s.base, Y: n, Pos: b.pos}, Y: constant(ir.I64, 1), Pos: b.pos})
+	b.emit(&ir.Node{Op: ir.OpAssign, LHS: &ir.LValue{Var: s.count, Type: ir.I64, Pos: b.pos},
+		X: &ir.Expr{Op: ir.EAdd, Type: ir.I64, X: n, Y: constant(ir.I64, 1), Pos: b.pos}})
+	b.endAtomic()
+	b.frame.vals[in] = []*ir.Expr{varRef(v)}
+}
+
+// sitesOf are the make sites a channel value of type t may come from.
+func (b *builder) sitesOf(t types.Type) []*chanSite {
+	ch, ok := t.Underlying().(*types.Chan)
+	if !ok {
+		b.errorf("internal error: %s is not a channel type", t)
+		return nil
+	}
+	list, _ := b.l.byElem.At(ch.Elem()).([]*chanSite)
+	return list
+}
+
+// inSite is whether channel value v is one of site s's channels, and index
+// which one.
+func (b *builder) inSite(v *ir.Expr, s *chanSite) (in, index *ir.Expr) {
+	lo := &ir.Expr{Op: ir.EGt, Type: ir.Bool, X: v, Y: s.base, Pos: b.pos}
+	hi := &ir.Expr{Op: ir.ELe, Type: ir.Bool, X: v, Pos: b.pos,
+		Y: &ir.Expr{Op: ir.EAdd, Type: ir.I64, X: s.base, Y: constant(ir.I64, int64(b.l.maxLen(s))), Pos: b.pos}}
+	in = &ir.Expr{Op: ir.ELAnd, Type: ir.Bool, X: lo, Y: hi, Pos: b.pos}
+	index = &ir.Expr{Op: ir.ESub, Type: ir.I64, Pos: b.pos,
+		X: &ir.Expr{Op: ir.ESub, Type: ir.I64, X: v, Y: s.base, Pos: b.pos}, Y: constant(ir.I64, 1)}
+	return in, index
+}
+
+// maxLen bounds a site's channels: its length is settled only once every
+// make is lowered, but values above it never occur, so the test may use the
+// pool bound.
+func (l *lowerer) maxLen(*chanSite) int { return maxPool }
+
+// dispatch emits, for channel value v of type t, one copy of an operation
+// per make site it may come from (op builds the node for a site and the
+// channel's index), and a wait for ever for a nil channel (nilOp, when not
+// nil, instead).
+func (b *builder) dispatch(v *ir.Expr, t types.Type, op func(s *chanSite, index *ir.Expr), nilOp func()) {
+	var done []*int
+	for _, s := range b.sitesOf(t) {
+		in, index := b.inSite(v, s)
+		br := b.emit(&ir.Node{Op: ir.OpBranch, X: in})
+		b.open = []*int{&br.Next}
+		op(s, index)
+		done = append(done, b.open...)
+		b.open = []*int{&br.Else}
+	}
+	if nilOp != nil {
+		nilOp()
+	} else {
+		b.blockForever()
+	}
+	b.open = append(done, b.open...)
+}
+
+// blockForever is an operation on a nil channel: the goroutine waits for
+// ever.
+func (b *builder) blockForever() {
+	b.emit(&ir.Node{Op: ir.OpAwait, X: constant(ir.Bool, 0)})
+	b.open = nil
+}
+
+// recv lowers <-ch (and v, ok := <-ch).
+func (b *builder) recv(in *ssa.UnOp) {
+	ch := b.scalarValue(in.X)
+	elemT := in.X.Type().Underlying().(*types.Chan).Elem()
+	lo := b.layout(elemT)
+	dsts := make([]*ir.Var, lo.n())
+	for i, c := range lo.cells {
+		dsts[i] = b.temp(c.typ)
+	}
+	ok := b.temp(ir.Bool)
+	b.dispatch(ch, in.X.Type(), func(s *chanSite, index *ir.Expr) {
+		n := &ir.Node{Op: ir.OpRecv, Chan: s.decl, CIndex: index}
+		for _, d := range dsts {
+			n.Dsts = append(n.Dsts, &ir.LValue{Var: d, Type: d.Type, Pos: b.pos})
+		}
+		set := b.recvOK(n, ok)
+		b.emit(n)
+		if !set {
+			b.assign(ok, constant(ir.Bool, 1))
+		}
+	}, nil)
+	cells := make([]*ir.Expr, len(dsts))
+	for i, d := range dsts {
+		cells[i] = varRef(d)
+	}
+	if in.CommaOk {
+		cells = append(cells, varRef(ok))
+	}
+	b.frame.vals[in] = cells
+}
+
+// send lowers ch <- x.
+func (b *builder) send(in *ssa.Send) {
+	ch := b.scalarValue(in.Chan)
+	args := b.value(in.X)
+	b.dispatch(ch, in.Chan.Type(), func(s *chanSite, index *ir.Expr) {
+		b.emit(&ir.Node{Op: ir.OpSend, Chan: s.decl, CIndex: index, Args: args})
+	}, nil)
+}
+
+// lenCap is len or cap of a slice, an array or a channel.
+func (b *builder) lenCap(isLen bool, v ssa.Value, cells []*ir.Expr) *ir.Expr {
+	switch t := v.Type().Underlying().(type) {
+	case *types.Slice:
+		if isLen {
+			return cells[1]
+		}
+		return cells[2]
+	case *types.Pointer:
+		if arr, ok := t.Elem().Underlying().(*types.Array); ok {
+			return constant(ir.I64, arr.Len())
+		}
+	case *types.Array:
+		return constant(ir.I64, t.Len())
+	case *types.Chan:
+		x := constant(ir.I64, 0) // a nil channel
+		sites := b.sitesOf(v.Type())
+		for i := len(sites) - 1; i >= 0; i-- {
+			s := sites[i]
+			in, index := b.inSite(cells[0], s)
+			var y *ir.Expr
+			if isLen {
+				y = &ir.Expr{Op: ir.ELen, Type: ir.I64, Chan: s.decl, X: index, Pos: b.pos}
+			} else {
+				y = constant(ir.I64, int64(s.decl.Cap))
+			}
+			x = &ir.Expr{Op: ir.ECond, Type: ir.I64, X: in, Y: y, Z: x, Pos: b.pos}
+		}
+		return b.hold(x)
+	}
+	b.errorf("len or cap of %s is not supported", v.Type())
+	return constant(ir.I64, 0)
+}
+
+// selectOp lowers a select statement: an ir select with one case per state
+// and make site, guarded by whether the state's channel is of that site.
+func (b *builder) selectOp(in *ssa.Select) {
+	sel := &ir.Node{Op: ir.OpSelect, Default: !in.Blocking}
+	var caseState []int // per ir case: the Go state it performs
+	var recvCells [][]*ir.Var
+	ok := b.temp(ir.Bool)
+	var guards []*ir.Expr
+	for k, st := range in.States {
+		ch := b.scalarValue(st.Chan)
+		var dsts []*ir.Var
+		if st.Dir == types.RecvOnly {
+			lo := b.layout(st.Chan.Type().Underlying().(*types.Chan).Elem())
+			for _, c := range lo.cells {
+				dsts = append(dsts, b.temp(c.typ))
+			}
+			recvCells = append(recvCells, dsts)
+		}
+		var args []*ir.Expr
+		if st.Dir == types.SendOnly {
+			args = b.value(st.Send)
+		}
+		for _, s := range b.sitesOf(st.Chan.Type()) {
+			inS, index := b.inSite(ch, s)
+			cs := &ir.Node{Chan: s.decl, CIndex: index, Pos: b.l.pos(st.Pos), Text: b.text}
+			if st.Dir == types.SendOnly {
+				cs.Op, cs.Args = ir.OpSend, args
+			} else {
+				cs.Op = ir.OpRecv
+				for _, d := range dsts {
+					cs.Dsts = append(cs.Dsts, &ir.LValue{Var: d, Type: d.Type, Pos: b.pos})
+				}
+				b.recvOK(cs, ok)
+			}
+			if !b.guardCase(cs, inS) {
+				guards = append(guards, inS)
+			}
+			sel.Cases = append(sel.Cases, cs)
+			caseState = append(caseState, k)
+		}
+	}
+	if len(guards) > 0 {
+		// Without guarded cases, a case whose channel may be nil or of
+		// another site cannot be expressed: the run stops as unsupported
+		// when it happens.
+		var all *ir.Expr
+		for _, g := range guards {
+			if all == nil {
+				all = g
+			} else {
+				all = &ir.Expr{Op: ir.ELAnd, Type: ir.Bool, X: all, Y: g, Pos: b.pos}
+			}
+		}
+		b.emit(&ir.Node{Op: ir.OpAssert, X: all, Kind: ir.Unsupported,
+			Msg: "a select on a nil channel, or on channels of several make sites: not supported yet"})
+	}
+	if !b.recvOK(&ir.Node{}, ok) {
+		b.assign(ok, constant(ir.Bool, 1))
+	}
+	chosen := b.temp(ir.I64)
+	sel.LHS = &ir.LValue{Var: chosen, Type: ir.I64, Pos: b.pos}
+	b.emit(sel)
+	// index: the Go state of the ir case chosen, -1 for the default.
+	idx := constant(ir.I64, -1)
+	for i := len(caseState) - 1; i >= 0; i-- {
+		idx = &ir.Expr{Op: ir.ECond, Type: ir.I64, Pos: b.pos,
+			X: &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: varRef(chosen), Y: constant(ir.I64, int64(i)), Pos: b.pos},
+			Y: constant(ir.I64, int64(caseState[i])), Z: idx}
+	}
+	cells := []*ir.Expr{b.hold(idx)}
+	// recvOk: a receive case was chosen (and, with close, took a message).
+	isRecv := constant(ir.Bool, 0)
+	for i := len(sel.Cases) - 1; i >= 0; i-- {
+		if sel.Cases[i].Op == ir.OpRecv {
+			isRecv = &ir.Expr{Op: ir.ELOr, Type: ir.Bool, Pos: b.pos,
+				X: &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: varRef(chosen), Y: constant(ir.I64, int64(i)), Pos: b.pos}, Y: isRecv}
+		}
+	}
+	cells = append(cells, b.hold(&ir.Expr{Op: ir.ELAnd, Type: ir.Bool, X: isRecv, Y: varRef(ok), Pos: b.pos}))
+	for _, ds := range recvCells {
+		for _, d := range ds {
+			cells = append(cells, varRef(d))
+		}
+	}
+	b.frame.vals[in] = cells
+}

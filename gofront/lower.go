@@ -1,0 +1,266 @@
+package gofront
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"sort"
+
+	"golang.org/x/tools/go/ssa"
+	"golang.org/x/tools/go/types/typeutil"
+
+	"kbmc/ir"
+	"kbmc/lang/syntax"
+)
+
+// maxLowered bounds the lowered program's size: inlining can multiply code
+// exponentially, and a program past the bound is refused instead of built.
+const maxLowered = 1 << 20
+
+// maxPool bounds a pool of goroutines or blocks however many the code asks.
+const maxPool = 16
+
+// lowerer turns an SSA package into an ir.Program for one entry point.
+type lowerer struct {
+	file string
+	src  []byte
+	fset *token.FileSet
+	pkg  *ssa.Package
+	cfg  Config
+	prog *ir.Program
+	errs ErrorList
+
+	layouts typeutil.Map // types.Type -> *layout
+	globals map[*ssa.Global]*ir.Var
+	pools   map[*ssa.Function]*poolInfo
+	// poolList holds the pools in creation order (the worklist of lower).
+	poolList []*poolInfo
+	// chans are the channel make sites, each a channel array of ir; byElem
+	// lists them by element type, which is how an operation on a channel
+	// value finds the arrays it may name.
+	chans  map[*ssa.MakeChan]*chanSite
+	byElem typeutil.Map // types.Type -> []*chanSite
+	// strings numbers string constants: a string is a token.
+	strings map[string]int64
+	// finals run once every site's size is known (channel numbers).
+	finals []func()
+
+	budget int
+	tooBig bool
+}
+
+// poolInfo is the goroutine pool of one function a go statement starts, and
+// how many slots the code lowered so far can start.
+type poolInfo struct {
+	fn   *ssa.Function
+	pool *ir.Pool
+	need int
+	// args are the cells a goroutine receives: its parameters, then its
+	// closure's free variables. One arg cell travels in the slot's start
+	// cell; more go through each slot's args variable.
+	args  *layout
+	slots []*ir.Var // per slot: its args variable (nil with at most one cell)
+}
+
+func newLowerer(file string, src []byte, fset *token.FileSet, pkg *ssa.Package, cfg Config) *lowerer {
+	return &lowerer{file: file, src: src, fset: fset, pkg: pkg, cfg: cfg,
+		prog:    &ir.Program{File: file, Width: 64, NoFold: cfg.NoFold},
+		globals: map[*ssa.Global]*ir.Var{}, pools: map[*ssa.Function]*poolInfo{},
+		chans: map[*ssa.MakeChan]*chanSite{}, strings: map[string]int64{}, budget: maxLowered}
+}
+
+// pos converts a token position in the program's file.
+func (l *lowerer) pos(p token.Pos) ir.Pos {
+	if !p.IsValid() {
+		return ir.Pos{}
+	}
+	pp := l.fset.Position(p)
+	return ir.Pos{Line: pp.Line, Col: pp.Column}
+}
+
+// errorf records an input error at pos.
+func (l *lowerer) errorf(pos ir.Pos, format string, args ...any) {
+	e := &Error{Pos: syntax.Position{Filename: l.file, Line: pos.Line, Col: pos.Col}, Msg: fmt.Sprintf(format, args...),
+		Source: sourceLine(l.src, pos.Line)}
+	for _, old := range l.errs {
+		if old.Pos == e.Pos && old.Msg == e.Msg {
+			return
+		}
+	}
+	l.errs = append(l.errs, e)
+}
+
+func (l *lowerer) spend(n int, pos ir.Pos) {
+	l.budget -= n
+	if l.budget < 0 && !l.tooBig {
+		l.tooBig = true
+		l.errorf(pos, "program too large: more than %d operations after inlining calls", maxLowered)
+	}
+}
+
+func (l *lowerer) lower(entry *ssa.Function) (*ir.Program, ErrorList) {
+	l.scanChannels()
+	mt := &ir.Template{Name: "main", Pos: l.pos(entry.Pos())}
+	if entry.Name() != "main" {
+		mt.Name = entry.Name()
+	}
+	l.prog.Templates = append(l.prog.Templates, mt)
+	b := l.newBuilder(mt, nil)
+	b.entry(entry)
+	// Pools grow as the code that starts their goroutines is lowered, the
+	// goroutines' own code included, until every pool has the slots its
+	// starters can start (or maxPool).
+	for changed := true; changed && len(l.errs) == 0 && !l.tooBig; {
+		changed = false
+		for i := 0; i < len(l.poolList); i++ {
+			pi := l.poolList[i]
+			for len(pi.pool.Slots) < min(pi.need, maxPool) && !l.tooBig && len(l.errs) == 0 {
+				l.slot(pi)
+				changed = true
+			}
+		}
+	}
+	if len(l.errs) > 0 {
+		return nil, l.errs
+	}
+	l.finishChannels()
+	for _, f := range l.finals {
+		f()
+	}
+	return l.prog, l.errs
+}
+
+// poolOf returns the pool of goroutines running fn, creating it.
+func (l *lowerer) poolOf(fn *ssa.Function, pos ir.Pos) *poolInfo {
+	if pi := l.pools[fn]; pi != nil {
+		return pi
+	}
+	pi := &poolInfo{fn: fn, pool: &ir.Pool{Name: goroutineName(fn)}, args: &layout{}}
+	add := func(name string, t types.Type) {
+		lo, err := l.layoutOf(t)
+		if err != nil {
+			l.errorf(pos, "go %s: %s: %v", fn.Name(), name, err)
+			lo = scalar(ir.I64)
+		}
+		for _, c := range lo.cells {
+			pi.args.cells = append(pi.args.cells, cellInfo{c.typ, "." + name + c.name})
+		}
+	}
+	for _, p := range fn.Params {
+		add(p.Name(), p.Type())
+	}
+	for _, fv := range fn.FreeVars {
+		add(fv.Name(), fv.Type())
+	}
+	l.pools[fn] = pi
+	l.poolList = append(l.poolList, pi)
+	l.prog.Pools = append(l.prog.Pools, pi.pool)
+	return pi
+}
+
+// goroutineName names a goroutine's function as a trace shows it: "worker",
+// "TestFoo.func1".
+func goroutineName(fn *ssa.Function) string {
+	name := fn.Name()
+	if fn.Parent() != nil {
+		// go/ssa names closures "Parent$1"; Go's runtime says "Parent.func1".
+		name = fn.Parent().Name() + ".func" + name[len(fn.Parent().Name())+1:]
+	}
+	return name
+}
+
+// slot adds one goroutine slot to a pool: a template of its own, which starts
+// by receiving its arguments.
+func (l *lowerer) slot(pi *poolInfo) {
+	i := len(pi.pool.Slots)
+	name := fmt.Sprintf("%s[%d]", pi.pool.Name, i)
+	pos := l.pos(pi.fn.Pos())
+	start := &ir.Var{Name: name + "$start", Type: ir.I64, Len: ir.StartCells, Shared: true,
+		CellTypes: []ir.Type{ir.I64, ir.I64, ir.I64},
+		CellNames: []string{name + ".started", name + ".arg", name + ".result"}, Pos: pos}
+	l.prog.Shared = append(l.prog.Shared, start)
+	var args *ir.Var
+	if pi.args.n() > 1 {
+		args = &ir.Var{Name: name + "$args", Type: pi.args.cells[0].typ, Len: pi.args.n(), Shared: true,
+			CellTypes: pi.args.types(), Pos: pos}
+		for _, c := range pi.args.cells {
+			args.CellNames = append(args.CellNames, name+c.name)
+		}
+		l.prog.Shared = append(l.prog.Shared, args)
+	}
+	pi.slots = append(pi.slots, args)
+	t := &ir.Template{Name: name, Pos: pos, Start: start}
+	pi.pool.Slots = append(pi.pool.Slots, t)
+	l.prog.Templates = append(l.prog.Templates, t)
+	b := l.newBuilder(t, start)
+	b.goroutine(pi, args)
+}
+
+// global returns the object of a package-level variable.
+func (l *lowerer) global(g *ssa.Global) *ir.Var {
+	if v := l.globals[g]; v != nil {
+		return v
+	}
+	elem := g.Type().(*types.Pointer).Elem()
+	lo, err := l.layoutOf(elem)
+	if err != nil {
+		l.errorf(l.pos(g.Pos()), "variable %s: %v", g.Name(), err)
+		lo = scalar(ir.I64)
+	}
+	v := l.objectVar(g.Name(), lo, l.pos(g.Pos()))
+	l.globals[g] = v
+	return v
+}
+
+// objectVar is a fresh object of the given layout.
+func (l *lowerer) objectVar(name string, lo *layout, pos ir.Pos) *ir.Var {
+	v := &ir.Var{Name: name, Type: lo.cells[0].typ, Shared: true, Addressable: true, Pos: pos}
+	if lo.n() > 1 || lo.cells[0].name != "" {
+		v.Len = lo.n()
+		v.CellTypes = lo.types()
+		for _, c := range lo.cells {
+			v.CellNames = append(v.CellNames, name+c.name)
+		}
+	}
+	l.prog.Shared = append(l.prog.Shared, v)
+	return v
+}
+
+// stringToken is the value of a string constant: equal strings, equal
+// tokens.
+func (l *lowerer) stringToken(s string) int64 {
+	if v, ok := l.strings[s]; ok {
+		return v
+	}
+	v := int64(len(l.strings) + 1)
+	l.strings[s] = v
+	return v
+}
+
+// sortedFuncs lists the package's functions with bodies, anonymous ones
+// included, in source order.
+func (l *lowerer) sortedFuncs() []*ssa.Function {
+	var fns []*ssa.Function
+	var add func(f *ssa.Function)
+	add = func(f *ssa.Function) {
+		fns = append(fns, f)
+		for _, a := range f.AnonFuncs {
+			add(a)
+		}
+	}
+	for _, m := range l.pkg.Members {
+		switch m := m.(type) {
+		case *ssa.Function:
+			add(m)
+		case *ssa.Type:
+			mset := l.pkg.Prog.MethodSets.MethodSet(types.NewPointer(m.Type()))
+			for i := range mset.Len() {
+				if f := l.pkg.Prog.MethodValue(mset.At(i)); f != nil && f.Pkg == l.pkg {
+					add(f)
+				}
+			}
+		}
+	}
+	sort.Slice(fns, func(i, j int) bool { return fns[i].Pos() < fns[j].Pos() })
+	return fns
+}
