@@ -30,6 +30,10 @@ type builder struct {
 	names map[string]int
 	pos   ir.Pos
 	text  string
+	// resultFunc is the function value the last inlined call returned,
+	// when it is one kbmc follows.
+	resultFunc *closure
+	curBlock   *ssa.BasicBlock // the block being lowered
 }
 
 // frame is one inlined function.
@@ -45,6 +49,10 @@ type frame struct {
 	// the return statements lowered so far.
 	results []*ir.Var
 	returns []*int
+	// resultFunc: every return so far returned this followed function
+	// value; conflict: returns differ.
+	resultFunc *closure
+	conflict   bool
 	// loopy: the frame's code may run more than once in its goroutine
 	// (it is inlined inside a loop); cyclic the blocks on a cycle of the
 	// function's own control flow.
@@ -357,6 +365,10 @@ func (b *builder) inline(fn *ssa.Function, args [][]*ir.Expr, fargs []*closure, 
 	}
 	b.frame = saved
 	b.open = f.returns
+	b.resultFunc = nil
+	if !f.conflict {
+		b.resultFunc = f.resultFunc
+	}
 	res := make([]*ir.Expr, len(f.results))
 	for i, v := range f.results {
 		res[i] = varRef(v)
@@ -418,6 +430,7 @@ func (b *builder) runsOnce(bb *ssa.BasicBlock) bool {
 
 // block lowers one basic block.
 func (b *builder) block(bb *ssa.BasicBlock) {
+	b.curBlock = bb
 	n := b.emit(&ir.Node{Op: ir.OpNop})
 	b.frame.entry[bb] = len(b.t.Nodes) - 1
 	if loopHeader(bb) {
@@ -526,7 +539,7 @@ func (b *builder) value(v ssa.Value) []*ir.Expr {
 	case *ssa.Global:
 		return []*ir.Expr{{Op: ir.EAddr, Type: ir.Ptr, Var: b.l.global(v), Pos: b.pos}}
 	case *ssa.Function:
-		return []*ir.Expr{constant(ir.Ptr, 1)} // a function value: not nil
+		return []*ir.Expr{b.l.funcObject(v)}
 	case *ssa.Phi:
 		vs := b.phiVars(v)
 		cells := make([]*ir.Expr, len(vs))

@@ -53,9 +53,9 @@ func (b *builder) callee(c *ssa.CallCommon) (cl *closure, args [][]*ir.Expr, far
 		case *ssa.Function:
 			cl = &closure{fn: v}
 		default:
-			cl = b.funcOf(v, true)
+			cl = b.funcOf(v, false)
 			if cl == nil {
-				return nil, nil, nil, ""
+				return nil, nil, nil, "" // a function value: dynamicCall
 			}
 		}
 		vals = c.Args
@@ -144,14 +144,61 @@ func (b *builder) call(c *ssa.CallCommon, in *ssa.Call) []*ir.Expr {
 		}
 		return b.library(lib, c, args, rt)
 	}
-	if cl == nil {
-		if rt != nil {
-			return b.zero(rt)
-		}
-		return nil
-	}
 	loopy := !b.runsOnce(in.Block())
-	return b.inline(cl.fn, args, fargs, cl, loopy)
+	if cl == nil {
+		if b.dynamic(c) {
+			return b.callValue(c, rt, loopy)
+		}
+		return b.zero(rt)
+	}
+	res := b.inline(cl.fn, args, fargs, cl, loopy)
+	if b.resultFunc != nil && in != nil {
+		b.frame.funcs[in] = b.resultFunc
+	}
+	return res
+}
+
+// dynamic reports whether a call is of a function value kbmc follows only
+// at run time.
+func (b *builder) dynamic(c *ssa.CallCommon) bool {
+	if c.IsInvoke() {
+		return false
+	}
+	switch c.Value.(type) {
+	case *ssa.Builtin, *ssa.Function:
+		return false
+	}
+	return true
+}
+
+// callValue calls a function value through its closure object.
+func (b *builder) callValue(c *ssa.CallCommon, rt types.Type, loopy bool) []*ir.Expr {
+	var args [][]*ir.Expr
+	var fargs []*closure
+	for _, v := range c.Args {
+		args = append(args, b.value(v))
+		fargs = append(fargs, b.funcOf(v, false))
+	}
+	var res []*ir.Var
+	if rt != nil {
+		for _, c := range b.layout(rt).cells {
+			res = append(res, b.temp(c.typ))
+		}
+	}
+	sig := c.Value.Type().Underlying().(*types.Signature)
+	b.dynamicCall(b.scalarValue(c.Value), sig, func(cl *closure) {
+		out := b.inline(cl.fn, args, fargs, cl, loopy)
+		for i, v := range res {
+			if i < len(out) {
+				b.assign(v, out[i])
+			}
+		}
+	})
+	cells := make([]*ir.Expr, len(res))
+	for i, v := range res {
+		cells[i] = varRef(v)
+	}
+	return cells
 }
 
 // spawn lowers a go statement: a free slot of the function's pool starts,
@@ -164,6 +211,15 @@ func (b *builder) spawn(in *ssa.Go) {
 		return
 	}
 	if cl == nil {
+		if b.dynamic(c) {
+			var args [][]*ir.Expr
+			for _, v := range c.Args {
+				args = append(args, b.value(v))
+			}
+			b.dynamicCall(b.scalarValue(c.Value), c.Value.Type().Underlying().(*types.Signature), func(cl *closure) {
+				b.startGoroutine(in, cl, args)
+			})
+		}
 		return
 	}
 	for _, f := range fargs {
@@ -172,6 +228,11 @@ func (b *builder) spawn(in *ssa.Go) {
 			return
 		}
 	}
+	b.startGoroutine(in, cl, args)
+}
+
+// startGoroutine starts a goroutine running closure cl with arguments args.
+func (b *builder) startGoroutine(in *ssa.Go, cl *closure, args [][]*ir.Expr) {
 	pi := b.l.poolOf(cl.fn, b.pos)
 	if b.runsOnce(in.Block()) {
 		pi.need++
@@ -305,6 +366,11 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 		b.closeChan(c.Args[0], arg(0))
 		return nil
 	case "builtin.print", "builtin.println":
+		return nil
+	case "builtin.append":
+		return b.appendSlice(c, args, rt)
+	case "builtin.delete":
+		b.deleteKey(c.Args[0], arg(0), args[1])
 		return nil
 	case "builtin.min", "builtin.max":
 		x := arg(0)
@@ -471,11 +537,94 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 	case "errors.New", "fmt.Errorf":
 		// A non-nil error of its own: errors from different calls differ.
 		return []*ir.Expr{constant(ir.Ptr, 1000+int64(b.l.stringToken(fmt.Sprint("error at ", b.pos))))}
+	case "math/rand.Intn", "math/rand.Int31n", "math/rand.Int63n":
+		n := arg(0)
+		if n.Op != ir.EConst || n.Val <= 0 {
+			b.errorf("%s of a bound kbmc does not know: not supported", name)
+			return b.zero(rt)
+		}
+		t := b.layout(rt).cells[0].typ
+		return []*ir.Expr{b.hold(&ir.Expr{Op: ir.ENondet, Type: t, Lo: 0, Hi: n.Val - 1, Pos: b.pos, Text: b.text})}
+	case "log.Fatal", "log.Fatalf", "log.Fatalln", "os.Exit":
+		b.panicNode(name + " called: the program exits")
+		b.open = nil
+		return nil
+	case "time.Now":
+		return b.zero(rt)
 	case "runtime.GOMAXPROCS":
 		return []*ir.Expr{constant(ir.I64, 2)}
 	}
+	if r, ok := b.atomicOp(name, args, rt); ok {
+		return r
+	}
 	b.errorf("call of %s: not supported (docs/go.md lists the library calls kbmc models)", name)
 	return b.zero(rt)
+}
+
+// atomicOp lowers sync/atomic's functions on a pointer: each one step.
+func (b *builder) atomicOp(name string, args [][]*ir.Expr, rt types.Type) ([]*ir.Expr, bool) {
+	const pkg = "sync/atomic."
+	if rest, ok := strings.CutPrefix(name, "(*sync/atomic."); ok {
+		// A method of atomic.Int32 and the like: (*sync/atomic.Int32).Add.
+		typ, method, _ := strings.Cut(rest, ").")
+		name = pkg + method + typ
+	}
+	if !strings.HasPrefix(name, pkg) {
+		return nil, false
+	}
+	op := name[len(pkg):]
+	var kind string
+	for _, k := range []string{"Load", "Store", "Add", "CompareAndSwap", "Swap"} {
+		if strings.HasPrefix(op, k) {
+			kind = k
+		}
+	}
+	var t ir.Type
+	switch strings.TrimPrefix(op, kind) {
+	case "Int32":
+		t = ir.I32
+	case "Int64":
+		t = ir.I64
+	case "Uint32":
+		t = ir.U32
+	case "Uint64", "Uintptr":
+		t = ir.U64
+	case "Pointer":
+		t = ir.Ptr
+	default:
+		return nil, false
+	}
+	p := b.nilCheck(args[0][0], 0)
+	cur := &ir.Expr{Op: ir.EDeref, Type: t, X: p, Pos: b.pos}
+	lv := func() *ir.LValue { return &ir.LValue{Ptr: p, Type: t, Pos: b.pos} }
+	switch kind {
+	case "Load":
+		v := b.temp(t)
+		b.assign(v, cur)
+		return []*ir.Expr{varRef(v)}, true
+	case "Store":
+		b.emit(&ir.Node{Op: ir.OpAssign, LHS: lv(), X: args[1][0]})
+		return nil, true
+	case "Add":
+		v := b.temp(t)
+		b.beginAtomic()
+		b.assign(v, &ir.Expr{Op: ir.EAdd, Type: t, X: cur, Y: args[1][0], Pos: b.pos})
+		b.emit(&ir.Node{Op: ir.OpAssign, LHS: lv(), X: varRef(v)})
+		b.endAtomic()
+		return []*ir.Expr{varRef(v)}, true
+	case "Swap":
+		v := b.temp(t)
+		b.beginAtomic()
+		b.assign(v, cur)
+		b.emit(&ir.Node{Op: ir.OpAssign, LHS: lv(), X: args[1][0]})
+		b.endAtomic()
+		return []*ir.Expr{varRef(v)}, true
+	case "CompareAndSwap":
+		r := b.temp(ir.Bool)
+		b.emit(&ir.Node{Op: ir.OpCas, LHS: lv(), X: args[1][0], Y: args[2][0], Result: &ir.LValue{Var: r, Type: ir.Bool, Pos: b.pos}})
+		return []*ir.Expr{varRef(r)}, true
+	}
+	return nil, false
 }
 
 // unlock is Go's Mutex.Unlock of the mutex at p.

@@ -47,11 +47,7 @@ func (l *lowerer) scanChannels() {
 				pos := l.pos(mk.Pos())
 				s := &chanSite{mk: mk, elem: lo, base: constant(ir.I64, 0)}
 				s.decl = &ir.Channel{Name: fmt.Sprintf("make(%s) at %s", mk.Type(), pos), Fields: lo.types(), Pos: pos}
-				if c, ok := mk.Size.(*ssa.Const); ok {
-					s.decl.Cap = int(c.Int64())
-				} else {
-					l.errorf(pos, "make of a channel whose capacity is not a constant is not supported")
-				}
+				s.decl.Cap = -1 // set by the first make lowered (makeChan)
 				s.alloc = &ir.Alloc{Name: s.decl.Name, Pos: pos}
 				s.count = &ir.Var{Name: s.decl.Name + " (made)", Type: ir.I64, Shared: true, Pos: pos}
 				l.chans[mk] = s
@@ -73,6 +69,7 @@ func (l *lowerer) finishChannels() {
 					continue
 				}
 				s.decl.Len = max(1, min(s.need, maxPool))
+				s.decl.Cap = max(s.decl.Cap, 0) // a make never lowered
 				s.base.Val = base
 				base += int64(s.decl.Len)
 				l.prog.Channels = append(l.prog.Channels, s.decl)
@@ -103,6 +100,19 @@ func (b *builder) makeChan(in *ssa.MakeChan) {
 	if s == nil {
 		b.frame.vals[in] = []*ir.Expr{constant(ir.I64, 0)}
 		return
+	}
+	// The capacity must be a constant where the make runs (after
+	// inlining, a parameter may be one), the same at every make lowered.
+	size := b.scalarValue(in.Size)
+	switch {
+	case size.Op != ir.EConst:
+		b.errorf("make of a channel whose capacity is not a constant is not supported")
+	case size.Val < 0:
+		b.panicNode("panic: makechan: size out of range")
+	case s.decl.Cap == -1:
+		s.decl.Cap = int(size.Val)
+	case int64(s.decl.Cap) != size.Val:
+		b.errorf("make of a channel with capacity %d here and %d elsewhere is not supported", size.Val, s.decl.Cap)
 	}
 	if b.runsOnce(in.Block()) {
 		s.need++
@@ -232,6 +242,11 @@ func (b *builder) lenCap(isLen bool, v ssa.Value, cells []*ir.Expr) *ir.Expr {
 		}
 	case *types.Array:
 		return constant(ir.I64, t.Len())
+	case *types.Map:
+		p := cells[0]
+		return b.hold(&ir.Expr{Op: ir.ECond, Type: ir.I64, Pos: b.pos,
+			X: &ir.Expr{Op: ir.ENe, Type: ir.Bool, X: p, Y: constant(ir.Ptr, 0), Pos: b.pos},
+			Y: b.cell(p, 0, ir.I64), Z: constant(ir.I64, 0)})
 	case *types.Chan:
 		x := constant(ir.I64, 0) // a nil channel
 		sites := b.sitesOf(v.Type())

@@ -81,14 +81,7 @@ func (b *builder) instr(in ssa.Instruction) {
 	case *ssa.MakeSlice:
 		b.makeSlice(in)
 	case *ssa.MakeClosure:
-		fn := in.Fn.(*ssa.Function)
-		cl := &closure{fn: fn}
-		for _, v := range in.Bindings {
-			cl.bindings = append(cl.bindings, b.value(v))
-			cl.funcs = append(cl.funcs, b.funcOf(v, false))
-		}
-		b.frame.funcs[in] = cl
-		b.frame.vals[in] = []*ir.Expr{constant(ir.Ptr, 1)}
+		b.makeClosure(in)
 	case *ssa.Call:
 		res := b.call(in.Common(), in)
 		if in.Type() != nil && types.Identical(in.Type(), types.NewTuple()) {
@@ -110,10 +103,16 @@ func (b *builder) instr(in ssa.Instruction) {
 		b.send(in)
 	case *ssa.Select:
 		b.selectOp(in)
-	case *ssa.MakeMap, *ssa.MapUpdate, *ssa.Lookup:
-		b.errorf("maps are not supported")
-	case *ssa.Range, *ssa.Next:
-		b.errorf("range over a map or a string is not supported")
+	case *ssa.MakeMap:
+		b.makeMap(in)
+	case *ssa.MapUpdate:
+		b.mapUpdate(in)
+	case *ssa.Lookup:
+		b.lookup(in)
+	case *ssa.Range:
+		b.rangeMap(in)
+	case *ssa.Next:
+		b.next(in)
 	default:
 		b.errorf("%T is not supported (%s)", in, in)
 	}
@@ -130,6 +129,15 @@ func typeparamsDeref(t types.Type) types.Type {
 // ret stores the results and leaves the frame.
 func (b *builder) ret(in *ssa.Return) {
 	f := b.frame
+	if len(in.Results) == 1 {
+		if _, isFunc := in.Results[0].Type().Underlying().(*types.Signature); isFunc {
+			cl := b.funcOf(in.Results[0], false)
+			if cl == nil || f.resultFunc != nil && f.resultFunc.fn != cl.fn {
+				f.conflict = true
+			}
+			f.resultFunc = cl
+		}
+	}
 	var cells []*ir.Expr
 	for _, r := range in.Results {
 		cells = append(cells, b.value(r)...)
@@ -398,6 +406,13 @@ func (b *builder) convert(in *ssa.Convert) {
 		b.define(in, []*ir.Expr{{Op: ir.EConv, Type: t, X: x, Pos: b.pos}})
 		return
 	}
+	if pointerLike(from) && pointerLike(to) {
+		// unsafe.Pointer, uintptr and pointers convert keeping their bits.
+		x := b.scalarValue(in.X)
+		t := b.layout(in.Type()).cells[0].typ
+		b.define(in, []*ir.Expr{{Op: ir.EConv, Type: t, X: x, Pos: b.pos}})
+		return
+	}
 	b.errorf("conversion from %s to %s is not supported", in.X.Type(), in.Type())
 	b.frame.vals[in] = b.zero(in.Type())
 }
@@ -573,4 +588,15 @@ func (b *builder) makeSlice(in *ssa.MakeSlice) {
 		p = b.allocBlock("make", lo)
 	}
 	b.define(in, []*ir.Expr{p, constant(ir.I64, n.Val), constant(ir.I64, m.Val)})
+}
+
+// pointerLike: a pointer, unsafe.Pointer or uintptr.
+func pointerLike(t types.Type) bool {
+	switch t := t.(type) {
+	case *types.Pointer:
+		return true
+	case *types.Basic:
+		return t.Kind() == types.UnsafePointer || t.Kind() == types.Uintptr
+	}
+	return false
 }

@@ -82,6 +82,18 @@ func (l *lowerer) computeLayout(t types.Type) (*layout, error) {
 			return &layout{cells: []cellInfo{{ir.MutexCell, ".m"}, {ir.Bool, ".done"}}}, nil
 		case "sync.Cond":
 			return &layout{cells: []cellInfo{{ir.Ptr, ".L"}, {ir.I64, ".wait"}, {ir.I64, ".notify"}}}, nil
+		case "time.Time":
+			return scalar(ir.I64), nil // a token: kbmc has no clock
+		case "sync/atomic.Int32":
+			return scalar(ir.I32), nil
+		case "sync/atomic.Int64":
+			return scalar(ir.I64), nil
+		case "sync/atomic.Uint32":
+			return scalar(ir.U32), nil
+		case "sync/atomic.Uint64":
+			return scalar(ir.U64), nil
+		case "sync/atomic.Bool":
+			return scalar(ir.Bool), nil
 		case "testing.T", "testing.common", "testing.B":
 			return scalar(ir.I64), nil
 		}

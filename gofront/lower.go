@@ -40,6 +40,9 @@ type lowerer struct {
 	// value finds the arrays it may name.
 	chans  map[*ssa.MakeChan]*chanSite
 	byElem typeutil.Map // types.Type -> []*chanSite
+	// funcVals numbers the functions used as values (funcs.go).
+	funcVals map[*ssa.Function]*funcValue
+	funcList []*funcValue
 	// strings numbers string constants: a string is a token.
 	strings map[string]int64
 	// finals run once every site's size is known (channel numbers).
@@ -66,7 +69,7 @@ func newLowerer(file string, src []byte, fset *token.FileSet, pkg *ssa.Package, 
 	return &lowerer{file: file, src: src, fset: fset, pkg: pkg, cfg: cfg,
 		prog:    &ir.Program{File: file, Width: 64, NoFold: cfg.NoFold},
 		globals: map[*ssa.Global]*ir.Var{}, pools: map[*ssa.Function]*poolInfo{},
-		chans: map[*ssa.MakeChan]*chanSite{}, strings: map[string]int64{}, budget: maxLowered}
+		chans: map[*ssa.MakeChan]*chanSite{}, funcVals: map[*ssa.Function]*funcValue{}, strings: map[string]int64{}, budget: maxLowered}
 }
 
 // pos converts a token position in the program's file.
@@ -100,6 +103,7 @@ func (l *lowerer) spend(n int, pos ir.Pos) {
 
 func (l *lowerer) lower(entry *ssa.Function) (*ir.Program, ErrorList) {
 	l.scanChannels()
+	l.scanFuncValues()
 	mt := &ir.Template{Name: "main", Pos: l.pos(entry.Pos())}
 	if entry.Name() != "main" {
 		mt.Name = entry.Name()
