@@ -362,7 +362,7 @@ type Node struct {
 	// AnyOwner, for an OpUnlock, is Go's sync.Mutex.Unlock: any thread may
 	// unlock the mutex, and unlocking a free one is a Panic.
 	AnyOwner bool
-	Msg    string    // OpAssert: the message (may be empty)
+	Msg      string // OpAssert: the message (may be empty)
 	// C and Go (memory.go):
 	Addr    *Expr // OpLock, OpUnlock, OpTryLock: the address of the mutex's cell, when Mutex is nil
 	JThread *Expr // OpJoin: the value of the thread to wait for, when Join is nil; LHS (optional) receives its return value
