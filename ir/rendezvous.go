@@ -14,7 +14,9 @@ import (
 // one of the waiting receivers (a Choice, like a select's draw), runs the
 // receiver's whole transition with the message handed over, then goes on with
 // its own. A receiving transition is never enabled by itself: a thread waiting
-// at a plain recv is Blocked until a sender moves it. Which thread does the
+// at a plain recv is Blocked until a sender moves it — unless the channel is
+// closed (select.go): then it receives zeros by a step of its own, which
+// writes the receiving end the close wrote, and no sender is involved. Which thread does the
 // work is a convention; starting the step from the receiver as well would give
 // two events with one effect.
 //
