@@ -63,7 +63,9 @@ func Record(p *ir.Program, moves []ir.Move) (*Recording, error) {
 		c[proc]++
 		n := p.Threads[ev.Thread].Template.Transitions[ev.From].EntryNode()
 		kind := "local"
-		if ev.Channel >= 0 && !ev.Lost { // a lost message is nobody's receive
+		// A lost message is nobody's receive; zeros from a closed channel
+		// are nobody's message.
+		if ev.Channel >= 0 && !ev.Lost && !ev.Closed {
 			switch ev.ChannelOp { // a select's entry node is neither
 			case ir.OpSend:
 				kind = "send"

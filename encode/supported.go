@@ -21,7 +21,10 @@ import (
 //     in a transition without an inner guard): ir's Program.Step stops with an
 //     internal error on them, so they have no semantics to encode. Neither
 //     lang nor cfront produces one (inside a C atomic section these are inner
-//     guards, ir.Transition.InnerGuard).
+//     guards, ir.Transition.InnerGuard);
+//   - Go's constructs, which the explicit engine alone executes (goConstruct):
+//     close, a receive's ok flag, a select case's When, an unlock by any
+//     owner, a program's entry goroutine (its leaks).
 func Supported(p *ir.Program) error {
 	const engine = "symbolic engine"
 	if p.HasPhantoms() {
@@ -46,10 +49,18 @@ func Supported(p *ir.Program) error {
 				Msg: "channel " + ch.Name + " is a rendezvous (capacity 0), which is not supported yet (the explicit engine checks it: --engine explicit)"}
 		}
 	}
+	if p.Entry != nil {
+		// End states are encoded as deadlocks, not told apart from leaks.
+		return &verify.UnsupportedError{Pos: p.Entry.Pos, Engine: engine,
+			Msg: "goroutine leaks (a program with an entry goroutine) are not encoded; use --engine explicit"}
+	}
 	for _, tm := range p.Templates {
 		for _, tr := range tm.Transitions {
 			for j, n := range tr.Nodes {
 				node := tm.Nodes[n]
+				if err := goConstruct(node); err != nil {
+					return err
+				}
 				props := node.Op.Props()
 				if !props.Encoded {
 					return &verify.UnsupportedError{Pos: node.Pos, Engine: engine,
@@ -83,6 +94,33 @@ func Supported(p *ir.Program) error {
 						Msg: "nondet in the guard of " + node.Op.String() + " (its enabledness would not match the step)"}
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// goConstruct refuses the Go constructs of node n that the encoding does not
+// express: a close (and the closed channels it makes), a receive's ok flag, a
+// guarded select case, Go's unlock.
+func goConstruct(n *ir.Node) error {
+	const engine = "symbolic engine"
+	refuse := func(pos ir.Pos, what string) error {
+		return &verify.UnsupportedError{Pos: pos, Engine: engine, Msg: what + " is not supported by the symbolic engine; use --engine explicit"}
+	}
+	switch {
+	case n.Op == ir.OpClose:
+		return refuse(n.Pos, "close")
+	case n.OK != nil:
+		return refuse(n.Pos, "a receive's ok flag")
+	case n.AnyOwner:
+		return refuse(n.Pos, "Go's unlock (by any goroutine)")
+	}
+	for _, c := range n.Cases {
+		switch {
+		case c.When != nil:
+			return refuse(c.When.Pos, "a guarded select case (when)")
+		case c.OK != nil:
+			return refuse(c.Pos, "a receive's ok flag")
 		}
 	}
 	return nil

@@ -37,6 +37,7 @@ var (
 	diffFamily    = flag.String("diff.family", "", "TestDifferential checks only this family of programs: classic or channels")
 	diffTimeout   = flag.Duration("diff.timeout", 5*time.Minute, "time limit of one algorithm on one generated program: a run it stops fails as too slow")
 	diffEvery     = flag.Int("diff.every", 0, "TestDifferential runs the slow variants (lazypor with gini or z3) on every Nth program; 0: every 10th")
+	diffClose     = flag.Bool("diff.close", false, "TestDifferential generates every channel program with Go's close, ok-receives and guarded select cases (progen.Close), not only every fifth")
 	diffParts     = flag.Int("diff.parts", 3, "TestDifferential's sharded variants split each run into this many parts")
 	diffBoundary  = flag.Int("diff.boundary", 2, "TestDifferential checks every Nth unsafe program at its least failing depth (1: every one)")
 )
@@ -52,7 +53,8 @@ const (
 // diffConfig is how seed's program of family fam is generated and checked. Most
 // programs use the family's configuration (every third channel program with
 // selects, lossy and unordered channels: progen.ChannelKinds; two in five of the
-// others with rendezvous channels: progen.Rendezvous); every fourth is lowered with
+// others with rendezvous channels: progen.Rendezvous; every fifth with close,
+// ok-receives and guarded select cases: progen.Close); every fourth is lowered with
 // --no-fold, every seventh uses 8-bit integers, and every tenth may spin, so that
 // the depth bound cuts executions (a small depth keeps those searches small).
 // Every other unsafe program is checked at its least failing depth (boundary).
@@ -65,6 +67,9 @@ func diffConfig(fam family, seed uint64) (cfg progen.Config, depth int) {
 		}
 		if seed%3 != 0 && seed%5 < 2 {
 			cfg.Features |= progen.Rendezvous
+		}
+		if seed%5 == 4 || *diffClose {
+			cfg.Features |= progen.Close
 		}
 	}
 	depth = verify.DefaultDepth
@@ -1074,6 +1079,7 @@ var featurePatterns = map[progen.Feature]*regexp.Regexp{
 	progen.Channels:      regexp.MustCompile(`\bsend\(`),
 	progen.ChannelKinds:  regexp.MustCompile(`\bselect \{`),
 	progen.Rendezvous:    regexp.MustCompile(`capacity 0;`),
+	progen.Close:         regexp.MustCompile(`\bclose\(|\bok\(|\bwhen \(`),
 	// Faults are counted by the run-time violations they cause, below.
 }
 

@@ -261,8 +261,9 @@ func (t *lazySystem) constrain(p *ir.Program) {
 				}
 			}
 		}
-		// Mutual exclusion: a = r_A, a run step releasing L.
-		if a >= t.runLen || op(a).Op != ir.OpUnlock || !staticTarget(op(a)) {
+		// Mutual exclusion: a = r_A, a run step releasing L. Not with Go's
+		// unlocks, by which another thread may end A's critical section.
+		if a >= t.runLen || op(a).Op != ir.OpUnlock || !staticTarget(op(a)) || p.AnyOwnerUnlocks() {
 			continue
 		}
 		l := lockLoc(a)

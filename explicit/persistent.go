@@ -1299,6 +1299,15 @@ func (s *persistentSearch) enablers(cur ir.State, v int, guard []ir.Access, row 
 		// unlock by anyone else fails and changes nothing.
 		for _, a := range guard {
 			if k, i := p.Locate(a.Loc); k == ir.LocLock {
+				if p.AnyOwnerUnlocks() {
+					// Go's unlock: any thread whose code may unlock it.
+					for u := range s.n {
+						if u != v && s.info.future[u][p.Location(cur, u)].acc[ir.Write].has(a.Loc) {
+							row.add(u)
+						}
+					}
+					continue
+				}
 				if o := p.LockOwner(cur, i); o >= 0 && o != v && !p.Done(cur, o) {
 					row.add(o)
 				}

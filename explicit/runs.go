@@ -27,7 +27,8 @@ type RunsOptions struct {
 	// (PCTScheduler with PCT-1 changes over PCTSpan steps) instead of
 	// uniformly at random.
 	PCT int
-	// NoDeadlock: a run that ends in a deadlock is counted, not a violation.
+	// NoDeadlock: a run that ends in a deadlock (or a goroutine leak) is
+	// counted, not a violation.
 	NoDeadlock bool
 	// Progress, if set, is called now and then with the runs so far (as
 	// executions, the steps as transitions).
@@ -123,7 +124,7 @@ func Runs(ctx context.Context, p *ir.Program, opts RunsOptions) (*RunsSummary, e
 		sum.Runs++
 		sum.Steps += int64(len(sim.Trace))
 		sum.Longest = max(sum.Longest, len(sim.Trace))
-		if v := sim.Violation; v != nil && !(opts.NoDeadlock && v.Kind == ir.Deadlock) {
+		if v := sim.Violation; v != nil && !(opts.NoDeadlock && v.Kind.Deadlocks()) {
 			found := sim
 			found.Trace = slices.Clone(sim.Trace)
 			found.Final = nil

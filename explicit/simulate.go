@@ -147,6 +147,9 @@ func simulate(ctx context.Context, p *ir.Program, depth int, sched Scheduler, ch
 			switch end {
 			case ir.Deadlocked:
 				sim.Violation, sim.End = v, "deadlock"
+				if v.Kind == ir.Leak {
+					sim.End = "goroutine leak"
+				}
 			case ir.CutByAssume:
 				sim.End = "cut by a false assume"
 			case ir.CutByLimit:

@@ -433,7 +433,7 @@ func (iv *intervals) node(n *ir.Node, fp *footprint) {
 		iv.lvalue(n.LHS, fp, false)
 	case ir.OpFree:
 		iv.heapStatus(fp, ir.Write)
-	case ir.OpSend, ir.OpRecv:
+	case ir.OpSend, ir.OpRecv, ir.OpClose:
 		for _, a := range n.Args {
 			iv.reads(a, fp)
 		}
@@ -442,10 +442,12 @@ func (iv *intervals) node(n *ir.Node, fp *footprint) {
 		for _, lv := range n.Dsts {
 			iv.lvalue(lv, fp, false)
 		}
+		iv.lvalue(n.OK, fp, false)
 	case ir.OpSelect:
-		// Every case may be the one performed, and each reads its channel's
-		// ends (ir/select.go).
+		// Every case may be the one performed, and each reads its When and
+		// its channel's ends (ir/select.go).
 		for _, c := range n.Cases {
+			iv.reads(c.When, fp)
 			iv.node(c, fp)
 			iv.channels(c.Chan, c.CIndex, fp, ir.OpNop)
 		}
@@ -453,10 +455,12 @@ func (iv *intervals) node(n *ir.Node, fp *footprint) {
 	}
 }
 
-// chanOpFails reports whether a send or recv node n may fail: its channel
-// index, a field of its message or a destination.
+// chanOpFails reports whether a send or recv node n (or a select's case) may
+// fail: its When, its channel index, a field of its message, a destination or
+// its ok flag, or a send on a channel some close names (a panic).
 func (iv *intervals) chanOpFails(n *ir.Node) bool {
-	bad := iv.chanFails(n.Chan, n.CIndex)
+	bad := iv.chanFails(n.Chan, n.CIndex) || iv.fails(n.When) || iv.lvFails(n.OK) ||
+		n.Op == ir.OpSend && n.Chan.Closable
 	for _, a := range n.Args {
 		bad = bad || iv.fails(a)
 	}
@@ -466,10 +470,10 @@ func (iv *intervals) chanOpFails(n *ir.Node) bool {
 	return bad
 }
 
-// channels adds to fp what op (a send, a recv, or ELen's read of the length)
-// accesses on the channels of c that index may select: a send writes the
-// sending end and any slot, a recv the receiving end and any slot, len reads
-// both ends (ir.Program.ChannelLocations).
+// channels adds to fp what op (a send, a recv, a close, or ELen's read of the
+// length) accesses on the channels of c that index may select: a send writes
+// the sending end and any slot, a recv the receiving end and any slot, a close
+// both ends, len reads both ends (ir.Program.ChannelLocations).
 func (iv *intervals) channels(c *ir.Channel, index *ir.Expr, fp *footprint, op ir.OpKind) {
 	lo, hi := 0, c.Count()-1
 	if index != nil {
@@ -483,6 +487,10 @@ func (iv *intervals) channels(c *ir.Channel, index *ir.Expr, fp *footprint, op i
 			fp.add(send, ir.Write)
 		case ir.OpRecv:
 			fp.add(recv, ir.Write)
+		case ir.OpClose:
+			fp.add(send, ir.Write)
+			fp.add(recv, ir.Write)
+			continue
 		default:
 			fp.add(send, ir.Read)
 			fp.add(recv, ir.Read)
@@ -604,7 +612,7 @@ func (iv *intervals) cells(v *ir.Var, index *ir.Expr, fp *footprint, k ir.Access
 // in th may fail: an assertion whose condition is not always true, an index that
 // may be out of bounds, a divisor that may be zero, a shift amount that may be out
 // of range, a lock the thread may already hold, an unlock of a mutex it may not
-// hold. Values are approximated by intervals that know constants, tid and nondet
+// hold, a close, a send on a channel some close names. Values are approximated by intervals that know constants, tid and nondet
 // ranges; which mutexes the thread holds is a data-flow analysis over the
 // template's control-flow graph. An unreachable node cannot fail.
 func failingNodes(p *ir.Program, th *ir.Thread, iv *intervals) []bool {
@@ -644,12 +652,21 @@ func failingNodes(p *ir.Program, th *ir.Thread, iv *intervals) []bool {
 			out[i] = iv.fails(n.Addr) || n.Addr.Op != ir.EAddr || iv.lvFails(n.Result)
 		case ir.OpSend, ir.OpRecv:
 			out[i] = iv.chanOpFails(n)
+		case ir.OpClose:
+			out[i] = true // the channel may be closed already
 		case ir.OpSelect:
 			out[i] = iv.lvFails(n.LHS)
 			for _, c := range n.Cases {
 				out[i] = out[i] || iv.chanOpFails(c)
 			}
 		case ir.OpLock, ir.OpUnlock:
+			if n.AnyOwner || n.Op == ir.OpUnlock && p.AnyOwnerUnlocks() {
+				// Go's unlock fails on a free mutex; and where another
+				// thread may unlock, which mutexes a thread holds is
+				// not its own code's to say.
+				out[i] = true
+				break
+			}
 			if n.Addr != nil {
 				l, known := iv.addrLock(n)
 				switch {
@@ -923,8 +940,8 @@ func releases(p *ir.Program) [][]bool {
 	for _, t := range p.Templates {
 		for _, n := range t.Nodes {
 			gs := []*ir.Expr{n.Guard()}
-			for _, c := range n.Cases { // a select waits on each case's guard
-				gs = append(gs, c.Guard())
+			for g := range n.CaseGuards() { // a select waits on each case's guard and When
+				gs = append(gs, g)
 			}
 			if n.Op == ir.OpUnlock {
 				gs[0] = n.MIndex // which mutex it frees (conservatively)

@@ -22,13 +22,16 @@ import (
 //     slot), e2's thread could not go first: the conflict is no race.
 func TestChannelIndependence(t *testing.T) {
 	pairs, ordered, selects, handoffs := 0, 0, 0, 0
-	for seed := range uint64(450) {
+	for seed := range uint64(600) {
 		cfg := progen.DistributedConfig()
 		if seed >= 150 { // and the same with selects, lossy and unordered channels (ir/select.go)
 			cfg.Features |= progen.ChannelKinds
 		}
 		if seed >= 300 { // and with rendezvous channels (ir/rendezvous.go)
 			cfg.Features |= progen.Rendezvous
+		}
+		if seed >= 450 { // and with close, ok-receives and guarded cases
+			cfg.Features |= progen.Close
 		}
 		src := progen.Generate(seed, cfg)
 		p, err := lang.Compile("gen.kb", []byte(src), lang.Config{})

@@ -10,10 +10,11 @@ type Check struct {
 // Checks lists the checks node n makes, in the order they appear in the node,
 // with the kinds and positions Program.Step reports (exec, chanIndex,
 // lockIndex, joinRange, slot, eval, and ir/memory.go's cellAt, addr, ptrAdd,
-// ptrDiff, joinedBy): an assertion (or a C program's reach_error), an index out
-// of bounds (arrays, mutex arrays, thread arrays, channel arrays — len(c[i])
-// included), division by zero, a shift amount, relock and bad unlock, and C's
-// invalid dereference, invalid free and bad join. A check of the same kind at
+// ptrDiff, joinedBy): an assertion (or a C program's reach_error, or a Go
+// panic), an index out of bounds (arrays, mutex arrays, thread arrays, channel
+// arrays — len(c[i]) included), division by zero, a shift amount, relock and
+// bad unlock, C's invalid dereference, invalid free and bad join, and Go's
+// panics: a send on a closable channel, a close, an unlock of any owner. A check of the same kind at
 // the same position is listed once. Deadlocks are properties of states, not of
 // nodes: they are not listed.
 func (n *Node) Checks() []Check {
@@ -36,9 +37,24 @@ func (n *Node) Checks() []Check {
 	case OpLock:
 		add(Relock, n.Pos)
 	case OpUnlock:
-		add(BadUnlock, n.Pos)
+		if n.AnyOwner {
+			add(Panic, n.Pos) // Go's unlock of an unlocked mutex
+		} else {
+			add(BadUnlock, n.Pos)
+		}
 	case OpFree:
 		add(InvalidFree, n.Pos)
+	case OpClose:
+		add(Panic, n.Pos) // close of a closed channel
+	case OpSend:
+		if n.Chan.Closable {
+			add(Panic, n.Pos) // send on a closed channel
+		}
+	}
+	for _, c := range n.Cases {
+		if c.Op == OpSend && c.Chan.Closable {
+			add(Panic, c.Pos)
+		}
 	}
 	switch n.Op {
 	case OpLock, OpUnlock, OpTryLock:

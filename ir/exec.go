@@ -37,6 +37,14 @@ const (
 	// its type (overflow.go). Checked only when a run selects it
 	// (SelectProperty); otherwise signed arithmetic wraps.
 	Overflow
+	// Panic: a Go run-time panic (a send on or a close of a closed channel,
+	// an unlock of an unlocked sync.Mutex, a call of panic: an OpAssert of
+	// this Kind); Msg says which.
+	Panic
+	// Leak: a Go program's end state in which the entry goroutine has
+	// returned and other goroutines wait for ever (Program.End; a deadlock
+	// while the entry goroutine waits too).
+	Leak
 )
 
 var violationNames = [...]string{
@@ -45,7 +53,7 @@ var violationNames = [...]string{
 	Relock: "relock", Deadlock: "deadlock", LocalDeadlock: "local-deadlock",
 	ReachError: "reach-error", InvalidDeref: "invalid-deref", InvalidFree: "invalid-free",
 	BadJoin: "bad-join", Unsupported: "unsupported", InvariantViolation: "invariant",
-	DataRace: "data-race", Overflow: "overflow",
+	DataRace: "data-race", Overflow: "overflow", Panic: "panic", Leak: "leak",
 }
 
 func (k ViolationKind) String() string {
@@ -188,6 +196,9 @@ type Event struct {
 	ChannelOp OpKind
 	Message   []int64
 	Lost      bool // a send on a lossy channel lost its message
+	// Closed: a recv found its channel closed and empty, and received
+	// zeros (Message), no message anyone sent.
+	Closed bool
 
 	// Partner is the thread a send on a rendezvous channel handed its message
 	// to (-1: none); the step ran that thread's transition too, from
@@ -307,11 +318,14 @@ func (p *Program) Status(s State, t int) Status {
 		}
 		m := p.newMachine(s, t, nil, nil)
 		for _, c := range n.Cases {
+			if !m.considered(c) {
+				continue
+			}
 			if ready, _ := m.ready(c); ready {
 				return Enabled
 			}
 		}
-		return Blocked
+		return Blocked // every case's When false (or none): for ever, unless a When changes
 	case OpSpawn:
 		if p.freeSlot(s, n.Pool) == nil && n.Pool.Overflow == nil {
 			return BlockedLimit
@@ -345,7 +359,8 @@ const (
 
 // End classifies s in one pass over the threads, and for a deadlock (docs/language.md
 // §11: no thread enabled, some thread not terminated, and no thread waiting on a false
-// assume) returns the violation describing who waits for what.
+// assume) returns the violation describing who waits for what: a Deadlock, or
+// for a Go program whose entry goroutine has returned a Leak.
 func (p *Program) End(s State) (Ending, *Violation) {
 	end := Complete
 	for t := range p.Threads {
@@ -384,8 +399,33 @@ func (p *Program) End(s State) (Ending, *Violation) {
 			parts = append(parts, fmt.Sprintf("%s waits at %s (%d:%d): %s", th.Name, n.Text, n.Pos.Line, n.Pos.Col, p.WaitsFor(s, t)))
 		}
 	}
+	if p.entryReturned(s) {
+		return end, &Violation{Kind: Leak, Pos: pos, Thread: -1,
+			Msg: "goroutine leak: " + p.Entry.Name + " returned, and " + strings.Join(parts, "; ")}
+	}
 	return end, &Violation{Kind: Deadlock, Msg: strings.Join(parts, "; "), Pos: pos, Thread: -1}
 }
+
+// entryReturned reports whether the program has an entry goroutine (Entry: a
+// Go program) and every instance of it has terminated in s: a deadlocked end
+// state is then a goroutine leak, not a deadlock (Go's "all goroutines are
+// asleep" needs the entry goroutine asleep too).
+func (p *Program) entryReturned(s State) bool {
+	if p.Entry == nil {
+		return false
+	}
+	for t := p.Entry.First; t < p.Entry.First+p.Entry.Instances(); t++ {
+		if p.Status(s, t) != Terminated {
+			return false
+		}
+	}
+	return true
+}
+
+// Deadlocks reports whether k is a property of a deadlocked end state, which
+// Program.End reports: a Deadlock, or a Go program's Leak. --no-deadlock
+// leaves out both.
+func (k ViolationKind) Deadlocks() bool { return k == Deadlock || k == Leak }
 
 // Deadlock reports whether s is a deadlock (see End), with the violation
 // describing who waits for what.
@@ -489,9 +529,15 @@ func (p *Program) WaitsFor(s State, t int) string {
 	case OpSelect:
 		var ws []string
 		for _, c := range n.Cases {
+			if !m.considered(c) {
+				continue
+			}
 			if w := m.waitsOnChannel(c); w != "" {
 				ws = append(ws, w)
 			}
+		}
+		if len(ws) == 0 {
+			return "a case it may take: it has none whose condition holds"
 		}
 		return "one of " + strings.Join(ws, ", or ")
 	case OpAwait, OpAssume:
@@ -539,7 +585,7 @@ func (p *Program) step(s State, t int, ch *Choices, ev *Event) {
 	ev.Accesses = ev.Accesses[:0]
 	ev.LocalWrites = ev.LocalWrites[:0]
 	ev.Visits = ev.Visits[:0]
-	ev.Channel, ev.Message, ev.Lost = -1, ev.Message[:0], false
+	ev.Channel, ev.Message, ev.Lost, ev.Closed = -1, ev.Message[:0], false, false
 	ev.Partner, ev.PartnerFrom, ev.PartnerTo = -1, 0, 0
 	ev.Violation = nil
 	if tmpl.Receives {
@@ -789,6 +835,17 @@ func (m *machine) exec(n *Node) int {
 		if m.failed {
 			break
 		}
+		if n.AnyOwner {
+			// Go's sync.Mutex: any goroutine may unlock a held mutex.
+			if o := m.s[c]; o == 0 {
+				m.mutexAccess(p.lockLocation(n, c), Write, 0)
+				m.fail(Panic, n.Pos, "sync: unlock of unlocked mutex (%s)", p.mutexName(n, c))
+				break
+			}
+			m.set(c, 0)
+			m.mutexAccess(p.lockLocation(n, c), Write, 0)
+			break
+		}
 		if m.s[c] != int64(m.th.ID+1) {
 			m.fail(BadUnlock, n.Pos, "unlock of %s, which %s does not hold", p.mutexName(n, c), m.th.Name)
 			break
@@ -905,6 +962,10 @@ func (m *machine) exec(n *Node) int {
 		}
 	case OpSelect:
 		m.selectCase(n)
+	case OpClose:
+		if c := m.chanIndex(n.Chan, n.CIndex); !m.failed {
+			m.closeChannel(n, c)
+		}
 	case OpStart:
 		st := m.th.Template.Start.Offset
 		m.access(st+StartFlag, Read, m.s[st+StartFlag])

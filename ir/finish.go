@@ -80,6 +80,9 @@ func (p *Program) Finish() error {
 	p.NumChannels = 0
 	p.chanBase, p.chanDecl = p.chanBase[:0], p.chanDecl[:0]
 	p.chanLoc, p.chanOfLoc = p.chanLoc[:0], p.chanOfLoc[:0]
+	if err := p.markExtensions(); err != nil {
+		return err
+	}
 	for _, c := range p.Channels {
 		if c.Cap < 0 || len(c.Fields) == 0 {
 			return fmt.Errorf("channel %s: capacity %d, %d fields", c.Name, c.Cap, len(c.Fields))
@@ -140,6 +143,37 @@ func (p *Program) Finish() error {
 		return fmt.Errorf("program state has more than %d cells", MaxStateCells)
 	}
 	p.StateSize = cells
+	return nil
+}
+
+// markExtensions sets Channel.Closable on the channels some OpClose names
+// (their state has a closed flag) and notes whether some unlock is Go's
+// (AnyOwnerUnlocks), and checks the nodes that use these extensions: OK on
+// receives only, When on select cases only, AnyOwner on unlocks only.
+func (p *Program) markExtensions() error {
+	for _, c := range p.Channels {
+		c.Closable = false
+	}
+	p.anyOwner = false
+	for _, t := range p.Templates {
+		for _, n := range t.Nodes {
+			p.anyOwner = p.anyOwner || n.AnyOwner
+			if n.Op == OpClose {
+				if n.Chan == nil {
+					return fmt.Errorf("thread %s: close at %s names no channel", t.Name, n.Pos)
+				}
+				n.Chan.Closable = true
+			}
+			if n.OK != nil && n.Op != OpRecv || n.When != nil || n.AnyOwner && n.Op != OpUnlock {
+				return fmt.Errorf("thread %s: %s at %s has an ok flag, a when condition or any-owner it cannot have", t.Name, n.Op, n.Pos)
+			}
+			for _, c := range n.Cases {
+				if c.OK != nil && c.Op != OpRecv {
+					return fmt.Errorf("thread %s: a select case at %s has an ok flag but sends", t.Name, c.Pos)
+				}
+			}
+		}
+	}
 	return nil
 }
 

@@ -18,10 +18,14 @@ func Inspect(e *Expr, f func(*Expr) bool) {
 // Exprs yields every expression the node evaluates: its operands X and Y, the
 // indices of its mutex, joined thread and channel (or the mutex's address and
 // the joined thread's value), the fields of a message it sends, and the
-// indices and pointers of its lvalues; for a select, its cases' too.
+// indices and pointers of its lvalues; for a select, its cases' too, with
+// their When conditions.
 func (n *Node) Exprs() iter.Seq[*Expr] {
 	return func(yield func(*Expr) bool) {
 		for _, c := range n.Cases { // their destinations are n's LValues
+			if c.When != nil && !yield(c.When) {
+				return
+			}
 			if c.CIndex != nil && !yield(c.CIndex) {
 				return
 			}
@@ -55,8 +59,8 @@ func (n *Node) Exprs() iter.Seq[*Expr] {
 }
 
 // LValues yields every location the node assigns: an assignment's or cas's
-// left-hand side, a cas's result, the destinations of a recv (and of a
-// select's recv cases), a select's chosen case.
+// left-hand side, a cas's result, the destinations and ok flag of a recv
+// (and of a select's recv cases), a select's chosen case.
 func (n *Node) LValues() iter.Seq[*LValue] {
 	return func(yield func(*LValue) bool) {
 		for _, c := range n.Cases {
@@ -65,8 +69,11 @@ func (n *Node) LValues() iter.Seq[*LValue] {
 					return
 				}
 			}
+			if c.OK != nil && !yield(c.OK) {
+				return
+			}
 		}
-		for _, lv := range [...]*LValue{n.LHS, n.Result} {
+		for _, lv := range [...]*LValue{n.LHS, n.Result, n.OK} {
 			if lv != nil && !yield(lv) {
 				return
 			}
@@ -85,7 +92,7 @@ func (n *Node) LValues() iter.Seq[*LValue] {
 // of a channel, the size an allocation asks for. It is nil for operations that
 // do not block, and for a lock, join, send or recv of a single mutex, every
 // instance, or a single channel. A select has one guard per case: its cases'
-// Guard. (A spawn, an allocation and a created thread's
+// Guard, and their When conditions (CaseGuards). (A spawn, an allocation and a created thread's
 // start also wait on cells no expression names: the pool's.)
 func (n *Node) Guard() *Expr {
 	switch n.Op {
@@ -115,4 +122,18 @@ func Any(e *Expr, f func(*Expr) bool) bool {
 		return !found
 	})
 	return found
+}
+
+// CaseGuards yields what decides whether select n's cases can proceed, with
+// the state: each case's When condition and its Guard (nil ones left out).
+func (n *Node) CaseGuards() iter.Seq[*Expr] {
+	return func(yield func(*Expr) bool) {
+		for _, c := range n.Cases {
+			for _, e := range [...]*Expr{c.When, c.Guard()} {
+				if e != nil && !yield(e) {
+					return
+				}
+			}
+		}
+	}
 }

@@ -168,9 +168,23 @@ func (p *Program) LocationName(l int) string {
 }
 
 // ChannelQueue returns the part of s that holds channel number c's queue: its
-// length, then Cap message slots of its fields, the oldest first.
+// length, then Cap message slots of its fields, the oldest first (then, for a
+// closable channel, its closed flag: ChannelClosed).
 func (p *Program) ChannelQueue(s State, c int) State {
 	return s[p.chanBase[c] : p.chanBase[c]+p.chanDecl[c].Stride()]
+}
+
+// closedCell is the state cell of closable channel number c's closed flag: the
+// last cell of its queue (Channel.Stride). It is an identity cell, so a
+// stateful search tells an open channel from a closed one. The flag has no
+// location of its own: a close writes both of the channel's ends, which
+// every send and recv on it accesses (select.go), so every step whose effect
+// depends on it conflicts with the close.
+func (p *Program) closedCell(c int) int { return p.chanBase[c] + p.chanDecl[c].Stride() - 1 }
+
+// ChannelClosed reports whether channel number c is closed in s.
+func (p *Program) ChannelClosed(s State, c int) bool {
+	return p.chanDecl[c].Closable && s[p.closedCell(c)] != 0
 }
 
 // ChannelOf returns the declaration channel number c belongs to.

@@ -173,9 +173,15 @@ func (pr *Probe) guard(s State, t int, n *Node, buf []Access) []Access {
 	case OpSend, OpRecv:
 		if c := m.chanIndex(n.Chan, n.CIndex); !m.failed {
 			ev.Accesses = p.channelAccesses(n.Op, s, c, ev.Accesses)
+			if n.Op == OpSend && n.Chan.Rendezvous() {
+				// Who waits to receive depends on the receivers' When
+				// conditions and channel indices too.
+				var rb [4]receiver
+				m.receivers(c, rb[:0])
+			}
 		}
 	case OpSelect:
-		ev.Accesses = p.selectAccesses(&m, n, s, ev.Accesses)
+		p.selectAccesses(&m, n)
 	}
 	if th.Template.Receives {
 		ev.Accesses = append(ev.Accesses, Access{p.PortLocation(t), Read, 0}) // a sender may move it

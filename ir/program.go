@@ -105,6 +105,10 @@ type Channel struct {
 	// so it never waits. Unordered: a recv takes any message in the channel,
 	// not only the oldest. (ir/select.go)
 	Lossy, Unordered bool
+	// Closable: some OpClose names the channel (Finish sets it), so its
+	// state has one more cell, after its message slots: 1 once it is
+	// closed (Program.ChannelClosed).
+	Closable bool
 }
 
 // Count is the number of channels the declaration stands for.
@@ -120,7 +124,13 @@ func (c *Channel) Count() int {
 func (c *Channel) Rendezvous() bool { return c.Cap == 0 }
 
 // Stride is the number of State cells one channel of the declaration occupies.
-func (c *Channel) Stride() int { return 1 + c.Cap*len(c.Fields) }
+// A closable channel's last cell is its closed flag.
+func (c *Channel) Stride() int {
+	if c.Closable {
+		return 2 + c.Cap*len(c.Fields)
+	}
+	return 1 + c.Cap*len(c.Fields)
+}
 
 // A Process is one instance of a process declaration. lang lowers a process
 // template by instantiating it: each instance gets its own copies of the process's
@@ -259,6 +269,11 @@ const (
 	// stores len(Cases). Enabled while some case can proceed, or always with
 	// Default. (select.go)
 	OpSelect
+
+	// OpClose closes channel Chan[CIndex] (Go's close): later sends on it
+	// panic, receives on it never wait — they take the messages left, then
+	// zeros (select.go). Closing a closed channel panics.
+	OpClose
 )
 
 // OpProps are the properties of an operation that the lowering, the semantics,
@@ -303,6 +318,9 @@ var opTable = [...]OpProps{
 	OpAlloc:   {Name: "alloc", Blocks: true, Visible: true, Encoded: true},
 	OpFree:    {Name: "free", Visible: true, Encoded: true},
 	OpSelect:  {Name: "select", Blocks: true, Visible: true, Release: true, Encoded: true},
+	// A close releases: it enables the receivers and senders waiting on the
+	// channel (a sender to panic).
+	OpClose: {Name: "close", Visible: true, Release: true},
 }
 
 // Props returns the operation's properties.
@@ -329,11 +347,22 @@ type Node struct {
 	MIndex *Expr   // index into a mutex array; nil for a single mutex
 	Join   *Template
 	JIndex *Expr     // OpJoin: instance index, nil for every instance
-	Chan   *Channel  // OpSend, OpRecv
+	Chan   *Channel  // OpSend, OpRecv, OpClose
 	CIndex *Expr     // index into a channel array; nil for a single channel
 	Args   []*Expr   // OpSend: the message's fields
 	Dsts   []*LValue // OpRecv: where the message's fields go
-	Msg    string    // OpAssert: the message (may be empty)
+	// OK, for an OpRecv (a plain one or a select's case), optionally
+	// receives 1 when the receive took a message, 0 when it found its
+	// channel closed and empty (Go's v, ok := <-c).
+	OK *LValue
+	// When, for a case of an OpSelect, is the condition under which the
+	// case is considered at all (nil: always), evaluated each time the
+	// select runs: a Go select's case on a nil channel is never ready.
+	When *Expr
+	// AnyOwner, for an OpUnlock, is Go's sync.Mutex.Unlock: any thread may
+	// unlock the mutex, and unlocking a free one is a Panic.
+	AnyOwner bool
+	Msg      string // OpAssert: the message (may be empty)
 	// C and Go (memory.go):
 	Addr    *Expr // OpLock, OpUnlock, OpTryLock: the address of the mutex's cell, when Mutex is nil
 	JThread *Expr // OpJoin: the value of the thread to wait for, when Join is nil; LHS (optional) receives its return value
@@ -349,7 +378,8 @@ type Node struct {
 	Pool    *Pool  // OpSpawn
 	Alloc   *Alloc // OpAlloc
 	// Kind, for an OpAssert, is the violation it reports when X is false:
-	// Assertion unless set (ReachError for a call of reach_error).
+	// Assertion unless set (ReachError for a call of reach_error, Panic for
+	// Go's panic, with Msg its message).
 	Kind ViolationKind
 	Next int
 	Else int // OpBranch only
@@ -483,6 +513,10 @@ type Program struct {
 	// program (memory.go).
 	Pools  []*Pool
 	Allocs []*Alloc
+	// Entry, for a Go program, is the template of its entry goroutine (main):
+	// a deadlocked end state in which it has terminated is a goroutine leak
+	// rather than a deadlock (Program.End). nil for every other program.
+	Entry *Template
 
 	// Filled in by Finish:
 	Threads     []*Thread
@@ -522,4 +556,13 @@ type Program struct {
 	// overflow makes signed arithmetic that overflows a violation
 	// (overflow.go, SelectProperty).
 	overflow bool
+	// anyOwner: some unlock is Go's (Node.AnyOwner), which need not be the
+	// owner's (AnyOwnerUnlocks).
+	anyOwner bool
 }
+
+// AnyOwnerUnlocks reports whether some unlock of the program is Go's
+// (Node.AnyOwner): a thread may then release a mutex another thread took, and
+// no analysis may assume that a lock and the same thread's next unlock
+// enclose a critical section, nor that a mutex a thread took stays its own.
+func (p *Program) AnyOwnerUnlocks() bool { return p.anyOwner }

@@ -14,7 +14,9 @@ import (
 // one of the waiting receivers (a Choice, like a select's draw), runs the
 // receiver's whole transition with the message handed over, then goes on with
 // its own. A receiving transition is never enabled by itself: a thread waiting
-// at a plain recv is Blocked until a sender moves it. Which thread does the
+// at a plain recv is Blocked until a sender moves it — unless the channel is
+// closed (select.go): then it receives zeros by a step of its own, which
+// writes the receiving end the close wrote, and no sender is involved. Which thread does the
 // work is a convention; starting the step from the receiver as well would give
 // two events with one effect.
 //
@@ -81,8 +83,9 @@ func (p *Program) receiving(s State, r int) *Node {
 type receiver struct{ thread, cas int }
 
 // receivers appends the threads other than m's that wait to receive on
-// channel number c in m's state. Evaluating a receiver's channel index reads
-// what it reads, recorded as m's accesses.
+// channel number c in m's state (a select's case only while its When holds).
+// Evaluating a receiver's When and channel index reads what they read,
+// recorded as m's accesses.
 func (m *machine) receivers(c int, buf []receiver) []receiver {
 	p := m.p
 	var casesBuf [4]*Node
@@ -96,6 +99,10 @@ func (m *machine) receivers(c int, buf []receiver) []receiver {
 		}
 		rm := p.newMachine(m.s, r, nil, m.ev)
 		for _, cs := range receivingCases(n, casesBuf[:0]) {
+			if cs.When != nil && (rm.eval(cs.When) == 0 || rm.failed) {
+				rm.failed = false // a case whose When fails is not waiting
+				continue
+			}
 			if rm.chanIndex(cs.Chan, cs.CIndex) == c && !rm.failed {
 				k := -1
 				if n.Op == OpSelect {

@@ -82,13 +82,16 @@ func (p *Program) Confirm(moves []Move, want ViolationKind) (*Run, *Violation, e
 	if err != nil {
 		return run, nil, err
 	}
-	if want == Deadlock {
+	if want.Deadlocks() {
 		if v := run.Violation(); v != nil {
-			return run, nil, fmt.Errorf("expected a deadlock, the trace fails with %s", v.Kind)
+			return run, nil, fmt.Errorf("expected a %s, the trace fails with %s", want, v.Kind)
 		}
 		v := p.Deadlock(run.Final())
 		if v == nil {
 			return run, nil, fmt.Errorf("the trace does not end in a deadlock")
+		}
+		if v.Kind != want {
+			return run, nil, fmt.Errorf("expected a %s, the trace ends in a %s", want, v.Kind)
 		}
 		return run, v, nil
 	}

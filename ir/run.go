@@ -16,7 +16,7 @@ func (p *Program) Relevant(r *Run, v *Violation) []bool {
 	keep := make([]bool, len(r.Events))
 	threads := map[int]bool{}
 	needed := map[int]bool{}
-	if v.Kind == Deadlock || v.Kind == LocalDeadlock {
+	if v.Kind.Deadlocks() || v.Kind == LocalDeadlock {
 		final := r.Final()
 		for t := range p.Threads {
 			if !p.Done(final, t) {

@@ -18,26 +18,50 @@ import "fmt"
 
 // ready reports whether a send or recv node n can proceed in m's state, and
 // the channel number it names. A channel index out of bounds counts as ready:
-// the step then reports the violation.
+// the step then reports the violation. On a closed channel both are ready: a
+// send to panic (Go's send on a closed channel panics rather than blocks), a
+// recv to take a message left or zeros. A case's When is the caller's to
+// check (considered).
 func (m *machine) ready(n *Node) (bool, int) {
 	c := m.chanIndex(n.Chan, n.CIndex)
 	if m.failed {
 		return true, 0
 	}
+	if m.handoff != nil {
+		// A receiver moved by a sender takes the handed-over message.
+		switch {
+		case n.Chan.Rendezvous() && n.Op == OpSend:
+			return m.p.ChannelClosed(m.s, c) || m.readyRendezvous(c), c
+		case n.Chan.Rendezvous():
+			return c == m.handoffChan, c
+		}
+		return false, c
+	}
+	if m.p.ChannelClosed(m.s, c) {
+		return true, c
+	}
 	if n.Chan.Rendezvous() {
 		if n.Op == OpSend {
 			return m.readyRendezvous(c), c
 		}
-		return m.handoff != nil && c == m.handoffChan, c // moved by a sender only
-	}
-	if m.handoff != nil {
-		return false, c // a receiver moved by a sender takes the handed-over message
+		return false, c // moved by a sender only
 	}
 	l := m.p.ChannelQueue(m.s, c)[0]
 	if n.Op == OpSend && n.Chan.Lossy {
 		return true, c // a full lossy channel loses the message
 	}
 	return !(n.Op == OpSend && l == int64(n.Chan.Cap) || n.Op == OpRecv && l == 0), c
+}
+
+// considered reports whether select case cs is considered in m's state: its
+// When condition holds (or it has none). A When that fails to evaluate counts
+// as true, with m.failed set: the step reports the violation.
+func (m *machine) considered(cs *Node) bool {
+	if cs.When == nil {
+		return true
+	}
+	v := m.eval(cs.When)
+	return m.failed || v != 0
 }
 
 // waitsOnChannel says which channel a blocked send or recv waits for, "" when
@@ -61,6 +85,14 @@ func (m *machine) waitsOnChannel(n *Node) string {
 // message is lost when the channel is full, and may be (a draw, 1: lost)
 // when it is not.
 func (m *machine) send(n *Node, c int, msg []int64) {
+	if m.p.ChannelClosed(m.s, c) {
+		// What the panic depends on, the closed flag, is what a close
+		// writes: the channel's ends.
+		send, _ := m.p.ChannelEnds(c)
+		m.access(send, Write, 0)
+		m.fail(Panic, n.Pos, "send on closed channel")
+		return
+	}
 	if n.Chan.Rendezvous() {
 		m.handOff(n, c, msg)
 		return
@@ -93,11 +125,17 @@ func (m *machine) send(n *Node, c int, msg []int64) {
 }
 
 // recv takes the oldest message of channel c into the destinations of the
-// recv node n.
+// recv node n, and 1 into its OK; on a closed channel without messages, zeros
+// and 0 (recvClosed).
 func (m *machine) recv(n *Node, c int) {
 	p := m.p
 	if n.Chan.Rendezvous() {
-		if !m.takeHandoff(n, c) {
+		switch {
+		case m.takeHandoff(n, c):
+			m.storeOK(n, 1)
+		case p.ChannelClosed(m.s, c):
+			m.recvClosed(n, c)
+		default:
 			m.blocked(n)
 		}
 		return
@@ -105,6 +143,10 @@ func (m *machine) recv(n *Node, c int) {
 	q := p.ChannelQueue(m.s, c)
 	f := len(n.Chan.Fields)
 	if q[0] == 0 {
+		if p.ChannelClosed(m.s, c) {
+			m.recvClosed(n, c)
+			return
+		}
 		m.blocked(n)
 		return
 	}
@@ -125,19 +167,78 @@ func (m *machine) recv(n *Node, c int) {
 	for i, lv := range n.Dsts {
 		m.store(lv, m.ev.Message[i])
 		if m.failed {
-			break
+			return
 		}
+	}
+	m.storeOK(n, 1)
+}
+
+// recvClosed completes recv node n on closed channel c, which holds no
+// message: zeros go into its destinations, 0 into its OK. It writes the
+// receiving end (which a close writes), not a slot: message slots order a
+// send before the receive of its message (OrderedLocation), and this receive
+// takes none. On a rendezvous the thread leaves the receiving node by its own
+// step, as a select's does (markWaiting).
+func (m *machine) recvClosed(n *Node, c int) {
+	_, recv := m.p.ChannelEnds(c)
+	m.access(recv, Write, 0)
+	if m.ev != nil {
+		m.ev.Channel, m.ev.ChannelOp, m.ev.Closed = c, OpRecv, true
+		m.ev.Message = m.ev.Message[:0]
+		for range n.Chan.Fields {
+			m.ev.Message = append(m.ev.Message, 0)
+		}
+	}
+	for _, lv := range n.Dsts {
+		m.store(lv, 0)
+		if m.failed {
+			return
+		}
+	}
+	m.storeOK(n, 0)
+}
+
+// storeOK stores whether recv node n took a message into its OK, if it has one.
+func (m *machine) storeOK(n *Node, ok int64) {
+	if n.OK != nil && !m.failed {
+		m.store(n.OK, ok)
 	}
 }
 
-// selectCase executes a select: it evaluates every case's channel (a bounds
-// failure is the step's violation), reads both ends of each, draws one of the
-// ready cases (none drawn when one is ready) and performs it, then stores the
-// case's index, or len(Cases) for the default, into LHS.
+// closeChannel executes close node n on channel c: it sets the closed flag,
+// writing both ends (so that it conflicts with every send and recv on the
+// channel, whose steps it changes); closing a closed channel panics.
+func (m *machine) closeChannel(n *Node, c int) {
+	send, recv := m.p.ChannelEnds(c)
+	if m.p.ChannelClosed(m.s, c) {
+		m.access(send, Write, 1)
+		m.access(recv, Write, 1)
+		m.fail(Panic, n.Pos, "close of closed channel")
+		return
+	}
+	m.set(m.p.closedCell(c), 1)
+	m.access(send, Write, 1)
+	m.access(recv, Write, 1)
+	if m.ev != nil {
+		m.ev.Channel, m.ev.ChannelOp = c, OpClose
+	}
+}
+
+// selectCase executes a select: it evaluates every case's When and, for the
+// cases considered, the channel (a failure is the step's violation), reads
+// both ends of each, draws one of the ready cases (none drawn when one is
+// ready) and performs it, then stores the case's index, or len(Cases) for the
+// default, into LHS.
 func (m *machine) selectCase(n *Node) {
 	var readyBuf, chanBuf [8]int
 	ready, chans := readyBuf[:0], chanBuf[:0] // the ready cases and their channels
 	for i, cs := range n.Cases {
+		if !m.considered(cs) {
+			continue
+		}
+		if m.failed {
+			return
+		}
 		ok, c := m.ready(cs)
 		if m.failed {
 			return
@@ -178,20 +279,31 @@ func (m *machine) selectCase(n *Node) {
 	}
 }
 
-// selectAccesses appends what the guard of a select n of thread t's machine m
-// reads in state s: both ends of every case's channel, and the accesses of the
-// step on each case's channel that would make the case ready
-// (channelAccesses). A probe of an enabled select runs its step instead.
-func (p *Program) selectAccesses(m *machine, n *Node, s State, buf []Access) []Access {
+// selectAccesses records, as m's accesses, what the guard of a select n
+// reads in m's state: every case's When, and for the cases considered both
+// ends of the case's channel and the accesses of the step on it that would
+// make the case ready (channelAccesses; for a send on a rendezvous, what
+// deciding who waits to receive reads). A probe of an enabled select runs its
+// step instead.
+func (p *Program) selectAccesses(m *machine, n *Node) {
 	for _, cs := range n.Cases {
+		if !m.considered(cs) {
+			continue
+		}
+		if m.failed {
+			return
+		}
 		c := m.chanIndex(cs.Chan, cs.CIndex)
 		if m.failed {
-			return buf
+			return
 		}
 		send, recv := p.ChannelEnds(c)
-		l := p.ChannelQueue(s, c)[0]
-		buf = append(buf, Access{send, Read, l}, Access{recv, Read, l})
-		buf = p.channelAccesses(cs.Op, s, c, buf)
+		l := p.ChannelQueue(m.s, c)[0]
+		m.ev.Accesses = append(m.ev.Accesses, Access{send, Read, l}, Access{recv, Read, l})
+		m.ev.Accesses = p.channelAccesses(cs.Op, m.s, c, m.ev.Accesses)
+		if cs.Op == OpSend && cs.Chan.Rendezvous() {
+			var buf [4]receiver
+			m.receivers(c, buf[:0])
+		}
 	}
-	return buf
 }

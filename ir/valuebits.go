@@ -314,10 +314,14 @@ func (a *valueRanges) apply(iv *Intervals, tm *Template, n *Node) bool {
 		}
 		return grew
 	case OpRecv:
-		grew := false
+		grew := a.store(n.OK, Interval{0, 1})
 		for i, d := range n.Dsts {
 			if n.Chan.Fields[i] == Int {
-				grew = a.assign(d.Var, a.fields[n.Chan][i]) || grew
+				x := a.fields[n.Chan][i]
+				if n.Chan.Closable {
+					x = x.join(Interval{0, 0}) // zeros from a closed channel
+				}
+				grew = a.assign(d.Var, x) || grew
 			}
 		}
 		return grew

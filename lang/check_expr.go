@@ -182,7 +182,7 @@ func (c *checker) ident(b *body, e *syntax.Ident) operand {
 	case *funcObj:
 		c.errorf(e.Pos(), "function %s used without a call", e.Name)
 	case *chanObj:
-		c.errorf(e.Pos(), "channel %s cannot be used as a value (only in send, recv and len)", e.Name)
+		c.errorf(e.Pos(), "channel %s cannot be used as a value (only in send, recv, close and len)", e.Name)
 	case *processObj:
 		c.errorf(e.Pos(), "process %s cannot be used in an expression", e.Name)
 	}
@@ -208,7 +208,7 @@ func (c *checker) indexExpr(b *body, e *syntax.IndexExpr) operand {
 	case *threadObj:
 		c.errorf(e.Pos(), "thread %s cannot be used in an expression (only in join)", e.X.Name)
 	case *chanObj:
-		c.errorf(e.Pos(), "channel %s cannot be used as a value (only in send, recv and len)", e.X.Name)
+		c.errorf(e.Pos(), "channel %s cannot be used as a value (only in send, recv, close and len)", e.X.Name)
 	default:
 		c.errorf(e.Lbrack, "cannot index %s %s (not an array)", kindOf(o), e.X.Name)
 	}

@@ -123,7 +123,7 @@ func (c *checker) stmt(b *body, s syntax.Stmt, guardOK bool) {
 		}
 	case *syntax.ChanStmt:
 		if b.atomic > 0 {
-			c.errorf(s.TokPos, "%s inside atomic: a message is sent or received on its own", s.Tok)
+			c.errorf(s.TokPos, "%s inside atomic: a channel operation is a step of its own", s.Tok)
 		}
 		c.chanStmt(b, s)
 	case *syntax.EndStmt:
@@ -153,6 +153,10 @@ func (c *checker) stmt(b *body, s syntax.Stmt, guardOK bool) {
 				}
 			} else {
 				c.chanStmt(b, cl.Comm)
+			}
+			if cl.When != nil {
+				c.cond(b, cl.When, "when")
+				c.guards = append(c.guards, guardUse{cl.When, "a select case's when condition"})
 			}
 			c.stmt(b, cl.Body, false)
 		}
@@ -377,10 +381,24 @@ func (c *checker) chanOperand(b *body, x syntax.Expr, what string) *chanObj {
 	return nil
 }
 
-// chanStmt checks send(c, e…) and recv(c, lv…): a channel, then one value or one
-// location per field of its messages, of the field's type.
+// chanStmt checks send(c, e…) and recv(c, lv…) [ok(b)]: a channel, then one
+// value or one location per field of its messages, of the field's type (and
+// a bool location for ok); close(c): a channel alone.
 func (c *checker) chanStmt(b *body, s *syntax.ChanStmt) {
 	what := s.Tok.String()
+	if s.Tok == syntax.CLOSE {
+		if len(s.Args) != 1 {
+			c.errorf(s.Rparen, "close takes one channel: close(c), have %d arguments", len(s.Args))
+			return
+		}
+		c.chanOperand(b, s.Args[0], what)
+		return
+	}
+	if s.OK != nil {
+		if t := c.lvalue(b, s.OK); t != invalid && t != boolType {
+			c.errorf(s.OK.Pos(), "ok(…) needs a bool location, not %s", describe(s.OK, t))
+		}
+	}
 	if len(s.Args) == 0 {
 		c.errorf(s.Rparen, "%s needs a channel and the message's fields: %s(c, …)", what, what)
 		return

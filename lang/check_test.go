@@ -148,6 +148,12 @@ func TestCheckErrors(t *testing.T) {
 			"1:37: cannot use 1 (int) as bool value in argument to cas",
 		}},
 		{"const N = 1; thread t { cas(N, 0, 1); }", Config{}, []string{"1:29: cannot assign to constant N"}},
+		{"chan (int) c capacity 1; thread t { close(c, 1); }", Config{}, []string{"1:47: close takes one channel: close(c), have 2 arguments"}},
+		{"shared int x; thread t { close(x); }", Config{}, []string{"1:32: x is not a channel (it is a shared variable) in close"}},
+		{"chan (int) c capacity 1; thread t { int x; int k; recv(c, x) ok(k); }", Config{}, []string{"1:65: ok(…) needs a bool location, not k (int)"}},
+		{"chan (int) c capacity 1; thread t { int x; select { case recv(c, x) when (x): } }", Config{}, []string{"1:75: non-bool condition in when: x (int)"}},
+		{"chan (int) c capacity 1; thread t { int x; select { case recv(c, x) when (nondet(0, 1) == 1): } }", Config{}, []string{"1:75: nondet not allowed in a select case's when condition"}},
+		{"chan (int) c capacity 1; thread t { atomic { close(c); } }", Config{}, []string{"1:46: close inside atomic: a channel operation is a step of its own"}},
 
 		// Atomic blocks and guards.
 		{"shared int x; thread t { atomic { while (x < 3) { x++; } } }", Config{}, []string{"1:35: loop inside atomic"}},

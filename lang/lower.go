@@ -730,8 +730,11 @@ func (b *builder) chanStmt(s *syntax.ChanStmt) {
 // first), the destinations of a received message when it is taken.
 func (b *builder) chanOp(s *syntax.ChanStmt) *ir.Node {
 	n := &ir.Node{Op: ir.OpSend, Pos: irPos(s.Pos()), Text: b.stmtText(s), Next: ir.Exit, Else: ir.Exit}
-	if s.Tok == syntax.RECV {
+	switch s.Tok {
+	case syntax.RECV:
 		n.Op = ir.OpRecv
+	case syntax.CLOSE:
+		n.Op = ir.OpClose
 	}
 	fields := s.Args[1:]
 	if n.Op == ir.OpSend {
@@ -746,6 +749,12 @@ func (b *builder) chanOp(s *syntax.ChanStmt) *ir.Node {
 		for _, x := range fields {
 			n.Dsts = append(n.Dsts, b.lvalue(x, false, false))
 		}
+		if s.OK != nil {
+			n.OK = b.lvalue(s.OK, false, false)
+		}
+	}
+	if n.Op == ir.OpClose {
+		n.Chan.Closable = true // its state's closed flag (ir.Program.Finish sets it too; checkSize counts it)
 	}
 	return n
 }
@@ -775,6 +784,9 @@ func (b *builder) selectStmt(s *syntax.SelectStmt) {
 		c := b.chanOp(cl.Comm)
 		if c == nil {
 			return
+		}
+		if cl.When != nil {
+			c.When = b.guard(cl.When)
 		}
 		n.Cases = append(n.Cases, c)
 		bodies = append(bodies, cl.Body)

@@ -208,7 +208,7 @@ func Validate(p *ir.Program, r *Result) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrReplay, err)
 	}
-	if v.Kind != ir.Deadlock && (v.Pos != r.Violation.Pos || v.Thread != r.Violation.Thread) {
+	if !v.Kind.Deadlocks() && (v.Pos != r.Violation.Pos || v.Thread != r.Violation.Thread) {
 		return fmt.Errorf("%w: replay fails at %s in thread %d, engine reported %s in thread %d",
 			ErrReplay, v.Pos, v.Thread, r.Violation.Pos, r.Violation.Thread)
 	}

@@ -178,7 +178,7 @@ func shortestConfig(c *cli.Context, ec engineConfig) (engineConfig, error) {
 
 // runEngine runs the configured engine on a loaded program under its time limit.
 func runEngine(ctx context.Context, l *loaded, ec engineConfig) (*verify.Result, error) {
-	if l.property != nil && l.property.kind != ir.Deadlock {
+	if l.property != nil && !l.property.kind.Deadlocks() {
 		ec.Bounds.NoDeadlock = true
 	}
 	if l.property != nil && l.property.kind != ir.LocalDeadlock {

@@ -57,7 +57,7 @@ func writeDot(w io.Writer, l *loaded, res *verify.Result, opts traceOptions) err
 					}
 				}
 				attrs := ""
-				if st.Failed || res.Violation.Kind == ir.Deadlock && st.Step == len(r.steps) {
+				if st.Failed || res.Violation.Kind.Deadlocks() && st.Step == len(r.steps) {
 					attrs = ", color=red, penwidth=2, fontcolor=red"
 				}
 				fmt.Fprintf(&b, "    s%d [label=\"%s\"%s];\n", st.Step, dotEscape(label), attrs)
@@ -72,7 +72,7 @@ func writeDot(w io.Writer, l *loaded, res *verify.Result, opts traceOptions) err
 				fmt.Fprintf(&b, "  s%d -> s%d [style=dashed, color=gray, constraint=false];\n", steps[i-1].Step, steps[i].Step)
 			}
 		}
-		if k := res.Violation.Kind; k == ir.Deadlock || k == ir.LocalDeadlock {
+		if k := res.Violation.Kind; k.Deadlocks() || k == ir.LocalDeadlock {
 			b.WriteString("  subgraph cluster_waitfor {\n    label=\"wait-for graph at the deadlock\"; color=red;\n")
 			ws := waits(l, r.run.Final())
 			for _, wt := range ws {

@@ -68,7 +68,7 @@ func buildChart(l *loaded, res *verify.Result, opts traceOptions) *chart {
 		steps = relevantSteps(l, r, res.Violation)
 	}
 	var waiting []waitInfo
-	if k := res.Violation.Kind; k == ir.Deadlock || k == ir.LocalDeadlock {
+	if k := res.Violation.Kind; k.Deadlocks() || k == ir.LocalDeadlock {
 		// The threads that cannot move: at a local deadlock, others may.
 		final := r.run.Final()
 		for _, w := range waits(l, final) {
@@ -139,7 +139,7 @@ func buildChart(l *loaded, res *verify.Result, opts traceOptions) *chart {
 			c.messages = append(c.messages, chartMessage{from: len(c.marks), to: -1, channel: st.Sent.Channel,
 				fields: st.Sent.String(), lost: st.Sent.Lost})
 		}
-		if rc := st.Received; rc != nil {
+		if rc := st.Received; rc != nil && !rc.Closed { // zeros from a closed channel: nobody's message
 			q := inFlight[rc.Channel]
 			i := slices.IndexFunc(q, func(k int) bool { return c.messages[k].fields == rc.String() })
 			if i >= 0 {

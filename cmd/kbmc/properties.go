@@ -82,6 +82,13 @@ func properties(l *loaded, localDeadlock bool) []property {
 	}
 	props = append(props, property{ID: "deadlock", Kind: "deadlock", Text: "no reachable state where no thread can move",
 		kind: ir.Deadlock})
+	if l.prog.Entry != nil {
+		// A Go program: a deadlocked end state after the entry goroutine
+		// returned is a leak (ir.Program.End). Selecting either of the two
+		// checks both: they are one search for deadlocked end states.
+		props = append(props, property{ID: "leak", Kind: ir.Leak.String(),
+			Text: "no reachable state where " + l.prog.Entry.Name + " returned and other goroutines wait for ever", kind: ir.Leak})
+	}
 	if len(l.prog.Threads) > 1 {
 		// Checked only when selected: programs of the .kb language race by
 		// design (docs/decisions.md, "Data races").

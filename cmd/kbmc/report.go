@@ -71,6 +71,9 @@ type traceMessage struct {
 	Fields  []any  `json:"fields"` // ints and bools
 	// Lost: a send on a lossy channel that lost its message.
 	Lost bool `json:"lost,omitempty"`
+	// Closed: a receive that found the channel closed and empty, and
+	// received zeros (Fields), no message anyone sent.
+	Closed bool `json:"closed,omitempty"`
 }
 
 func (m *traceMessage) String() string {
@@ -252,13 +255,13 @@ func traceSteps(l *loaded, run *ir.Run, opts traceOptions) *replayed {
 			st.Folded = append(st.Folded, traceStatement{Pos: posText(l, node.Pos), Text: node.Text,
 				Branch: branch, Reads: nonEmpty(reads), Writes: nonEmpty(writes), Declares: declares(node)})
 		}
-		if ev.Channel >= 0 {
+		if ev.Channel >= 0 && ev.ChannelOp != ir.OpClose { // a close carries no message: its statement says it
 			ch := p.ChannelOf(ev.Channel)
 			m := &traceMessage{Channel: p.LocationName(p.ChannelLocation(ev.Channel)), Fields: []any{}}
 			for i, v := range ev.Message {
 				m.Fields = append(m.Fields, value(ch.Fields[i], v))
 			}
-			m.Lost = ev.Lost
+			m.Lost, m.Closed = ev.Lost, ev.Closed
 			if ev.ChannelOp == ir.OpSend {
 				st.Sent = m
 			} else {
@@ -397,8 +400,11 @@ func writeText(w io.Writer, l *loaded, ec engineConfig, res *verify.Result, form
 			who = "in the initial state"
 		}
 		msg := v.Msg
-		if v.Kind == ir.Deadlock {
+		switch v.Kind {
+		case ir.Deadlock:
 			msg = "every thread that has not terminated waits"
+		case ir.Leak:
+			msg = "the entry goroutine returned, and goroutines wait for ever"
 		}
 		fmt.Fprintf(w, "%s:%d:%d: %s: %s (%s)\n", l.path, v.Pos.Line, v.Pos.Col, v.Kind, msg, who)
 		r := traceSteps(l, res.Run, opts)
@@ -414,7 +420,7 @@ func writeText(w io.Writer, l *loaded, ec engineConfig, res *verify.Result, form
 			fmt.Fprintf(w, "trace (%d steps%s):\n", len(steps), fewest)
 		}
 		printSteps(w, steps, opts)
-		if v.Kind == ir.Deadlock || v.Kind == ir.LocalDeadlock {
+		if v.Kind.Deadlocks() || v.Kind == ir.LocalDeadlock {
 			fmt.Fprintln(w, "waiting:")
 			for _, wt := range waits(l, r.run.Final()) {
 				fmt.Fprintf(w, "  %s at %s (%s): waits for %s\n", wt.Thread, wt.Text, shortPos(wt.Pos), wt.For)
@@ -553,7 +559,10 @@ func valuesText(st traceStep) string {
 	case st.Sent != nil:
 		parts = append(parts, fmt.Sprintf("sent %s on %s", st.Sent, st.Sent.Channel))
 	}
-	if st.Received != nil {
+	switch {
+	case st.Received != nil && st.Received.Closed:
+		parts = append(parts, fmt.Sprintf("%s is closed: received zeros", st.Received.Channel))
+	case st.Received != nil:
 		parts = append(parts, fmt.Sprintf("received %s from %s", st.Received, st.Received.Channel))
 	}
 	return strings.Join(parts, " ")
@@ -867,7 +876,7 @@ func jsonOf(l *loaded, ec engineConfig, res *verify.Result, opts traceOptions) (
 		if opts.relevant {
 			j.Trace = relevantSteps(l, r, res.Violation)
 		}
-		if k := res.Violation.Kind; k == ir.Deadlock || k == ir.LocalDeadlock {
+		if k := res.Violation.Kind; k.Deadlocks() || k == ir.LocalDeadlock {
 			j.Waiting = waits(l, r.run.Final())
 		}
 		j.State = finalState(l, r.run.Final())

@@ -148,7 +148,7 @@ func runAction(c *cli.Context) error {
 			return usageErr("--schedule %s: %v", c.String("schedule"), err)
 		}
 		moves, viol, end = sim.Trace, sim.Violation, sim.End
-		if viol != nil && viol.Kind == ir.Deadlock && c.Bool("no-deadlock") {
+		if viol != nil && viol.Kind.Deadlocks() && c.Bool("no-deadlock") {
 			viol, end = nil, end+" (not reported: --no-deadlock)"
 		}
 	}
@@ -170,7 +170,7 @@ func runAction(c *cli.Context) error {
 		}
 		if viol != nil {
 			j.Violation = violationJSON(l, viol)
-			if viol.Kind == ir.Deadlock {
+			if viol.Kind.Deadlocks() {
 				j.Waiting = waits(l, r.run.Final())
 			}
 		}
@@ -275,7 +275,7 @@ func replayChanged(p *ir.Program, tr *trail) ([]ir.Move, *ir.Violation, string) 
 		kind, _ = ir.ParseViolationKind(tr.Violation.Kind)
 	}
 	v := run.Violation()
-	if v == nil && kind == ir.Deadlock {
+	if v == nil && kind.Deadlocks() {
 		v = p.Deadlock(run.Final())
 	}
 	switch {

@@ -532,7 +532,7 @@ func (b *body) receive(op *chanOp, index, seq string) int {
 		}
 	}
 	cost += b.visibleCost()
-	b.line("recv(%s, %s);", op.f.ch.elem(index), strings.Join(dsts, ", "))
+	b.line("recv(%s, %s)%s;", op.f.ch.elem(index), strings.Join(dsts, ", "), b.okFlag(&cost))
 	if !op.check || checked == "" || !g.has(Asserts) || !g.chance(0.4) {
 		return cost
 	}
@@ -664,6 +664,12 @@ func (b *body) unplannedSelect() int {
 			op = "recv"
 		}
 		cm := comm{text: fmt.Sprintf("%s(%s, %s)", op, c.elem(index), strings.Join(fields, ", "))}
+		if recv {
+			cm.text += b.okFlag(&cost)
+		}
+		if g.has(Close) && g.chance(0.4) {
+			cm.text += fmt.Sprintf(" when (%s)", b.whenGuard())
+		}
 		if g.chance(0.5) {
 			cm.clause = fmt.Sprintf("%s = %d;", b.sharedIntLV(), k+1)
 		}
@@ -682,6 +688,40 @@ func (b *body) unplannedSelect() int {
 	}
 	b.close("}")
 	return cost
+}
+
+// closeStmt closes some channel (Close): a later send on it panics, a recv
+// on it takes what is left, then zeros.
+func (b *body) closeStmt() int {
+	c, index := b.anyChannel()
+	b.line("close(%s);", c.elem(index))
+	return b.visibleCost()
+}
+
+// okFlag is, with Close, now and then " ok(b)" for a recv, b a fresh bool
+// local declared here (its cost added to cost); "" otherwise.
+func (b *body) okFlag(cost *int) string {
+	g := b.g
+	if !g.has(Close) || !g.chance(0.3) {
+		return ""
+	}
+	ok := b.fresh(tBool)
+	*cost += b.declCost()
+	b.line("%s %s;", tBool, ok)
+	b.declare(&local{name: ok, typ: tBool, max: -1})
+	return " ok(" + ok + ")"
+}
+
+// whenGuard is the condition of a guarded select case: a channel's length,
+// or a constant (false: a case never taken, Go's nil channel).
+func (b *body) whenGuard() string {
+	switch b.g.pick(4) {
+	case 0:
+		return "false"
+	case 1:
+		return "true"
+	}
+	return b.lenGuard().text
 }
 
 // pid reports whether pid may be used: in the bodies of a process.

@@ -41,12 +41,17 @@ const (
 	// receive are one step (with Channels). Not in AllFeatures: the symbolic
 	// engine does not encode it.
 	Rendezvous Feature = ChannelKinds << 1
+	// Close: Go's channel constructs (with Channels): now and then a close
+	// of a channel outside the planned flows (a later send on it panics),
+	// receives with ok(…), and, with ChannelKinds, select cases guarded by
+	// when (…). Not in AllFeatures: the symbolic engine encodes none of them.
+	Close Feature = Rendezvous << 1
 )
 
 var featureNames = []string{
 	"arrays", "mutexes", "cas", "await", "assume", "nondet", "loops", "branches",
 	"atomic", "templates", "join", "yield", "funcs", "asserts", "consts", "faults",
-	"spin-loops", "shared-indices", "processes", "channels", "channel-kinds", "rendezvous",
+	"spin-loops", "shared-indices", "processes", "channels", "channel-kinds", "rendezvous", "close",
 }
 
 // FeatureList returns every single feature, in the order of their declaration.

@@ -172,10 +172,10 @@ func TestFeatureString(t *testing.T) {
 			t.Errorf("%#x: %q, want %q", uint32(tc.f), got, tc.want)
 		}
 	}
-	if n := len(FeatureList()); n != len(featureNames) || FeatureList()[n-1] != Rendezvous {
+	if n := len(FeatureList()); n != len(featureNames) || FeatureList()[n-1] != Close {
 		t.Errorf("FeatureList() = %v", FeatureList())
 	}
-	if AllFeatures.String() != strings.Join(featureNames[:len(featureNames)-2], "|") {
+	if AllFeatures.String() != strings.Join(featureNames[:len(featureNames)-3], "|") {
 		t.Errorf("AllFeatures = %s", AllFeatures)
 	}
 }

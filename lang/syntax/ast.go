@@ -405,14 +405,19 @@ type (
 	// YieldStmt is yield.
 	YieldStmt struct{ Yield Pos }
 
-	// ChanStmt is send(c, e…) or recv(c, lv…): Args[0] names the channel; the
-	// checker validates Args.
+	// ChanStmt is send(c, e…), recv(c, lv…) [ok(lv)] or close(c): Args[0]
+	// names the channel; the checker validates Args. OK, for a recv, is where
+	// "ok(b)" stores whether a message was taken (false: the channel is
+	// closed and empty).
 	ChanStmt struct {
 		TokPos Pos
-		Tok    Token // SEND or RECV
+		Tok    Token // SEND, RECV or CLOSE
 		Lparen Pos
 		Args   []Expr
 		Rparen Pos
+		OKPos  Pos  // of "ok", or invalid
+		OK     Expr // nil without ok(…)
+		OKEnd  Pos  // of ok's ")"
 	}
 
 	// AtomicStmt is atomic Body.
@@ -436,7 +441,11 @@ type (
 	CommClause struct {
 		Case Pos // of "case" or "default"
 		Comm *ChanStmt
-		Body *BlockStmt
+		// When is the case's condition, "when (e)" after its operation: the
+		// case is considered only while it holds. nil: always.
+		WhenPos Pos
+		When    Expr
+		Body    *BlockStmt
 	}
 
 	// EndStmt is "end: Stmt": a statement a thread may wait at for ever, as a
@@ -502,7 +511,12 @@ func (s *GuardStmt) End() Pos  { return after(s.Rparen, 1) }
 func (s *LockStmt) End() Pos   { return after(s.Rparen, 1) }
 func (s *JoinStmt) End() Pos   { return after(s.Rparen, 1) }
 func (s *YieldStmt) End() Pos  { return after(s.Yield, len("yield")) }
-func (s *ChanStmt) End() Pos   { return after(s.Rparen, 1) }
+func (s *ChanStmt) End() Pos {
+	if s.OK != nil {
+		return after(s.OKEnd, 1)
+	}
+	return after(s.Rparen, 1)
+}
 func (s *AtomicStmt) End() Pos { return s.Body.End() }
 func (s *EndStmt) End() Pos    { return s.Stmt.End() }
 func (s *SelectStmt) End() Pos { return after(s.Rbrace, 1) }

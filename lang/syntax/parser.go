@@ -575,11 +575,16 @@ func (p *parser) parseSelect() Stmt {
 				p.errorExpected("send or recv")
 				return nil
 			}
-			c.Comm = &ChanStmt{TokPos: p.pos, Tok: p.tok}
-			p.next()
-			var ok bool
-			if c.Comm.Lparen, c.Comm.Args, c.Comm.Rparen, ok = p.parseArgs(); !ok {
+			if c.Comm = p.parseChanOp(); c.Comm == nil {
 				return nil
+			}
+			if p.tok == IDENT && p.lit == "when" {
+				c.WhenPos = p.pos
+				p.next()
+				var ok bool
+				if c.When, _, ok = p.parseParenCond(); !ok {
+					return nil
+				}
 			}
 		} else {
 			p.next()
@@ -596,6 +601,36 @@ func (p *parser) parseSelect() Stmt {
 	var ok bool
 	if s.Rbrace, ok = p.expect(RBRACE); !ok {
 		return nil
+	}
+	return s
+}
+
+// parseChanOp parses send(…), recv(…) [ok(lv)] or close(…). "ok" is a word,
+// not a keyword, as channel attributes are: programs may still use it as a
+// name.
+func (p *parser) parseChanOp() *ChanStmt {
+	s := &ChanStmt{TokPos: p.pos, Tok: p.tok}
+	p.next()
+	var ok bool
+	if s.Lparen, s.Args, s.Rparen, ok = p.parseArgs(); !ok {
+		return nil
+	}
+	if p.tok == IDENT && p.lit == "ok" {
+		if s.Tok != RECV {
+			p.error(p.pos, "ok(…) follows a recv only: it says whether a message was taken")
+			return nil
+		}
+		s.OKPos = p.pos
+		p.next()
+		if _, ok := p.expect(LPAREN); !ok {
+			return nil
+		}
+		if s.OK = p.parseExpr(); p.unsynced {
+			return nil
+		}
+		if s.OKEnd, ok = p.expect(RPAREN); !ok {
+			return nil
+		}
 	}
 	return s
 }
@@ -754,11 +789,9 @@ func (p *parser) parseStmt() Stmt {
 		p.next()
 		p.expectSemi()
 		return s
-	case SEND, RECV:
-		s := &ChanStmt{TokPos: p.pos, Tok: p.tok}
-		p.next()
-		var ok bool
-		if s.Lparen, s.Args, s.Rparen, ok = p.parseArgs(); !ok {
+	case SEND, RECV, CLOSE:
+		s := p.parseChanOp()
+		if s == nil {
 			return nil
 		}
 		p.expectSemi()

@@ -270,6 +270,18 @@ process node[N] {
 	thread announcer[2] { send(to[next()], pid * 10 + tid, true); }
 }
 process observer { thread main { int who; recv(done, who); } }`,
+	`chan (int) c[2] capacity 0;
+thread t {
+	int x; bool ok; bool on = true;
+	recv(c[0], x) ok(ok);
+	select {
+	case recv(c[1], x) ok(ok) when (on && x > 0):
+		close(c[1]);
+	case send(c[0], 1) when (!on):
+	default:
+	}
+	close(c[0]);
+}`,
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -307,6 +319,10 @@ func TestSyntaxErrors(t *testing.T) {
 		want []string // every error, "line:col: message"
 	}{
 		{"thread t { x = 1 }", []string{`1:18: expected ";", found "}"`}},
+		{"thread t { send(c, 1) ok(b); }", []string{`1:23: ok(…) follows a recv only: it says whether a message was taken`}},
+		{"thread t { recv(c, x) ok b; }", []string{`1:26: expected "(", found identifier b`}},
+		{"thread t { select { case recv(c, x) when on: } }", []string{`1:42: expected "(", found identifier on`}},
+		{"thread t { close c; }", []string{`1:18: expected "(", found identifier c`}},
 		{"thread t {\n  x = 1\n  y = 2;\n}", []string{`2:8: expected ";", found identifier y`}},
 		{"thread t { x = ; }", []string{`1:16: expected expression, found ";"`}},
 		{"thread t { if x { } }", []string{`1:15: expected "(", found identifier x`}},

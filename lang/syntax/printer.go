@@ -258,6 +258,11 @@ func (p *printer) stmt(s Stmt) {
 			if c.Comm != nil {
 				p.WriteString("case ")
 				p.simpleStmt(c.Comm)
+				if c.When != nil {
+					p.WriteString(" when (")
+					p.expr(c.When)
+					p.WriteByte(')')
+				}
 			} else {
 				p.WriteString("default")
 			}
@@ -330,6 +335,11 @@ func (p *printer) simpleStmt(s Stmt) {
 		p.WriteByte('(')
 		p.exprList(s.Args)
 		p.WriteByte(')')
+		if s.OK != nil {
+			p.WriteString(" ok(")
+			p.expr(s.OK)
+			p.WriteByte(')')
+		}
 	default:
 		p.stmt(s)
 	}

@@ -89,6 +89,7 @@ const (
 	SELECT
 	CASE
 	DEFAULT
+	CLOSE
 	keywordEnd
 )
 
@@ -113,7 +114,7 @@ var tokenStrings = [...]string{
 	YIELD: "yield", ATOMIC: "atomic", TRUE: "true", FALSE: "false", TID: "tid",
 	NONDET: "nondet", CAS: "cas", PROCESS: "process", CHAN: "chan", CAPACITY: "capacity",
 	SEND: "send", RECV: "recv", LEN: "len", PID: "pid",
-	SELECT: "select", CASE: "case", DEFAULT: "default",
+	SELECT: "select", CASE: "case", DEFAULT: "default", CLOSE: "close",
 }
 
 // String returns the token's source form for operators and keywords, and a

@@ -108,6 +108,9 @@ func Inspect(n Node, f func(Node) bool) {
 		for _, a := range n.Args {
 			insp(a)
 		}
+		if n.OK != nil {
+			insp(n.OK)
+		}
 	case *SelectStmt:
 		for _, c := range n.Clauses {
 			insp(c)
@@ -115,6 +118,9 @@ func Inspect(n Node, f func(Node) bool) {
 	case *CommClause:
 		if n.Comm != nil {
 			insp(n.Comm)
+		}
+		if n.When != nil {
+			insp(n.When)
 		}
 		insp(n.Body)
 	case *ConstDecl:
