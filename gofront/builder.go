@@ -34,6 +34,7 @@ type builder struct {
 	// when it is one kbmc follows.
 	resultFunc *closure
 	curBlock   *ssa.BasicBlock // the block being lowered
+	curInstr   ssa.Instruction // the instruction being lowered
 }
 
 // frame is one inlined function.
@@ -72,6 +73,11 @@ type closure struct {
 	fn       *ssa.Function
 	bindings [][]*ir.Expr
 	funcs    []*closure // the free variables that are function values kbmc follows
+	// builtin names a modelled function value (fn is nil): context's
+	// cancel functions.
+	builtin string
+	// parts, for a call's tuple, are the function values of its results.
+	parts []*closure
 }
 
 // deferSite is a defer statement of a frame: a flag set when it runs, and
@@ -243,7 +249,9 @@ func (b *builder) entry(fn *ssa.Function) {
 // runs the pool's function.
 func (b *builder) goroutine(pi *poolInfo, args *ir.Var) {
 	fn := pi.fn
-	b.at(b.l.pos(fn.Pos()))
+	if fn != nil {
+		b.at(b.l.pos(fn.Pos()))
+	}
 	b.t.Entry = 0
 	cells := make([]*ir.Expr, pi.args.n())
 	b.beginAtomic()
@@ -262,6 +270,12 @@ func (b *builder) goroutine(pi *poolInfo, args *ir.Var) {
 		}
 	}
 	b.endAtomic()
+	if pi.body != nil {
+		pi.body(b, cells)
+		b.patch(b.open, ir.Exit)
+		b.open = nil
+		return
+	}
 	// The cells are the parameters, then the free variables.
 	var params, bindings [][]*ir.Expr
 	k := 0
@@ -440,6 +454,7 @@ func (b *builder) block(bb *ssa.BasicBlock) {
 		if p := b.l.pos(in.Pos()); p != (ir.Pos{}) {
 			b.at(p)
 		}
+		b.curInstr = in
 		b.instr(in)
 		if !b.reachable() || b.l.tooBig {
 			return

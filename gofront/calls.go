@@ -36,6 +36,13 @@ func (b *builder) funcOf(v ssa.Value, must bool) *closure {
 // ok is false when the call is modelled (lib names it) or refused.
 func (b *builder) callee(c *ssa.CallCommon) (cl *closure, args [][]*ir.Expr, fargs []*closure, lib string) {
 	var vals []ssa.Value
+	if c.IsInvoke() && isNamed(c.Value.Type(), "context", "Context") {
+		args = append(args, b.value(c.Value))
+		for _, v := range c.Args {
+			args = append(args, b.value(v))
+		}
+		return nil, args, nil, "context.Context." + c.Method.Name()
+	}
 	if c.IsInvoke() {
 		fn := b.invokeTarget(c)
 		if fn == nil {
@@ -60,7 +67,7 @@ func (b *builder) callee(c *ssa.CallCommon) (cl *closure, args [][]*ir.Expr, far
 		}
 		vals = c.Args
 	}
-	if len(cl.fn.Blocks) == 0 || cl.fn.Pkg != b.l.pkg {
+	if cl.fn != nil && (len(cl.fn.Blocks) == 0 || cl.fn.Pkg != b.l.pkg) {
 		lib = libName(cl.fn)
 	}
 	for _, v := range vals {
@@ -121,6 +128,12 @@ func (b *builder) invokeTarget(c *ssa.CallCommon) *ssa.Function {
 	return nil
 }
 
+// isNamed reports whether t is the named type path.name.
+func isNamed(t types.Type, path, name string) bool {
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == path && n.Obj().Name() == name
+}
+
 // syncMutex is the type sync.Mutex.
 func (b *builder) syncMutex() types.Type {
 	for _, p := range b.l.pkg.Pkg.Imports() {
@@ -150,6 +163,10 @@ func (b *builder) call(c *ssa.CallCommon, in *ssa.Call) []*ir.Expr {
 			return b.callValue(c, rt, loopy)
 		}
 		return b.zero(rt)
+	}
+	if cl.builtin != "" {
+		b.callBuiltin(cl)
+		return nil
 	}
 	res := b.inline(cl.fn, args, fargs, cl, loopy)
 	if b.resultFunc != nil && in != nil {
@@ -187,6 +204,10 @@ func (b *builder) callValue(c *ssa.CallCommon, rt types.Type, loopy bool) []*ir.
 	}
 	sig := c.Value.Type().Underlying().(*types.Signature)
 	b.dynamicCall(b.scalarValue(c.Value), sig, func(cl *closure) {
+		if cl.builtin != "" {
+			b.callBuiltin(cl)
+			return
+		}
 		out := b.inline(cl.fn, args, fargs, cl, loopy)
 		for i, v := range res {
 			if i < len(out) {
@@ -233,6 +254,15 @@ func (b *builder) spawn(in *ssa.Go) {
 
 // startGoroutine starts a goroutine running closure cl with arguments args.
 func (b *builder) startGoroutine(in *ssa.Go, cl *closure, args [][]*ir.Expr) {
+	if cl.builtin != "" {
+		// go cancel(): a library goroutine that calls it.
+		name := cl.builtin
+		pi := b.l.libPool("go "+name, &layout{cells: []cellInfo{{ir.Ptr, ".ctx"}}}, func(g *builder, cells []*ir.Expr) {
+			g.callBuiltin(&closure{builtin: name, bindings: [][]*ir.Expr{{cells[0]}}})
+		})
+		b.spawnLib(pi, in.Block(), cl.bindings[0])
+		return
+	}
 	pi := b.l.poolOf(cl.fn, b.pos)
 	if b.runsOnce(in.Block()) {
 		pi.need++
@@ -250,6 +280,11 @@ func (b *builder) startGoroutine(in *ssa.Go, cl *closure, args [][]*ir.Expr) {
 		b.errorf("internal error: go %s: %d argument cells, want %d", cl.fn.Name(), len(cells), pi.args.n())
 		return
 	}
+	b.spawnCells(pi, cells)
+}
+
+// spawnCells starts a free slot of pool pi with the given start cells.
+func (b *builder) spawnCells(pi *poolInfo, cells []*ir.Expr) {
 	sp := &ir.Node{Op: ir.OpSpawn, Pool: pi.pool, X: constant(ir.I64, 0)}
 	if len(cells) == 1 {
 		sp.X = cells[0]
@@ -272,14 +307,14 @@ func (b *builder) startGoroutine(in *ssa.Go, cl *closure, args [][]*ir.Expr) {
 	after := b.open
 	b.endAtomic()
 	tmpl := b.t
-	b.l.finals = append(b.l.finals, func() { b.l.storeArgs(tmpl, hook, after, pi, varRef(v), held) })
+	b.l.finals = append(b.l.finals, func() { b.l.storeArgs(tmpl, hook, after, pi, held) })
 	b.open = after
 }
 
 // storeArgs fills in, after node hook of template t, the stores of a spawn's
 // cells into the args of the slot it started: a branch per slot on the
 // thread value the spawn returned.
-func (l *lowerer) storeArgs(t *ir.Template, hook *ir.Node, after []*int, pi *poolInfo, tv *ir.Expr, cells []*ir.Expr) {
+func (l *lowerer) storeArgs(t *ir.Template, hook *ir.Node, after []*int, pi *poolInfo, cells []*ir.Expr) {
 	b := &builder{l: l, t: t, atomic: 1, pos: hook.Pos, text: hook.Text, names: map[string]int{}}
 	cont := *after[0]
 	b.open = []*int{&hook.Next}
@@ -307,7 +342,6 @@ func (l *lowerer) storeArgs(t *ir.Template, hook *ir.Node, after []*int, pi *poo
 	}
 	done = append(done, b.open...)
 	b.patch(done, cont)
-	_ = tv
 }
 
 // deferCall lowers a defer statement: its call's values are taken now, and
@@ -348,6 +382,8 @@ func (b *builder) runDefers() {
 		b.assign(ds.flag, constant(ir.Bool, 0))
 		if ds.lib != "" {
 			b.library(ds.lib, ds.call, ds.args, nil)
+		} else if ds.fn.builtin != "" {
+			b.callBuiltin(ds.fn)
 		} else {
 			b.inline(ds.fn.fn, ds.args, nil, ds.fn, b.frame.loopy)
 		}
@@ -359,6 +395,12 @@ func (b *builder) runDefers() {
 // library lowers a call of a modelled function of Go's library (docs/go.md).
 func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt types.Type) []*ir.Expr {
 	arg := func(i int) *ir.Expr { return args[i][0] }
+	if r, ok := b.timeCall(name, c, b.curInstr, args, rt); ok {
+		return r
+	}
+	if r, ok := b.contextCall(name, c, b.curInstr, args, rt); ok {
+		return r
+	}
 	switch name {
 	case "builtin.len", "builtin.cap":
 		return []*ir.Expr{b.lenCap(name == "builtin.len", c.Args[0], args[0])}
@@ -388,7 +430,7 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 		return b.zero(rt)
 
 	case "(*sync.Mutex).Lock":
-		b.emit(&ir.Node{Op: ir.OpLock, Addr: b.nilCheck(arg(0), 0)})
+		b.emit(&ir.Node{Op: ir.OpLock, Addr: b.nilCheck(arg(0), 0), AnyOwner: true})
 		return nil
 	case "(*sync.Mutex).Unlock":
 		b.unlock(b.nilCheck(arg(0), 0))
@@ -400,7 +442,7 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 	case "(*sync.RWMutex).Lock":
 		p := b.nilCheck(arg(0), 0)
 		b.beginAtomic()
-		b.emit(&ir.Node{Op: ir.OpLock, Addr: ptrAdd(p, constant(ir.I64, rwWriter))})
+		b.emit(&ir.Node{Op: ir.OpLock, Addr: ptrAdd(p, constant(ir.I64, rwWriter)), AnyOwner: true})
 		b.storeCell(p, rwPending, ir.Bool, constant(ir.Bool, 1))
 		b.endAtomic()
 		// Then wait for the readers to leave; new readers wait for us.
@@ -409,10 +451,8 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 	case "(*sync.RWMutex).Unlock":
 		p := b.nilCheck(arg(0), 0)
 		b.beginAtomic()
-		b.assertOr(&ir.Expr{Op: ir.ENe, Type: ir.Bool, X: b.cell(p, rwWriter, ir.MutexCell), Y: constant(ir.MutexCell, 0), Pos: b.pos},
-			"fatal error: sync: Unlock of unlocked RWMutex")
 		b.storeCell(p, rwPending, ir.Bool, constant(ir.Bool, 0))
-		b.storeCell(p, rwWriter, ir.MutexCell, constant(ir.MutexCell, 0))
+		b.unlock(ptrAdd(p, constant(ir.I64, rwWriter)))
 		b.endAtomic()
 		return nil
 	case "(*sync.RWMutex).RLock":
@@ -455,7 +495,7 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 			return nil
 		}
 		m := ptrAdd(p, constant(ir.I64, onceMutex))
-		b.emit(&ir.Node{Op: ir.OpLock, Addr: m})
+		b.emit(&ir.Node{Op: ir.OpLock, Addr: m, AnyOwner: true})
 		done := b.temp(ir.Bool)
 		b.assign(done, b.cell(p, onceDone, ir.Bool))
 		br := b.emit(&ir.Node{Op: ir.OpBranch, X: &ir.Expr{Op: ir.ENot, Type: ir.Bool, X: varRef(done), Pos: b.pos}})
@@ -463,7 +503,7 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 		b.inline(f.fn, nil, nil, f, b.frame.loopy)
 		b.storeCell(p, onceDone, ir.Bool, constant(ir.Bool, 1))
 		b.open = append(b.open, &br.Else)
-		b.emit(&ir.Node{Op: ir.OpUnlock, Addr: m})
+		b.unlock(m)
 		return nil
 	case "sync.NewCond":
 		lo := &layout{cells: []cellInfo{{ir.Ptr, ".L"}, {ir.I64, ".wait"}, {ir.I64, ".notify"}}}
@@ -489,7 +529,7 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 		b.unlock(varRef(l))
 		b.endAtomic()
 		b.emit(&ir.Node{Op: ir.OpAwait, X: &ir.Expr{Op: ir.EGt, Type: ir.Bool, X: b.cell(p, condNotify, ir.I64), Y: varRef(ticket), Pos: b.pos}})
-		b.emit(&ir.Node{Op: ir.OpLock, Addr: varRef(l)})
+		b.emit(&ir.Node{Op: ir.OpLock, Addr: varRef(l), AnyOwner: true})
 		return nil
 	case "(*sync.Cond).Signal":
 		p := b.nilCheck(arg(0), 0)
@@ -536,7 +576,7 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 		return b.zero(rt)
 	case "errors.New", "fmt.Errorf":
 		// A non-nil error of its own: errors from different calls differ.
-		return []*ir.Expr{constant(ir.Ptr, 1000+int64(b.l.stringToken(fmt.Sprint("error at ", b.pos))))}
+		return []*ir.Expr{constant(ir.Ptr, b.l.token(fmt.Sprint("error at ", b.pos)))}
 	case "math/rand.Intn", "math/rand.Int31n", "math/rand.Int63n":
 		n := arg(0)
 		if n.Op != ir.EConst || n.Val <= 0 {
@@ -629,7 +669,7 @@ func (b *builder) atomicOp(name string, args [][]*ir.Expr, rt types.Type) ([]*ir
 
 // unlock is Go's Mutex.Unlock of the mutex at p.
 func (b *builder) unlock(p *ir.Expr) {
-	b.emit(&ir.Node{Op: ir.OpUnlock, Addr: p})
+	b.emit(&ir.Node{Op: ir.OpUnlock, Addr: p, AnyOwner: true})
 }
 
 // cell reads cell off of the object at p.

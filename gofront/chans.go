@@ -14,17 +14,19 @@ import (
 // base+i+1 for channel i of the site (0 is nil); base numbers the sites one
 // after another, and is known once every site's size is (finishChannels).
 type chanSite struct {
-	mk    *ssa.MakeChan
+	at    ssa.Instruction // the make, or the library call that makes it (time.After, context.WithCancel)
 	decl  *ir.Channel
 	alloc *ir.Alloc // its blocks bound the makes: a make waits at the model's bound when all are taken
 	count *ir.Var   // the channels made so far
 	need  int
 	base  *ir.Expr // a constant, filled in by finishChannels
+	limit *ir.Expr // base plus the site's length, filled in likewise
 	elem  *layout
 }
 
-// scanChannels finds every make(chan) of the package, so that an operation
-// on a channel value can name every array it may be in.
+// scanChannels finds every make(chan) of the package, and every library
+// call that makes a channel (libraryChannel), so that an operation on a
+// channel value can name every array it may be in.
 func (l *lowerer) scanChannels() {
 	seen := map[*ssa.Function]bool{}
 	for _, fn := range l.sortedFuncs() {
@@ -34,23 +36,34 @@ func (l *lowerer) scanChannels() {
 		seen[fn] = true
 		for _, bb := range fn.Blocks {
 			for _, in := range bb.Instrs {
-				mk, ok := in.(*ssa.MakeChan)
-				if !ok {
+				var elem types.Type
+				capacity := -1 // set by the first make lowered (makeChan)
+				switch in := in.(type) {
+				case *ssa.MakeChan:
+					elem = in.Type().Underlying().(*types.Chan).Elem()
+				case ssa.CallInstruction:
+					var ok bool
+					if elem, capacity, ok = l.libraryChannel(in.Common()); !ok {
+						continue
+					}
+				default:
 					continue
 				}
-				elem := mk.Type().Underlying().(*types.Chan).Elem()
 				lo, err := l.layoutOf(elem)
 				if err != nil {
-					l.errorf(l.pos(mk.Pos()), "channel of %s: %v", elem, err)
+					l.errorf(l.pos(in.Pos()), "channel of %s: %v", elem, err)
 					continue
 				}
-				pos := l.pos(mk.Pos())
-				s := &chanSite{mk: mk, elem: lo, base: constant(ir.I64, 0)}
-				s.decl = &ir.Channel{Name: fmt.Sprintf("make(%s) at %s", mk.Type(), pos), Fields: lo.types(), Pos: pos}
-				s.decl.Cap = -1 // set by the first make lowered (makeChan)
+				pos := l.pos(in.Pos())
+				s := &chanSite{at: in, elem: lo, base: constant(ir.I64, 0), limit: constant(ir.I64, 0)}
+				s.decl = &ir.Channel{Name: fmt.Sprintf("make(chan %s) at %s", elem, pos), Fields: lo.types(), Pos: pos, Cap: capacity}
+				if _, isMake := in.(*ssa.MakeChan); !isMake {
+					s.decl.Name = fmt.Sprintf("%s at %s", libName(in.(ssa.CallInstruction).Common().StaticCallee()), pos)
+				}
 				s.alloc = &ir.Alloc{Name: s.decl.Name, Pos: pos}
 				s.count = &ir.Var{Name: s.decl.Name + " (made)", Type: ir.I64, Shared: true, Pos: pos}
-				l.chans[mk] = s
+				l.chans[in] = s
+				l.siteList = append(l.siteList, s)
 				list, _ := l.byElem.At(elem).([]*chanSite)
 				l.byElem.Set(elem, append(list, s))
 			}
@@ -61,40 +74,27 @@ func (l *lowerer) scanChannels() {
 // finishChannels sizes every site and numbers the channels.
 func (l *lowerer) finishChannels() {
 	base := int64(0)
-	for _, fn := range l.sortedFuncs() {
-		for _, bb := range fn.Blocks {
-			for _, in := range bb.Instrs {
-				s := l.chans[asMakeChan(in)]
-				if s == nil || s.decl.Len != 0 {
-					continue
-				}
-				s.decl.Len = max(1, min(s.need, maxPool))
-				s.decl.Cap = max(s.decl.Cap, 0) // a make never lowered
-				s.base.Val = base
-				base += int64(s.decl.Len)
-				l.prog.Channels = append(l.prog.Channels, s.decl)
-				s.alloc.Status = &ir.Var{Name: s.decl.Name + " (status)", Type: ir.I64, Len: s.decl.Len, Shared: true, Pos: s.decl.Pos}
-				l.prog.Shared = append(l.prog.Shared, s.alloc.Status, s.count)
-				for i := range s.decl.Len {
-					v := &ir.Var{Name: fmt.Sprintf("%s #%d", s.decl.Name, i+1), Type: ir.Bool, Len: 1, Shared: true,
-						Addressable: true, Block: s.alloc, BlockIndex: i, Pos: s.decl.Pos, CellTypes: []ir.Type{ir.Bool},
-						CellNames: []string{fmt.Sprintf("%s #%d", s.decl.Name, i+1)}}
-					s.alloc.Blocks = append(s.alloc.Blocks, v)
-					l.prog.Shared = append(l.prog.Shared, v)
-				}
-				l.prog.Allocs = append(l.prog.Allocs, s.alloc)
-			}
+	for _, s := range l.siteList {
+		s.decl.Len = max(1, min(s.need, maxPool))
+		s.decl.Cap = max(s.decl.Cap, 0) // a make never lowered
+		s.base.Val = base
+		base += int64(s.decl.Len)
+		s.limit.Val = base
+		l.prog.Channels = append(l.prog.Channels, s.decl)
+		s.alloc.Status = &ir.Var{Name: s.decl.Name + " (status)", Type: ir.I64, Len: s.decl.Len, Shared: true, Pos: s.decl.Pos}
+		l.prog.Shared = append(l.prog.Shared, s.alloc.Status, s.count)
+		for i := range s.decl.Len {
+			v := &ir.Var{Name: fmt.Sprintf("%s #%d", s.decl.Name, i+1), Type: ir.Bool, Len: 1, Shared: true,
+				Addressable: true, Block: s.alloc, BlockIndex: i, Pos: s.decl.Pos, CellTypes: []ir.Type{ir.Bool},
+				CellNames: []string{fmt.Sprintf("%s #%d", s.decl.Name, i+1)}}
+			s.alloc.Blocks = append(s.alloc.Blocks, v)
+			l.prog.Shared = append(l.prog.Shared, v)
 		}
+		l.prog.Allocs = append(l.prog.Allocs, s.alloc)
 	}
 }
 
-func asMakeChan(in ssa.Instruction) *ssa.MakeChan {
-	mk, _ := in.(*ssa.MakeChan)
-	return mk
-}
-
-// makeChan takes the site's next channel: its number, in one step with the
-// block that bounds the site.
+// makeChan lowers make(chan T, k).
 func (b *builder) makeChan(in *ssa.MakeChan) {
 	s := b.l.chans[in]
 	if s == nil {
@@ -114,7 +114,13 @@ func (b *builder) makeChan(in *ssa.MakeChan) {
 	case int64(s.decl.Cap) != size.Val:
 		b.errorf("make of a channel with capacity %d here and %d elsewhere is not supported", size.Val, s.decl.Cap)
 	}
-	if b.runsOnce(in.Block()) {
+	b.frame.vals[in] = []*ir.Expr{b.newChannel(s, in.Block())}
+}
+
+// newChannel takes the site's next channel: its number, in one step with
+// the block that bounds the site.
+func (b *builder) newChannel(s *chanSite, bb *ssa.BasicBlock) *ir.Expr {
+	if b.runsOnce(bb) {
 		s.need++
 	} else {
 		s.need += b.l.cfg.LoopBlocks
@@ -128,7 +134,7 @@ func (b *builder) makeChan(in *ssa.MakeChan) {
 	b.emit(&ir.Node{Op: ir.OpAssign, LHS: &ir.LValue{Var: s.count, Type: ir.I64, Pos: b.pos},
 		X: &ir.Expr{Op: ir.EAdd, Type: ir.I64, X: n, Y: constant(ir.I64, 1), Pos: b.pos}})
 	b.endAtomic()
-	b.frame.vals[in] = []*ir.Expr{varRef(v)}
+	return varRef(v)
 }
 
 // sitesOf are the make sites a channel value of type t may come from.
@@ -146,18 +152,12 @@ func (b *builder) sitesOf(t types.Type) []*chanSite {
 // which one.
 func (b *builder) inSite(v *ir.Expr, s *chanSite) (in, index *ir.Expr) {
 	lo := &ir.Expr{Op: ir.EGt, Type: ir.Bool, X: v, Y: s.base, Pos: b.pos}
-	hi := &ir.Expr{Op: ir.ELe, Type: ir.Bool, X: v, Pos: b.pos,
-		Y: &ir.Expr{Op: ir.EAdd, Type: ir.I64, X: s.base, Y: constant(ir.I64, int64(b.l.maxLen(s))), Pos: b.pos}}
+	hi := &ir.Expr{Op: ir.ELe, Type: ir.Bool, X: v, Y: s.limit, Pos: b.pos}
 	in = &ir.Expr{Op: ir.ELAnd, Type: ir.Bool, X: lo, Y: hi, Pos: b.pos}
 	index = &ir.Expr{Op: ir.ESub, Type: ir.I64, Pos: b.pos,
 		X: &ir.Expr{Op: ir.ESub, Type: ir.I64, X: v, Y: s.base, Pos: b.pos}, Y: constant(ir.I64, 1)}
 	return in, index
 }
-
-// maxLen bounds a site's channels: its length is settled only once every
-// make is lowered, but values above it never occur, so the test may use the
-// pool bound.
-func (l *lowerer) maxLen(*chanSite) int { return maxPool }
 
 // dispatch emits, for channel value v of type t, one copy of an operation
 // per make site it may come from (op builds the node for a site and the

@@ -299,6 +299,9 @@ func hasTests(entries []string) bool {
 func (l *lowerer) lowerGuarded(fn *ssa.Function) (p *ir.Program, errs ErrorList) {
 	defer func() {
 		if r := recover(); r != nil {
+			if os.Getenv("KBMC_GOFRONT_PANIC") != "" {
+				panic(r)
+			}
 			if len(l.errs) == 0 {
 				l.errorf(l.pos(fn.Pos()), "internal error: lowering %s failed: %v", fn.Name(), r)
 			}

@@ -20,7 +20,9 @@ import (
 // funcValue is a function the program uses as a value: its number, and the
 // object that holds it when it has no free variables.
 type funcValue struct {
-	fn  *ssa.Function
+	fn      *ssa.Function // nil for a builtin
+	builtin string
+	sig     *types.Signature
 	id  int64
 	obj *ir.Var
 }
@@ -32,7 +34,7 @@ func (l *lowerer) scanFuncValues() {
 		if _, ok := l.funcVals[fn]; ok || fn.Pkg != l.pkg && fn.Synthetic == "" {
 			return
 		}
-		fv := &funcValue{fn: fn, id: int64(len(l.funcList) + 1)}
+		fv := &funcValue{fn: fn, sig: fn.Signature, id: int64(len(l.funcList) + 1)}
 		l.funcVals[fn] = fv
 		l.funcList = append(l.funcList, fv)
 	}
@@ -78,6 +80,18 @@ func staticOnly(mc *ssa.MakeClosure) bool {
 		}
 	}
 	return true
+}
+
+// builtinValue numbers a modelled function value (a context's cancel).
+func (l *lowerer) builtinValue(name string, sig *types.Signature) *funcValue {
+	for _, fv := range l.funcList {
+		if fv.builtin == name {
+			return fv
+		}
+	}
+	fv := &funcValue{builtin: name, sig: sig, id: int64(len(l.funcList) + 1)}
+	l.funcList = append(l.funcList, fv)
+	return fv
 }
 
 // closureLayout is the layout of fn's closure object.
@@ -159,7 +173,7 @@ func (b *builder) dynamicCall(p *ir.Expr, sig *types.Signature, call func(cl *cl
 	var done []*int
 	n := 0
 	for _, fv := range b.l.funcList {
-		if !types.Identical(fv.fn.Signature, sig) {
+		if !types.Identical(fv.sig, sig) {
 			continue
 		}
 		n++
@@ -169,6 +183,13 @@ func (b *builder) dynamicCall(p *ir.Expr, sig *types.Signature, call func(cl *cl
 		if err != nil {
 			b.errorf("%v", err)
 			return
+		}
+		if fv.builtin != "" {
+			cells := b.load(p, &layout{cells: []cellInfo{{ir.I64, ""}, {ir.Ptr, ""}}})
+			call(&closure{builtin: fv.builtin, bindings: [][]*ir.Expr{{cells[1]}}})
+			done = append(done, b.open...)
+			b.open = []*int{&br.Else}
+			continue
 		}
 		if b.onStack(fv.fn) {
 			// Inlining cannot recurse: should the value be this very

@@ -76,6 +76,9 @@ func (b *builder) instr(in ssa.Instruction) {
 		}
 		start := lo.fields[in.Index]
 		b.frame.vals[in] = cells[start : start+n]
+		if cl := b.frame.funcs[in.Tuple]; cl != nil && in.Index < len(cl.parts) && cl.parts[in.Index] != nil {
+			b.frame.funcs[in] = cl.parts[in.Index]
+		}
 	case *ssa.Slice:
 		b.slice(in)
 	case *ssa.MakeSlice:
@@ -157,7 +160,7 @@ func (b *builder) panicNode(msg string) {
 }
 
 // panicKind is the violation a Go panic reports.
-const panicKind = ir.Assertion
+const panicKind = ir.Panic
 
 // panicText is what a panic's argument says, when kbmc knows it.
 func (b *builder) panicText(v ssa.Value) string {
@@ -417,15 +420,16 @@ func (b *builder) convert(in *ssa.Convert) {
 	b.frame.vals[in] = b.zero(in.Type())
 }
 
-// makeInterface: an interface holds its value when the value is one cell (a
-// pointer, an integer); any other value is a token, not nil.
+// makeInterface: an interface holds its value when the value is a pointer;
+// any other value is a token of its site (not nil, and equal only to values
+// from the same site, which kbmc does not compare further).
 func (b *builder) makeInterface(in *ssa.MakeInterface) {
 	xs := b.value(in.X)
 	if len(xs) == 1 && xs[0].Type == ir.Ptr {
 		b.frame.vals[in] = xs
 		return
 	}
-	b.frame.vals[in] = []*ir.Expr{constant(ir.Ptr, 1)}
+	b.frame.vals[in] = []*ir.Expr{constant(ir.Ptr, b.l.token(fmt.Sprint("interface at ", b.pos)))}
 }
 
 // typeAssert: only to the pointer type the interface was made of, without

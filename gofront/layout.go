@@ -82,6 +82,10 @@ func (l *lowerer) computeLayout(t types.Type) (*layout, error) {
 			return &layout{cells: []cellInfo{{ir.MutexCell, ".m"}, {ir.Bool, ".done"}}}, nil
 		case "sync.Cond":
 			return &layout{cells: []cellInfo{{ir.Ptr, ".L"}, {ir.I64, ".wait"}, {ir.I64, ".notify"}}}, nil
+		case "time.Timer", "time.Ticker":
+			return &layout{cells: []cellInfo{{ir.I64, ".C"}, {ir.I64, ".state"}}}, nil
+		case "context.cancelCtx", "context.emptyCtx":
+			return ctxLayout, nil
 		case "time.Time":
 			return scalar(ir.I64), nil // a token: kbmc has no clock
 		case "sync/atomic.Int32":
@@ -106,6 +110,8 @@ func (l *lowerer) computeLayout(t types.Type) (*layout, error) {
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
 		switch {
+		case u.Kind() == types.Invalid:
+			return scalar(ir.I64), nil // a blank result of range: never read
 		case u.Info()&types.IsBoolean != 0:
 			return scalar(ir.Bool), nil
 		case u.Info()&types.IsInteger != 0:
@@ -118,7 +124,9 @@ func (l *lowerer) computeLayout(t types.Type) (*layout, error) {
 			return scalar(ir.Ptr), nil
 		}
 		return nil, fmt.Errorf("type %s is not supported (floating-point and complex numbers)", t)
-	case *types.Pointer, *types.Chan, *types.Signature, *types.Interface, *types.Map:
+	case *types.Chan:
+		return scalar(ir.I64), nil // a channel's number plus one (chans.go)
+	case *types.Pointer, *types.Signature, *types.Interface, *types.Map:
 		return scalar(ir.Ptr), nil
 	case *types.Slice:
 		return &layout{cells: []cellInfo{{ir.Ptr, ".ptr"}, {ir.I64, ".len"}, {ir.I64, ".cap"}}}, nil

@@ -38,11 +38,14 @@ type lowerer struct {
 	// chans are the channel make sites, each a channel array of ir; byElem
 	// lists them by element type, which is how an operation on a channel
 	// value finds the arrays it may name.
-	chans  map[*ssa.MakeChan]*chanSite
+	chans    map[ssa.Instruction]*chanSite
+	siteList []*chanSite
 	byElem typeutil.Map // types.Type -> []*chanSite
 	// funcVals numbers the functions used as values (funcs.go).
 	funcVals map[*ssa.Function]*funcValue
 	funcList []*funcValue
+	libPools map[string]*poolInfo
+	bg       *ir.Var // context.Background's object
 	// strings numbers string constants: a string is a token.
 	strings map[string]int64
 	// finals run once every site's size is known (channel numbers).
@@ -63,13 +66,16 @@ type poolInfo struct {
 	// cell; more go through each slot's args variable.
 	args  *layout
 	slots []*ir.Var // per slot: its args variable (nil with at most one cell)
+	// body, for a goroutine of the library (a timer), lowers its code from
+	// its start cells; nil for a function of the program.
+	body func(b *builder, cells []*ir.Expr)
 }
 
 func newLowerer(file string, src []byte, fset *token.FileSet, pkg *ssa.Package, cfg Config) *lowerer {
 	return &lowerer{file: file, src: src, fset: fset, pkg: pkg, cfg: cfg,
 		prog:    &ir.Program{File: file, Width: 64, NoFold: cfg.NoFold},
 		globals: map[*ssa.Global]*ir.Var{}, pools: map[*ssa.Function]*poolInfo{},
-		chans: map[*ssa.MakeChan]*chanSite{}, funcVals: map[*ssa.Function]*funcValue{}, strings: map[string]int64{}, budget: maxLowered}
+		chans: map[ssa.Instruction]*chanSite{}, funcVals: map[*ssa.Function]*funcValue{}, libPools: map[string]*poolInfo{}, strings: map[string]int64{}, budget: maxLowered}
 }
 
 // pos converts a token position in the program's file.
@@ -109,6 +115,7 @@ func (l *lowerer) lower(entry *ssa.Function) (*ir.Program, ErrorList) {
 		mt.Name = entry.Name()
 	}
 	l.prog.Templates = append(l.prog.Templates, mt)
+	l.prog.Entry = mt // goroutines blocked after it returns have leaked
 	b := l.newBuilder(mt, nil)
 	b.entry(entry)
 	// Pools grow as the code that starts their goroutines is lowered, the
@@ -178,7 +185,10 @@ func goroutineName(fn *ssa.Function) string {
 func (l *lowerer) slot(pi *poolInfo) {
 	i := len(pi.pool.Slots)
 	name := fmt.Sprintf("%s[%d]", pi.pool.Name, i)
-	pos := l.pos(pi.fn.Pos())
+	var pos ir.Pos
+	if pi.fn != nil {
+		pos = l.pos(pi.fn.Pos())
+	}
 	start := &ir.Var{Name: name + "$start", Type: ir.I64, Len: ir.StartCells, Shared: true,
 		CellTypes: []ir.Type{ir.I64, ir.I64, ir.I64},
 		CellNames: []string{name + ".started", name + ".arg", name + ".result"}, Pos: pos}
@@ -212,6 +222,9 @@ func (l *lowerer) global(g *ssa.Global) *ir.Var {
 		lo = scalar(ir.I64)
 	}
 	v := l.objectVar(g.Name(), lo, l.pos(g.Pos()))
+	if g.Pkg != nil && g.Pkg.Pkg.Path() == "context" && (g.Name() == "Canceled" || g.Name() == "DeadlineExceeded") {
+		v.Init = []int64{l.ctxError(g.Name())}
+	}
 	l.globals[g] = v
 	return v
 }
@@ -228,6 +241,14 @@ func (l *lowerer) objectVar(name string, lo *layout, pos ir.Pos) *ir.Var {
 	}
 	l.prog.Shared = append(l.prog.Shared, v)
 	return v
+}
+
+// token is a value that stands for something kbmc does not model (an error
+// errors.New made, an interface holding a struct): negative, so that it is
+// no pointer to an object and differs from nil and from every other token
+// of another name.
+func (l *lowerer) token(name string) int64 {
+	return -1 - l.stringToken("\x00"+name)
 }
 
 // stringToken is the value of a string constant: equal strings, equal

@@ -278,12 +278,17 @@ func (b *builder) next(in *ssa.Next) {
 	b.endAtomic()
 	b.open = append(b.open, done...)
 	b.open = append(b.open, &br.Else)
+	// The tuple (ok, key, value): a blank key or value is one unused cell.
 	cells := []*ir.Expr{varRef(okv)}
-	for _, v := range ks {
-		cells = append(cells, varRef(v))
-	}
-	for _, v := range vs {
-		cells = append(cells, varRef(v))
+	tup := in.Type().(*types.Tuple)
+	for i, part := range [][]*ir.Var{ks, vs} {
+		if bt, ok := tup.At(i + 1).Type().(*types.Basic); ok && bt.Kind() == types.Invalid {
+			cells = append(cells, constant(ir.I64, 0))
+			continue
+		}
+		for _, v := range part {
+			cells = append(cells, varRef(v))
+		}
 	}
 	b.frame.vals[in] = cells
 }

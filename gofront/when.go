@@ -1,18 +1,32 @@
 package gofront
 
-import "kbmc/ir"
+import (
+	"golang.org/x/tools/go/ssa"
 
-// guardCase makes select case cs count only while when holds. It reports
-// false when the ir cannot guard a case (the caller then refuses the run
-// where the guard would matter).
-func (b *builder) guardCase(cs *ir.Node, when *ir.Expr) bool { return false }
+	"kbmc/ir"
+)
+
+// guardCase makes select case cs count only while when holds: a case on a
+// nil channel, or on a channel of another make site, is never ready.
+func (b *builder) guardCase(cs *ir.Node, when *ir.Expr) bool {
+	cs.When = when
+	return true
+}
 
 // recvOK makes a receive store into ok whether it took a message (false only
-// from a closed channel), and reports whether the ir does; if not, the
-// caller sets ok itself.
-func (b *builder) recvOK(n *ir.Node, ok *ir.Var) bool { return false }
+// from a closed channel), and reports that the ir does.
+func (b *builder) recvOK(n *ir.Node, ok *ir.Var) bool {
+	n.OK = &ir.LValue{Var: ok, Type: ir.Bool, Pos: b.pos}
+	return true
+}
 
-// closeChan lowers close(ch).
-func (b *builder) closeChan(v any, ch *ir.Expr) {
-	b.errorf("close is not supported yet")
+// closeChan lowers close(ch): a close of the channel's site, or a panic for
+// a nil channel.
+func (b *builder) closeChan(v ssa.Value, ch *ir.Expr) {
+	b.dispatch(ch, v.Type(), func(s *chanSite, index *ir.Expr) {
+		b.emit(&ir.Node{Op: ir.OpClose, Chan: s.decl, CIndex: index})
+	}, func() {
+		b.panicNode("panic: close of nil channel")
+		b.open = nil
+	})
 }

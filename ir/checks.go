@@ -35,7 +35,9 @@ func (n *Node) Checks() []Check {
 		}
 		add(k, n.Pos)
 	case OpLock:
-		add(Relock, n.Pos)
+		if !n.AnyOwner { // Go's Lock of a held mutex waits
+			add(Relock, n.Pos)
+		}
 	case OpUnlock:
 		if n.AnyOwner {
 			add(Panic, n.Pos) // Go's unlock of an unlocked mutex

@@ -274,8 +274,8 @@ func (p *Program) Status(s State, t int) Status {
 		if m.failed {
 			return Enabled
 		}
-		if o := s[c]; o != 0 && o != int64(t+1) {
-			return Blocked
+		if o := s[c]; o != 0 && (o != int64(t+1) || n.AnyOwner) {
+			return Blocked // Go's Lock (AnyOwner) of a mutex its thread holds waits too
 		}
 	case OpJoin:
 		m := p.newMachine(s, t, nil, nil)
@@ -822,6 +822,11 @@ func (m *machine) exec(n *Node) int {
 		me := int64(m.th.ID + 1)
 		switch o := m.s[c]; o {
 		case me:
+			if n.AnyOwner {
+				m.mutexAccess(p.lockLocation(n, c), Read, o)
+				m.blocked(n)
+				break
+			}
 			m.fail(Relock, n.Pos, "lock of %s, which %s already holds", p.mutexName(n, c), m.th.Name)
 		case 0:
 			m.set(c, me)

@@ -149,7 +149,8 @@ func (p *Program) Finish() error {
 // markExtensions sets Channel.Closable on the channels some OpClose names
 // (their state has a closed flag) and notes whether some unlock is Go's
 // (AnyOwnerUnlocks), and checks the nodes that use these extensions: OK on
-// receives only, When on select cases only, AnyOwner on unlocks only.
+// receives only, When on select cases only, AnyOwner on locks and unlocks
+// only.
 func (p *Program) markExtensions() error {
 	for _, c := range p.Channels {
 		c.Closable = false
@@ -164,7 +165,7 @@ func (p *Program) markExtensions() error {
 				}
 				n.Chan.Closable = true
 			}
-			if n.OK != nil && n.Op != OpRecv || n.When != nil || n.AnyOwner && n.Op != OpUnlock {
+			if n.OK != nil && n.Op != OpRecv || n.When != nil || n.AnyOwner && n.Op != OpUnlock && n.Op != OpLock {
 				return fmt.Errorf("thread %s: %s at %s has an ok flag, a when condition or any-owner it cannot have", t.Name, n.Op, n.Pos)
 			}
 			for _, c := range n.Cases {

@@ -360,7 +360,8 @@ type Node struct {
 	// select runs: a Go select's case on a nil channel is never ready.
 	When *Expr
 	// AnyOwner, for an OpUnlock, is Go's sync.Mutex.Unlock: any thread may
-	// unlock the mutex, and unlocking a free one is a Panic.
+	// unlock the mutex, and unlocking a free one is a Panic. For an OpLock,
+	// Go's Lock: a thread that locks a mutex it holds waits (no Relock).
 	AnyOwner bool
 	Msg      string // OpAssert: the message (may be empty)
 	// C and Go (memory.go):

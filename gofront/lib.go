@@ -1,0 +1,363 @@
+package gofront
+
+import (
+	"fmt"
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+
+	"kbmc/ir"
+)
+
+// Timers and contexts. A timer is a goroutine of the library (a pool of its
+// own) that fires at any time: the scheduler decides when, so every
+// interleaving of the firing with the program's steps is explored, as a
+// timer whose duration kbmc does not measure may fire at any of them. A
+// context is an object: its Done channel (closed when it is cancelled), its
+// error, and the contexts derived from it, which its cancellation cancels
+// in the same step.
+
+// Timer and ticker states (cell .state of a time.Timer or time.Ticker).
+const (
+	timerPending = 0
+	timerFired   = 1
+	timerStopped = 2
+)
+
+// Context objects: the done channel, the error (0 none, ctxCanceled,
+// ctxDeadline), and ctxChildren derived contexts.
+const (
+	ctxDone = iota
+	ctxErr
+	ctxFirstChild
+	ctxChildren = 4
+	ctxCells    = ctxFirstChild + ctxChildren
+
+	ctxCanceled = 1
+	ctxDeadline = 2
+	// ctxDepth is how deep a cancellation follows derived contexts in its
+	// one step; a deeper one stops the run as unsupported.
+	ctxDepth = 3
+)
+
+var ctxLayout = func() *layout {
+	lo := &layout{cells: []cellInfo{{ir.I64, ".done"}, {ir.I64, ".err"}}}
+	for i := range ctxChildren {
+		lo.cells = append(lo.cells, cellInfo{ir.Ptr, fmt.Sprintf(".child[%d]", i)})
+	}
+	return lo
+}()
+
+// libraryChannel reports whether a library call makes a channel, of which
+// element type and capacity: time.After and the timers' C (capacity 1, as
+// Go's), a context's Done (never sent on, closed on cancel).
+func (l *lowerer) libraryChannel(c *ssa.CallCommon) (elem types.Type, capacity int, ok bool) {
+	fn := c.StaticCallee()
+	if fn == nil || fn.Pkg == l.pkg {
+		return nil, 0, false
+	}
+	switch libName(fn) {
+	case "time.After", "time.NewTimer", "time.NewTicker", "time.Tick":
+		return fn.Pkg.Pkg.Scope().Lookup("Time").Type(), 1, true
+	case "context.WithCancel", "context.WithTimeout", "context.WithDeadline":
+		return types.NewStruct(nil, nil), 0, true
+	}
+	return nil, 0, false
+}
+
+// libPool returns the pool of a library goroutine, creating it: its
+// arguments' layout and the code it runs.
+func (l *lowerer) libPool(name string, args *layout, body func(b *builder, cells []*ir.Expr)) *poolInfo {
+	if pi := l.libPools[name]; pi != nil {
+		return pi
+	}
+	pi := &poolInfo{pool: &ir.Pool{Name: name}, args: args, body: body}
+	l.libPools[name] = pi
+	l.poolList = append(l.poolList, pi)
+	l.prog.Pools = append(l.prog.Pools, pi.pool)
+	return pi
+}
+
+// spawnLib starts a library goroutine of pool pi with the given cells.
+func (b *builder) spawnLib(pi *poolInfo, bb *ssa.BasicBlock, cells []*ir.Expr) {
+	if b.runsOnce(bb) {
+		pi.need++
+	} else {
+		pi.need += b.l.cfg.LoopGoroutines
+	}
+	b.spawnCells(pi, cells)
+}
+
+// siteSend sends the zero value on channel ch of site s.
+func (b *builder) siteSend(s *chanSite, ch *ir.Expr) *ir.Node {
+	_, index := b.inSite(ch, s)
+	args := make([]*ir.Expr, s.elem.n())
+	for i, c := range s.elem.cells {
+		args[i] = constant(c.typ, 0)
+	}
+	return b.emit(&ir.Node{Op: ir.OpSend, Chan: s.decl, CIndex: index, Args: args})
+}
+
+// timeCall lowers the time package's functions and methods that kbmc
+// models; ok is false for the others.
+func (b *builder) timeCall(name string, c *ssa.CallCommon, in ssa.Instruction, args [][]*ir.Expr, rt types.Type) ([]*ir.Expr, bool) {
+	arg := func(i int) *ir.Expr { return args[i][0] }
+	switch name {
+	case "time.After", "time.NewTimer", "time.NewTicker", "time.Tick":
+		s := b.l.chans[in]
+		if s == nil {
+			b.errorf("internal error: %s without a channel site", name)
+			return b.zero(rt), true
+		}
+		s.decl.Cap = 1
+		ch := b.newChannel(s, in.Block())
+		tlo := &layout{cells: []cellInfo{{ir.I64, ".C"}, {ir.I64, ".state"}}}
+		var p *ir.Expr
+		if b.runsOnce(in.Block()) {
+			v := b.l.objectVar(fmt.Sprintf("%s::timer at %s", b.t.Name, b.pos), tlo, b.pos)
+			p = &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos}
+		} else {
+			p = b.allocBlock("timer", tlo)
+		}
+		b.storeCell(p, 0, ir.I64, ch)
+		ticker := name == "time.NewTicker" || name == "time.Tick"
+		pname := fmt.Sprintf("%s at %s", name, b.pos)
+		pi := b.l.libPool(pname, &layout{cells: []cellInfo{{ir.Ptr, ".timer"}}}, func(g *builder, cells []*ir.Expr) {
+			g.timerBody(s, cells[0], ticker)
+		})
+		b.spawnLib(pi, in.Block(), []*ir.Expr{p})
+		if name == "time.After" || name == "time.Tick" {
+			return []*ir.Expr{ch}, true
+		}
+		return []*ir.Expr{p}, true
+	case "(*time.Timer).Stop":
+		p := b.nilCheck(arg(0), 0)
+		r := b.temp(ir.Bool)
+		b.beginAtomic()
+		b.assign(r, &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: b.cell(p, 1, ir.I64), Y: constant(ir.I64, timerPending), Pos: b.pos})
+		br := b.emit(&ir.Node{Op: ir.OpBranch, X: varRef(r)})
+		b.open = []*int{&br.Next}
+		b.storeCell(p, 1, ir.I64, constant(ir.I64, timerStopped))
+		b.open = append(b.open, &br.Else)
+		b.endAtomic()
+		return []*ir.Expr{varRef(r)}, true
+	case "(*time.Ticker).Stop":
+		p := b.nilCheck(arg(0), 0)
+		b.storeCell(p, 1, ir.I64, constant(ir.I64, timerStopped))
+		return nil, true
+	case "time.Since", "time.Until", "(time.Time).Sub":
+		b.errorf("%s: kbmc has no clock", name)
+		return b.zero(rt), true
+	}
+	return nil, false
+}
+
+// timerBody is a timer's goroutine: it fires once (a timer) or until it is
+// stopped (a ticker), sending on the timer's channel; a ticker waiting on a
+// full channel may wait for ever (a valid end, as Go drops ticks).
+func (b *builder) timerBody(s *chanSite, p *ir.Expr, ticker bool) {
+	fired := b.temp(ir.Bool)
+	head := len(b.t.Nodes)
+	b.beginAtomic()
+	b.emit(&ir.Node{Op: ir.OpNop})
+	b.assign(fired, &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: b.cell(p, 1, ir.I64), Y: constant(ir.I64, timerPending), Pos: b.pos})
+	br := b.emit(&ir.Node{Op: ir.OpBranch, X: varRef(fired)})
+	b.open = []*int{&br.Next}
+	if !ticker {
+		b.storeCell(p, 1, ir.I64, constant(ir.I64, timerFired))
+	}
+	b.open = append(b.open, &br.Else)
+	b.endAtomic()
+	send := b.emit(&ir.Node{Op: ir.OpBranch, X: varRef(fired)})
+	b.open = []*int{&send.Next}
+	ch := b.temp(ir.I64)
+	b.assign(ch, b.cell(p, 0, ir.I64))
+	n := b.siteSend(s, varRef(ch))
+	if ticker {
+		n.End = true
+		b.t.Nodes[head].Cut = true // the loop's head
+		b.patch(b.open, head)
+		b.open = nil
+	}
+	b.open = append(b.open, &send.Else)
+}
+
+// contextCall lowers the context package's functions and a context's
+// methods; ok is false for the others.
+func (b *builder) contextCall(name string, c *ssa.CallCommon, in ssa.Instruction, args [][]*ir.Expr, rt types.Type) ([]*ir.Expr, bool) {
+	switch name {
+	case "context.Background", "context.TODO":
+		return []*ir.Expr{b.l.background()}, true
+	case "context.WithCancel", "context.WithTimeout", "context.WithDeadline":
+		s := b.l.chans[in]
+		if s == nil {
+			b.errorf("internal error: %s without a channel site", name)
+			return b.zero(rt), true
+		}
+		s.decl.Cap = 0
+		parent := b.hold(args[0][0])
+		b.assertOr(&ir.Expr{Op: ir.ENe, Type: ir.Bool, X: parent, Y: constant(ir.Ptr, 0), Pos: b.pos}, "panic: cannot create context from nil parent")
+		done := b.newChannel(s, in.Block())
+		var ctx *ir.Expr
+		if b.runsOnce(in.Block()) {
+			v := b.l.objectVar(fmt.Sprintf("%s::context at %s", b.t.Name, b.pos), ctxLayout, b.pos)
+			ctx = &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos}
+		} else {
+			ctx = b.allocBlock("context", ctxLayout)
+		}
+		b.storeCell(ctx, ctxDone, ir.I64, done)
+		// Derived from a context that can be cancelled: registered with it,
+		// or cancelled at once if it is.
+		b.beginAtomic()
+		b.emit(&ir.Node{Op: ir.OpNop})
+		cancellable := b.emit(&ir.Node{Op: ir.OpBranch, X: &ir.Expr{Op: ir.ENe, Type: ir.Bool, X: b.cell(parent, ctxDone, ir.I64), Y: constant(ir.I64, 0), Pos: b.pos}})
+		b.open = []*int{&cancellable.Next}
+		already := b.emit(&ir.Node{Op: ir.OpBranch, X: &ir.Expr{Op: ir.ENe, Type: ir.Bool, X: b.cell(parent, ctxErr, ir.I64), Y: constant(ir.I64, 0), Pos: b.pos}})
+		b.open = []*int{&already.Next}
+		b.cancelCtx(ctx, b.cell(parent, ctxErr, ir.I64), ctxDepth)
+		done2 := b.open
+		b.open = []*int{&already.Else}
+		var registered []*int
+		for i := range ctxChildren {
+			free := b.emit(&ir.Node{Op: ir.OpBranch, X: &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: b.cell(parent, ctxFirstChild+i, ir.Ptr), Y: constant(ir.Ptr, 0), Pos: b.pos}})
+			b.open = []*int{&free.Next}
+			b.storeCell(parent, ctxFirstChild+i, ir.Ptr, ctx)
+			registered = append(registered, b.open...)
+			b.open = []*int{&free.Else}
+		}
+		b.emit(&ir.Node{Op: ir.OpAssert, X: constant(ir.Bool, 0), Kind: ir.Unsupported,
+			Msg: fmt.Sprintf("a context with more than %d derived contexts: not supported", ctxChildren)})
+		b.open = append(append(append(registered, done2...), &cancellable.Else), b.open...)
+		b.endAtomic()
+		if name != "context.WithCancel" {
+			pi := b.l.libPool(fmt.Sprintf("%s at %s", name, b.pos), &layout{cells: []cellInfo{{ir.Ptr, ".ctx"}}}, func(g *builder, cells []*ir.Expr) {
+				g.beginAtomic()
+				g.emit(&ir.Node{Op: ir.OpNop})
+				g.cancelCtx(cells[0], constant(ir.I64, ctxDeadline), ctxDepth)
+				g.endAtomic()
+			})
+			b.spawnLib(pi, in.Block(), []*ir.Expr{ctx})
+		}
+		cancel := b.cancelValue(ctx, in.Block())
+		b.frame.funcs[in.(ssa.Value)] = &closure{parts: []*closure{nil, {builtin: builtinCancel, bindings: [][]*ir.Expr{{ctx}}}}}
+		return []*ir.Expr{ctx, cancel}, true
+	case "context.Context.Done":
+		p := b.nilCheck(args[0][0], 0)
+		v := b.temp(ir.I64)
+		b.assign(v, b.cell(p, ctxDone, ir.I64))
+		return []*ir.Expr{varRef(v)}, true
+	case "context.Context.Err":
+		p := b.nilCheck(args[0][0], 0)
+		e := b.temp(ir.I64)
+		b.assign(e, b.cell(p, ctxErr, ir.I64))
+		canceled, deadline := b.l.ctxError("Canceled"), b.l.ctxError("DeadlineExceeded")
+		return []*ir.Expr{b.hold(&ir.Expr{Op: ir.ECond, Type: ir.Ptr, Pos: b.pos,
+			X: &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: varRef(e), Y: constant(ir.I64, 0), Pos: b.pos}, Y: constant(ir.Ptr, 0),
+			Z: &ir.Expr{Op: ir.ECond, Type: ir.Ptr, Pos: b.pos,
+				X: &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: varRef(e), Y: constant(ir.I64, ctxCanceled), Pos: b.pos},
+				Y: constant(ir.Ptr, canceled), Z: constant(ir.Ptr, deadline)}})}, true
+	}
+	return nil, false
+}
+
+// builtinCancel names the cancel function context.WithCancel returns.
+const builtinCancel = "context.CancelFunc"
+
+// background is the object of context.Background() and TODO(): it is never
+// cancelled (its Done is nil).
+func (l *lowerer) background() *ir.Expr {
+	if l.bg == nil {
+		l.bg = l.objectVar("context.Background", ctxLayout, ir.Pos{})
+	}
+	return &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: l.bg}
+}
+
+// ctxError is the value of context.Canceled or context.DeadlineExceeded.
+func (l *lowerer) ctxError(name string) int64 { return l.token("context." + name) }
+
+// cancelCtx cancels the context at p with error code e, and the contexts
+// derived from it (depth levels deep), inside the caller's atomic section.
+func (b *builder) cancelCtx(p, e *ir.Expr, depth int) {
+	if depth == 0 {
+		b.emit(&ir.Node{Op: ir.OpAssert, X: constant(ir.Bool, 0), Kind: ir.Unsupported,
+			Msg: fmt.Sprintf("contexts derived more than %d deep: not supported", ctxDepth)})
+		return
+	}
+	live := b.emit(&ir.Node{Op: ir.OpBranch, X: &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: b.cell(p, ctxErr, ir.I64), Y: constant(ir.I64, 0), Pos: b.pos}})
+	b.open = []*int{&live.Next}
+	b.storeCell(p, ctxErr, ir.I64, e)
+	done := b.temp(ir.I64)
+	b.assign(done, b.cell(p, ctxDone, ir.I64))
+	b.dispatchSites(varRef(done), b.l.contextSites(), func(s *chanSite, index *ir.Expr) {
+		b.emit(&ir.Node{Op: ir.OpClose, Chan: s.decl, CIndex: index})
+	}, func() {})
+	for i := range ctxChildren {
+		child := b.temp(ir.Ptr)
+		b.assign(child, b.cell(p, ctxFirstChild+i, ir.Ptr))
+		has := b.emit(&ir.Node{Op: ir.OpBranch, X: &ir.Expr{Op: ir.ENe, Type: ir.Bool, X: varRef(child), Y: constant(ir.Ptr, 0), Pos: b.pos}})
+		b.open = []*int{&has.Next}
+		b.cancelCtx(varRef(child), e, depth-1)
+		b.open = append(b.open, &has.Else)
+	}
+	b.open = append(b.open, &live.Else)
+}
+
+// contextSites are the channel sites of contexts' Done channels.
+func (l *lowerer) contextSites() []*chanSite {
+	var list []*chanSite
+	for _, s := range l.siteList {
+		if c, ok := s.at.(ssa.CallInstruction); ok {
+			switch libName(c.Common().StaticCallee()) {
+			case "context.WithCancel", "context.WithTimeout", "context.WithDeadline":
+				list = append(list, s)
+			}
+		}
+	}
+	return list
+}
+
+// cancelValue is the cancel function of the context at ctx as a value: a
+// closure object of the builtin, whose one free variable is the context.
+func (b *builder) cancelValue(ctx *ir.Expr, bb *ssa.BasicBlock) *ir.Expr {
+	fv := b.l.builtinValue(builtinCancel, types.NewSignatureType(nil, nil, nil, nil, nil, false))
+	lo := &layout{cells: []cellInfo{{ir.I64, ".fn"}, {ir.Ptr, ".ctx"}}}
+	var p *ir.Expr
+	if b.runsOnce(bb) {
+		v := b.l.objectVar(fmt.Sprintf("%s::cancel at %s", b.t.Name, b.pos), lo, b.pos)
+		p = &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos}
+	} else {
+		p = b.allocBlock("cancel", lo)
+	}
+	b.beginAtomic()
+	b.store(p, lo, []*ir.Expr{constant(ir.I64, fv.id), ctx})
+	b.endAtomic()
+	return p
+}
+
+// callBuiltin calls a modelled function value.
+func (b *builder) callBuiltin(cl *closure) {
+	switch cl.builtin {
+	case builtinCancel:
+		b.beginAtomic()
+		b.emit(&ir.Node{Op: ir.OpNop})
+		b.cancelCtx(cl.bindings[0][0], constant(ir.I64, ctxCanceled), ctxDepth)
+		b.endAtomic()
+	default:
+		b.errorf("internal error: builtin %s", cl.builtin)
+	}
+}
+
+// dispatchSites is dispatch over a given list of sites.
+func (b *builder) dispatchSites(v *ir.Expr, sites []*chanSite, op func(s *chanSite, index *ir.Expr), nilOp func()) {
+	var done []*int
+	for _, s := range sites {
+		in, index := b.inSite(v, s)
+		br := b.emit(&ir.Node{Op: ir.OpBranch, X: in})
+		b.open = []*int{&br.Next}
+		op(s, index)
+		done = append(done, b.open...)
+		b.open = []*int{&br.Else}
+	}
+	nilOp()
+	b.open = append(done, b.open...)
+}
