@@ -23,8 +23,8 @@ type funcValue struct {
 	fn      *ssa.Function // nil for a builtin
 	builtin string
 	sig     *types.Signature
-	id  int64
-	obj *ir.Var
+	id      int64
+	obj     *ir.Var
 }
 
 // scanFuncValues numbers the functions the program uses as values: the

@@ -40,7 +40,7 @@ type lowerer struct {
 	// value finds the arrays it may name.
 	chans    map[ssa.Instruction]*chanSite
 	siteList []*chanSite
-	byElem typeutil.Map // types.Type -> []*chanSite
+	byElem   typeutil.Map // types.Type -> []*chanSite
 	// funcVals numbers the functions used as values (funcs.go).
 	funcVals map[*ssa.Function]*funcValue
 	funcList []*funcValue
