@@ -35,6 +35,9 @@ type builder struct {
 	resultFunc *closure
 	curBlock   *ssa.BasicBlock // the block being lowered
 	curInstr   ssa.Instruction // the instruction being lowered
+	// speculative counts the dispatch branches being lowered (a call of a
+	// function value or through an interface may be of several functions).
+	speculative int
 }
 
 // frame is one inlined function.
@@ -300,11 +303,16 @@ func (b *builder) goroutine(pi *poolInfo, args *ir.Var) {
 // point: its blocks, with its parameters bound to args and its free
 // variables to the closure's bindings. It returns the result's cells.
 func (b *builder) inline(fn *ssa.Function, args [][]*ir.Expr, fargs []*closure, cl *closure, loopy bool) []*ir.Expr {
-	for f := b.frame; f != nil; f = f.parent {
-		if f.fn == fn {
-			b.errorf("recursive call of %s: not supported (calls are inlined)", fn.Name())
+	if b.onStack(fn) {
+		if b.speculative > 0 {
+			// A branch of a dispatch over function values or types, which
+			// may never run: the run stops as unsupported if it does.
+			b.emit(&ir.Node{Op: ir.OpAssert, X: constant(ir.Bool, 0), Kind: ir.Unsupported,
+				Msg: "a recursive call of " + fn.Name() + ": not supported (calls are inlined)"})
 			return b.zero(resultType(fn))
 		}
+		b.errorf("recursive call of %s: not supported (calls are inlined)", fn.Name())
+		return b.zero(resultType(fn))
 	}
 	if len(fn.Blocks) == 0 {
 		b.errorf("call of %s: not supported (no Go source for it; docs/go.md lists the library calls kbmc models)", fn)

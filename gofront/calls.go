@@ -46,7 +46,7 @@ func (b *builder) callee(c *ssa.CallCommon) (cl *closure, args [][]*ir.Expr, far
 	if c.IsInvoke() {
 		fn := b.invokeTarget(c)
 		if fn == nil {
-			return nil, nil, nil, ""
+			return nil, nil, nil, "" // several implementations: invoke
 		}
 		cl = &closure{fn: fn}
 		vals = append([]ssa.Value{c.Value}, c.Args...)
@@ -121,10 +121,6 @@ func (b *builder) invokeTarget(c *ssa.CallCommon) *ssa.Function {
 			return found[0]
 		}
 	}
-	if iface.String() == "error" && c.Method.Name() == "Error" {
-		return nil
-	}
-	b.errorf("call of %s.%s: kbmc resolves an interface call when one pointer type of the program implements it (%d do)", iface, c.Method.Name(), len(found))
 	return nil
 }
 
@@ -158,6 +154,13 @@ func (b *builder) call(c *ssa.CallCommon, in *ssa.Call) []*ir.Expr {
 		return b.library(lib, c, args, rt)
 	}
 	loopy := !b.runsOnce(in.Block())
+	if cl == nil && c.IsInvoke() {
+		if isNamed(c.Value.Type(), "", "error") || c.Value.Type().String() == "error" {
+			b.errorf("a call of %s on an error: not supported (kbmc keeps errors as tokens)", c.Method.Name())
+			return b.zero(rt)
+		}
+		return b.invoke(c, rt, loopy)
+	}
 	if cl == nil {
 		if b.dynamic(c) {
 			return b.callValue(c, rt, loopy)
@@ -226,7 +229,7 @@ func (b *builder) callValue(c *ssa.CallCommon, rt types.Type, loopy bool) []*ir.
 // with the arguments and the closure's free variables as its start cells.
 func (b *builder) spawn(in *ssa.Go) {
 	c := in.Common()
-	cl, args, fargs, lib := b.callee(c)
+	cl, args, _, lib := b.callee(c)
 	if lib != "" {
 		b.errorf("go %s: a goroutine must run a function of the program", lib)
 		return
@@ -243,12 +246,8 @@ func (b *builder) spawn(in *ssa.Go) {
 		}
 		return
 	}
-	for _, f := range fargs {
-		if f != nil {
-			b.errorf("go %s with a function argument is not supported", cl.fn.Name())
-			return
-		}
-	}
+	// A function argument travels as its closure object (funcs.go): the
+	// goroutine calls it through the object.
 	b.startGoroutine(in, cl, args)
 }
 
@@ -425,6 +424,8 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 			x = b.hold(&ir.Expr{Op: ir.ECond, Type: x.Type, X: &ir.Expr{Op: op, Type: ir.Bool, X: x, Y: y, Pos: b.pos}, Y: x, Z: y, Pos: b.pos})
 		}
 		return []*ir.Expr{x}
+	case "builtin.ssa:wrapnilchk":
+		return []*ir.Expr{b.nilCheck(arg(0), 0)}
 	case "builtin.recover":
 		b.errorf("recover is not supported: kbmc reports a panic where it happens")
 		return b.zero(rt)

@@ -134,7 +134,7 @@ func goFile(path string) (string, error) {
 	return "", fmt.Errorf("%s: %d Go files; kbmc reads a Go package of one file (name the file to check)", path, len(files))
 }
 
-// load type-checks the file as a package of its own (with its tests) and
+// load type-checks the file as a package of its own (with its tests), and
 // builds its SSA form. Only the file's own functions get bodies: calls into
 // other packages are modelled by name or refused.
 func load(file string, src []byte) (*ssa.Package, *token.FileSet, error) {
@@ -145,7 +145,9 @@ func load(file string, src []byte) (*ssa.Package, *token.FileSet, error) {
 	fset := token.NewFileSet()
 	cfg := &packages.Config{Mode: packages.LoadSyntax, Tests: true, Dir: filepath.Dir(abs), Fset: fset,
 		Env: append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")}
-	pkgs, err := packages.Load(cfg, "file="+abs)
+	// The file alone is the package (go list's command-line-arguments):
+	// kbmc checks one file, whose lines every position of a trace names.
+	pkgs, err := packages.Load(cfg, abs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: loading the Go package: %w", file, err)
 	}

@@ -179,11 +179,6 @@ func (b *builder) dynamicCall(p *ir.Expr, sig *types.Signature, call func(cl *cl
 		n++
 		br := b.emit(&ir.Node{Op: ir.OpBranch, X: &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: id, Y: constant(ir.I64, fv.id), Pos: b.pos}})
 		b.open = []*int{&br.Next}
-		lo, err := b.l.closureLayout(fv.fn)
-		if err != nil {
-			b.errorf("%v", err)
-			return
-		}
 		if fv.builtin != "" {
 			cells := b.load(p, &layout{cells: []cellInfo{{ir.I64, ""}, {ir.Ptr, ""}}})
 			call(&closure{builtin: fv.builtin, bindings: [][]*ir.Expr{{cells[1]}}})
@@ -199,6 +194,11 @@ func (b *builder) dynamicCall(p *ir.Expr, sig *types.Signature, call func(cl *cl
 			b.open = []*int{&br.Else}
 			continue
 		}
+		lo, err := b.l.closureLayout(fv.fn)
+		if err != nil {
+			b.errorf("%v", err)
+			return
+		}
 		cells := b.load(p, lo)[1:]
 		cl := &closure{fn: fv.fn}
 		k := 0
@@ -207,7 +207,9 @@ func (b *builder) dynamicCall(p *ir.Expr, sig *types.Signature, call func(cl *cl
 			cl.bindings = append(cl.bindings, cells[k:k+m])
 			k += m
 		}
+		b.speculative++
 		call(cl)
+		b.speculative--
 		done = append(done, b.open...)
 		b.open = []*int{&br.Else}
 	}

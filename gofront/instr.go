@@ -237,6 +237,7 @@ func (b *builder) alloc(in *ssa.Alloc) {
 	}
 	if b.runsOnce(in.Block()) || !in.Heap {
 		v := b.l.objectVar(b.t.Name+"::"+name, lo, b.pos)
+		b.l.registerObject(elem, v)
 		p := &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos}
 		if !b.runsOnce(in.Block()) {
 			b.store(p, lo, b.zero(elem))
@@ -244,11 +245,15 @@ func (b *builder) alloc(in *ssa.Alloc) {
 		b.frame.vals[in] = []*ir.Expr{p}
 		return
 	}
-	b.define(in, []*ir.Expr{b.allocBlock(name, lo)})
+	b.define(in, []*ir.Expr{b.allocBlockOf(elem, name, lo)})
 }
 
 // allocBlock takes a block of a pool made for one allocation site.
-func (b *builder) allocBlock(name string, lo *layout) *ir.Expr {
+func (b *builder) allocBlock(name string, lo *layout) *ir.Expr { return b.allocBlockOf(nil, name, lo) }
+
+// allocBlockOf is allocBlock of blocks that hold a value of type t (nil:
+// no type an interface may hold).
+func (b *builder) allocBlockOf(t types.Type, name string, lo *layout) *ir.Expr {
 	site := fmt.Sprintf("%s at %s in %s", name, b.pos, b.t.Name)
 	a := &ir.Alloc{Name: site, Pos: b.pos}
 	blocks := b.l.cfg.LoopBlocks
@@ -266,6 +271,9 @@ func (b *builder) allocBlock(name string, lo *layout) *ir.Expr {
 		}
 		v.Block, v.BlockIndex = a, i
 		a.Blocks = append(a.Blocks, v)
+		if t != nil {
+			b.l.registerObject(t, v)
+		}
 	}
 	b.l.prog.Allocs = append(b.l.prog.Allocs, a)
 	r := b.temp(ir.Ptr)
@@ -425,8 +433,15 @@ func (b *builder) convert(in *ssa.Convert) {
 // from the same site, which kbmc does not compare further).
 func (b *builder) makeInterface(in *ssa.MakeInterface) {
 	xs := b.value(in.X)
+	if p, ok := in.X.Type().(*types.Pointer); ok && isNamed(p.Elem(), "sync", "RWMutex") && isNamed(in.Type(), "sync", "Locker") {
+		b.errorf("a *sync.RWMutex as a sync.Locker: not supported (kbmc takes a Locker for a *sync.Mutex)")
+	}
 	if len(xs) == 1 && xs[0].Type == ir.Ptr {
 		b.frame.vals[in] = xs
+		return
+	}
+	if hasMethods(b.l.pkg.Prog, in.X.Type()) && isNamedInPkg(in.X.Type(), b.l.pkg.Pkg) {
+		b.frame.vals[in] = []*ir.Expr{b.box(in.X.Type(), xs, in.Block())}
 		return
 	}
 	b.frame.vals[in] = []*ir.Expr{constant(ir.Ptr, b.l.token(fmt.Sprint("interface at ", b.pos)))}
@@ -435,6 +450,9 @@ func (b *builder) makeInterface(in *ssa.MakeInterface) {
 // typeAssert: only to the pointer type the interface was made of, without
 // comma-ok (kbmc does not keep an interface's dynamic type).
 func (b *builder) typeAssert(in *ssa.TypeAssert) {
+	if b.typeAssertObject(in) {
+		return
+	}
 	if _, isPtr := in.AssertedType.Underlying().(*types.Pointer); isPtr && !in.CommaOk {
 		b.frame.vals[in] = b.value(in.X)
 		return
@@ -603,4 +621,10 @@ func pointerLike(t types.Type) bool {
 		return t.Kind() == types.UnsafePointer || t.Kind() == types.Uintptr
 	}
 	return false
+}
+
+// isNamedInPkg reports whether t is a named type of package pkg.
+func isNamedInPkg(t types.Type, pkg *types.Package) bool {
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() == pkg
 }

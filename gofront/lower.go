@@ -45,6 +45,9 @@ type lowerer struct {
 	funcVals map[*ssa.Function]*funcValue
 	funcList []*funcValue
 	libPools map[string]*poolInfo
+	// typeObjects lists, per type, the objects made to hold a value of it
+	// (iface.go).
+	typeObjects typeutil.Map
 	bg       *ir.Var // context.Background's object
 	// strings numbers string constants: a string is a token.
 	strings map[string]int64
@@ -222,6 +225,7 @@ func (l *lowerer) global(g *ssa.Global) *ir.Var {
 		lo = scalar(ir.I64)
 	}
 	v := l.objectVar(g.Name(), lo, l.pos(g.Pos()))
+	l.registerObject(elem, v)
 	if g.Pkg != nil && g.Pkg.Pkg.Path() == "context" && (g.Name() == "Canceled" || g.Name() == "DeadlineExceeded") {
 		v.Init = []int64{l.ctxError(g.Name())}
 	}
