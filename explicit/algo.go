@@ -81,6 +81,10 @@ var algorithms = []*algorithm{
 	{
 		name:   "lazypor",
 		engine: func(o Options) engine { return LazyPOR{Options: o} },
+		// Its trace constraint systems hold no event for a receiver that a
+		// rendezvous handoff ended, so the receiver's own select, another
+		// case of which was ready, is never tried first.
+		noRendezvousChoice: true,
 		flags:  []string{"tcs-solver"},
 		stats:  func(Options) []string { return []string{"tcs_built", "tcs_solved", "tcs_unsat", "sleep_blocked"} },
 		check:  func(o Options) error { return CheckTCSSolver(o.TCSSolver) },
@@ -185,6 +189,10 @@ type algorithm struct {
 	// reductions do not keep every state, and refuse the property
 	// (docs/explicit.md, "Data races").
 	races bool
+	// noRendezvousChoice: the algorithm refuses a program with a select
+	// that may either be completed by a rendezvous sender or take another
+	// case itself (ir.Program.RendezvousChoice).
+	noRendezvousChoice bool
 }
 
 // engine is what the driver needs of an algorithm's engine: its options, and

@@ -48,6 +48,10 @@ func newExecutor(ctx context.Context, p *ir.Program, algo *algorithm, opts Optio
 			Msg: fmt.Sprintf("--algo %s does not check the property no-data-race: its reduction does not visit every state, and a racing state may be among those it skips; use --algo %s",
 				algo.name, strings.Join(RaceAlgorithms(), " or "))}
 	}
+	if n := p.RendezvousChoice(); n != nil && algo.noRendezvousChoice {
+		return nil, &verify.UnsupportedError{Pos: n.Pos, Engine: "explicit engine",
+			Msg: fmt.Sprintf("--algo %s does not support a select that waits to receive on a rendezvous channel and has another case: use --algo dpor or dfs", algo.name)}
+	}
 	if opts.Depth <= 0 {
 		opts.Depth = verify.DefaultDepth
 	}

@@ -108,7 +108,8 @@ func (p *Program) OrderedOnly(a, b []Access) bool {
 // cell that one step sets for good and that no program expression reads: a
 // thread's end (written by its last step, read by OpJoin), a created thread's
 // start cells (flag and argument, written by OpSpawn and read by OpStart; its
-// result, written by its end and read by OpJoin). If the transition waits
+// result, written by its end and read by OpJoin), or a rendezvous port
+// (isPort). If the transition waits
 // before such a step, it still waits once every step independent of it has run:
 // it reads the same cells with the same values. So the step can enable the
 // transition but never be reordered after it (DPOR's race reversal,
@@ -124,7 +125,7 @@ func (p *Program) OnlyEnables(step, fp []Access) bool {
 		if a.Kind == Write && f.touched&bit == 0 || a.Kind != Write && f.written&bit == 0 {
 			continue
 		}
-		if p.isSetOnce(a.Loc) || p.OrderedLocation(a.Loc) {
+		if p.isSetOnce(a.Loc) || p.OrderedLocation(a.Loc) || p.isPort(a.Loc) {
 			continue
 		}
 		for j := range fp {
@@ -134,6 +135,14 @@ func (p *Program) OnlyEnables(step, fp []Access) bool {
 		}
 	}
 	return true
+}
+
+// isPort reports whether location l is a thread's rendezvous port
+// (PortLocation). Only a handoff into the thread writes it, and a thread that
+// waits before the handoff waits to receive: none of its steps can run before
+// the handoff that moves it, so the handoff only enables them.
+func (p *Program) isPort(l int) bool {
+	return l >= p.PortLocation(0) && l < p.PortLocation(len(p.Threads))
 }
 
 // isSetOnce reports whether location l is a thread's end or a cell of a

@@ -65,13 +65,22 @@ func (pr *Probe) Choices() []Choice { return pr.ch.Made }
 
 // Accesses appends to buf what thread t's next transition in s may access at
 // precision prec; status is t's Status in s. It returns nothing for a terminated
-// thread. An Exact probe of a step that fails leaves the violation in
+// thread (but the read of its port for a rendezvous receiver). An Exact probe of a step that fails leaves the violation in
 // pr.Event.Violation.
 func (pr *Probe) Accesses(s State, t int, status Status, prec Precision, buf []Access) []Access {
 	p := pr.p
 	buf = buf[:0]
 	tr := p.Transition(s, t)
 	if status == Terminated || tr == nil { // ended, or stuck for ever (Template.Stuck)
+		if p.Threads[t].Template.Receives {
+			// A receiver a handoff ended (ir/rendezvous.go) has no transition
+			// left, but the step that ended it consumed the one it had: its
+			// own, when it was enabled too (a select with another case
+			// ready). Reading its port keeps that step dependent with the
+			// handoff, so that a race reversal tries the receiver's own step
+			// first, as it does for a receiver the handoff only moved.
+			return append(buf, Access{p.PortLocation(t), Read, 0})
+		}
 		return buf
 	}
 	if status != Enabled || prec == Static {

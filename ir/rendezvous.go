@@ -298,3 +298,25 @@ func (p *Program) linkRendezvous() {
 		}
 	}
 }
+
+// RendezvousChoice returns a select of the program, if any, that waits to
+// receive on a rendezvous channel and has a case that can be ready without a
+// sender (a send, a receive from a buffered or closable channel): a sender's
+// handoff and the select's own step are then two ways out of one state, and
+// the handoff consumes the step the receiver had.
+func (p *Program) RendezvousChoice() *Node {
+	var buf [4]*Node
+	for _, t := range p.Templates {
+		for _, n := range t.Nodes {
+			if n.Op != OpSelect || n.Default || len(receivingCases(n, buf[:0])) == 0 {
+				continue
+			}
+			for _, c := range n.Cases {
+				if c.Op != OpRecv || !c.Chan.Rendezvous() || c.Chan.Closable {
+					return n
+				}
+			}
+		}
+	}
+	return nil
+}
