@@ -80,7 +80,7 @@ fuzz:
 	$(GO) test ./witness -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZ_DETECT)
 
 regress: build
-	$(KBMC) regress testdata docs/examples
+	$(KBMC) regress testdata testdata/go docs/examples
 
 # The scheduler entry point of deploy/, run as the schedulers run it, 8 parts.
 deploy-test: build

@@ -48,7 +48,7 @@ type lowerer struct {
 	// typeObjects lists, per type, the objects made to hold a value of it
 	// (iface.go).
 	typeObjects typeutil.Map
-	bg       *ir.Var // context.Background's object
+	bg          *ir.Var // context.Background's object
 	// strings numbers string constants: a string is a token.
 	strings map[string]int64
 	// finals run once every site's size is known (channel numbers).

@@ -448,8 +448,7 @@ func verdictSettings(c *cli.Context, ec engineConfig) []string {
 // the file or its directory). Input errors come back as exit code 2.
 func load(path string, cfg sourceConfig) (*loaded, error) {
 	if gofront.IsGo(path) {
-		res, err := gofront.Compile(path, gofront.Config{Entry: cfg.Entry, NoFold: cfg.NoFold,
-			LoopGoroutines: cfg.Pool, LoopBlocks: cfg.Pool})
+		res, err := compileGo(path, cfg)
 		if err != nil {
 			return nil, &exitError{exitInput, err}
 		}
@@ -470,9 +469,22 @@ func load(path string, cfg sourceConfig) (*loaded, error) {
 	return &loaded{path: path, src: src, prog: p}, nil
 }
 
-// compile lowers a source file with the front end of its language: C for .c and
-// .i files, .kb otherwise.
+// compileGo lowers a Go file (or the one file of a directory).
+func compileGo(path string, cfg sourceConfig) (*gofront.Result, error) {
+	return gofront.Compile(path, gofront.Config{Entry: cfg.Entry, NoFold: cfg.NoFold,
+		LoopGoroutines: cfg.Pool, LoopBlocks: cfg.Pool})
+}
+
+// compile lowers a source file with the front end of its language: Go for
+// .go files, C for .c and .i files, .kb otherwise.
 func compile(path string, src []byte, cfg sourceConfig) (*ir.Program, error) {
+	if gofront.IsGo(path) {
+		res, err := compileGo(path, cfg)
+		if err != nil {
+			return nil, err
+		}
+		return res.Program, nil
+	}
 	if cfront.IsC(path) {
 		return cfront.Compile(path, src, cfront.Config{NoFold: cfg.NoFold, Defines: cfg.Defines,
 			DataModel: cfg.DataModel, LoopThreads: cfg.Pool, LoopBlocks: cfg.Pool})

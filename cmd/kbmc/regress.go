@@ -247,7 +247,7 @@ func collectPrograms(args []string) ([]string, error) {
 			continue
 		}
 		var matches []string
-		for _, pattern := range []string{"*.kb", "*.c", "*.i"} {
+		for _, pattern := range []string{"*.kb", "*.c", "*.i", "*.go"} {
 			m, err := filepath.Glob(filepath.Join(a, pattern))
 			if err != nil {
 				return nil, err
@@ -255,7 +255,7 @@ func collectPrograms(args []string) ([]string, error) {
 			matches = append(matches, m...)
 		}
 		if len(matches) == 0 {
-			return nil, fmt.Errorf("%s: no .kb, .c or .i programs", a)
+			return nil, fmt.Errorf("%s: no .kb, .c, .i or .go programs", a)
 		}
 		sort.Strings(matches)
 		files = append(files, matches...)
