@@ -85,9 +85,9 @@ var algorithms = []*algorithm{
 		// rendezvous handoff ended, so the receiver's own select, another
 		// case of which was ready, is never tried first.
 		noRendezvousChoice: true,
-		flags:  []string{"tcs-solver"},
-		stats:  func(Options) []string { return []string{"tcs_built", "tcs_solved", "tcs_unsat", "sleep_blocked"} },
-		check:  func(o Options) error { return CheckTCSSolver(o.TCSSolver) },
+		flags:              []string{"tcs-solver"},
+		stats:              func(Options) []string { return []string{"tcs_built", "tcs_solved", "tcs_unsat", "sleep_blocked"} },
+		check:              func(o Options) error { return CheckTCSSolver(o.TCSSolver) },
 		variant: func(o Options) string {
 			if o.TCSSolver == "" || o.TCSSolver == TCSSolvers()[0] {
 				return ""
