@@ -1,4 +1,5 @@
 //@ expect: safe
+//@ engines: explicit/dfs/stateful, explicit/dpor, explicit/lazypor, explicit/persistent, explicit/process-local, explicit/bfs
 // transfer always locks the account with the lower id first, whatever the direction:
 // one global lock order, so no cycle of waits; the total is kept on every schedule.
 

@@ -1,4 +1,5 @@
 //@ expect: safe
+//@ engines: explicit/dfs/stateful, explicit/dpor, explicit/lazypor, explicit/persistent, explicit/process-local, explicit/bfs
 // Stop closes s.done inside a sync.Once: only the first call closes it, and a second
 // caller waits in Do until the first has returned.
 

@@ -1,4 +1,5 @@
 //@ expect: safe
+//@ engines: explicit/dfs/stateful, explicit/dpor, explicit/lazypor, explicit/persistent, explicit/process-local, explicit/bfs
 // Declared in the for statement, i is a new variable in each iteration (Go 1.22 and
 // later): each goroutine sends its own iteration's value, so the sum is 3.
 

@@ -1,4 +1,5 @@
 //@ expect: safe
+//@ engines: explicit/dfs/stateful, explicit/dpor, explicit/persistent, explicit/process-local, explicit/bfs
 // merge stops when both inputs are nil (closed and drained) and closes out; main reads
 // until the close.
 

@@ -1,4 +1,5 @@
 //@ expect: safe
+//@ engines: explicit/dfs/stateful, explicit/dpor, explicit/lazypor, explicit/persistent, explicit/process-local, explicit/bfs
 //@ args: --entry TestSum
 // The test waits for both workers before it checks; i is a new variable in each
 // iteration (Go 1.22), so the workers add 1 and 2.
