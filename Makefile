@@ -8,6 +8,8 @@ FUZZ_PARSE   ?= 800000x
 FUZZ_COMPILE ?= 400000x
 FUZZ_DETECT  ?= 30000x
 FUZZ_C       ?= 30000x
+# Each Go input runs the go tool (go/packages): a few per second at most.
+FUZZ_GO      ?= 40x
 KBMC     := bin/kbmc
 
 .PHONY: all deps build demo test fmt-check vet unit race purego fuzz regress deploy-test bench pgo stress clean
@@ -73,6 +75,7 @@ fuzz:
 	$(GO) test ./lang/syntax -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZ_PARSE)
 	$(GO) test ./lang -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZ_COMPILE)
 	$(GO) test ./cfront -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZ_C)
+	$(GO) test ./gofront -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZ_GO)
 	$(GO) test ./detect -run '^$$' -fuzz '^FuzzReadJSON$$' -fuzztime $(FUZZ_DETECT)
 	$(GO) test ./detect -run '^$$' -fuzz '^FuzzReadGoVector$$' -fuzztime $(FUZZ_DETECT)
 	$(GO) test ./detect -run '^$$' -fuzz '^FuzzReadShiViz$$' -fuzztime $(FUZZ_DETECT)

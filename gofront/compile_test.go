@@ -1,0 +1,213 @@
+package gofront
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kbmc/explicit"
+	"kbmc/internal/annotation"
+	"kbmc/ir"
+	"kbmc/verify"
+)
+
+// compileSrc writes src as a Go file of its own and compiles it.
+func compileSrc(t testing.TB, src string, cfg Config) (*Result, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "p_test.go")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return Compile(path, cfg)
+}
+
+// TestUnsupported: every construct gofront does not model is an input error
+// at its position that names it.
+func TestUnsupported(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, want string
+	}{
+		{"type error", "package p\nfunc main() { x := 1 }\n", "2:15: declared and not used: x"},
+		{"float", "package p\nvar f float64\nfunc main() { f = 1 }\n", "floating-point"},
+		{"recursion", "package p\nfunc f(n int) int { if n == 0 { return 0 }; return f(n - 1) }\nfunc main() { _ = f(2) }\n",
+			"2:53: recursive call of f"},
+		{"unmodelled call", "package p\nimport \"os\"\nfunc main() { os.Getpid() }\n", "3:24: call of os.Getpid: not supported"},
+		{"recover", "package p\nfunc main() { defer func() { recover() }() }\n", "recover is not supported"},
+		{"string operator", "package p\nfunc main() { a, b := \"x\", \"y\"; _ = a < b }\n", "string operator < is not supported"},
+		{"variable capacity", "package p\nvar n = 2\nfunc main() { _ = make(chan int, n) }\n", "3:23: make of a channel whose capacity is not a constant"},
+		{"no entry", "package p\nfunc helper() {}\n", "no entry point"},
+		{"two entries", "package p\nimport \"testing\"\nfunc TestA(t *testing.T) {}\nfunc TestB(t *testing.T) {}\n", "2 entry points (TestA, TestB): choose one with --entry"},
+		{"rwmutex locker", "package p\nimport \"sync\"\nfunc main() { var m sync.RWMutex; var l sync.Locker = &m; l.Lock() }\n", "a *sync.RWMutex as a sync.Locker"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := compileSrc(t, tc.src, Config{})
+			if err == nil {
+				t.Fatalf("compiled; want an error mentioning %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error does not mention %q:\n%v", tc.want, err)
+			}
+			var list ErrorList
+			if line, _, ok := strings.Cut(tc.want, ":"); ok && strings.Trim(line, "0123456789") == "" && !errors.As(err, &list) {
+				t.Errorf("%v is no positioned error list", err)
+			}
+		})
+	}
+}
+
+// TestEntry: --entry picks the function; main is the default next to no
+// test; the entry's template is the program's Entry (leaks are judged by it).
+func TestEntry(t *testing.T) {
+	src := "package p\nimport \"testing\"\nfunc main() {}\nfunc TestA(t *testing.T) {}\nfunc other() {}\n"
+	for _, tc := range []struct{ entry, want string }{{"TestA", "TestA"}, {"other", "other"}, {"main", "main"}} {
+		res, err := compileSrc(t, src, Config{Entry: tc.entry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Entry != tc.want || res.Program.Entry != res.Program.Templates[0] {
+			t.Errorf("entry %s: got %s (program entry %v)", tc.entry, res.Entry, res.Program.Entry)
+		}
+	}
+	if _, err := compileSrc(t, src, Config{Entry: "missing"}); err == nil || !strings.Contains(err.Error(), "no function missing") {
+		t.Errorf("a missing entry: %v", err)
+	}
+}
+
+// check runs engine e on a compiled program with the given depth.
+func check(t *testing.T, p *ir.Program, algo string, depth int) *verify.Result {
+	t.Helper()
+	eng, err := explicit.New(algo, explicit.Options{Options: verify.Options{Depth: depth}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := eng.Check(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestModel checks the semantics of the constructs by verdicts, each under
+// the reference search and dpor.
+func TestModel(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      ir.ViolationKind // NoViolation: safe
+	}{
+		{"leak of a sender", "package p\nfunc main() { c := make(chan int); go func() { c <- 1 }() }\n", ir.Leak},
+		{"buffered send does not leak", "package p\nfunc main() { c := make(chan int, 1); go func() { c <- 1 }() }\n", ir.NoViolation},
+		{"global deadlock", "package p\nfunc main() { c := make(chan int); <-c }\n", ir.Deadlock},
+		{"nil channel blocks", "package p\nfunc main() { var c chan int; go func() { c <- 1 }() }\n", ir.Leak},
+		{"close then receive zero", "package p\nfunc main() { c := make(chan int, 1); c <- 5; close(c); a := <-c; b, ok := <-c; if a != 5 || b != 0 || ok { panic(\"bad\") } }\n", ir.NoViolation},
+		{"send on closed channel", "package p\nfunc main() { c := make(chan int, 1); close(c); c <- 1 }\n", ir.Panic},
+		{"close of nil channel", "package p\nfunc main() { var c chan int; close(c) }\n", ir.Panic},
+		{"select default", "package p\nfunc main() { c := make(chan int); select { case c <- 1: panic(\"no receiver\") ; default: } }\n", ir.NoViolation},
+		{"select on nil case", "package p\nfunc main() { var n chan int; c := make(chan int, 1); c <- 1; select { case <-n: panic(\"nil\"); case <-c: } }\n", ir.NoViolation},
+		{"mutex protects", "package p\nimport \"sync\"\nfunc main() { var mu sync.Mutex; var wg sync.WaitGroup; n := 0\n" +
+			"for i := 0; i < 2; i++ { wg.Add(1); go func() { defer wg.Done(); mu.Lock(); n++; mu.Unlock() }() }\nwg.Wait(); if n != 2 { panic(\"lost\") } }\n", ir.NoViolation},
+		{"lost update", "package p\nimport \"sync\"\nfunc main() { var wg sync.WaitGroup; n := 0\n" +
+			"for i := 0; i < 2; i++ { wg.Add(1); go func() { defer wg.Done(); n++ }() }\nwg.Wait(); if n != 2 { panic(\"lost\") } }\n", ir.Panic},
+		{"lock twice", "package p\nimport \"sync\"\nfunc main() { var mu sync.Mutex; mu.Lock(); mu.Lock() }\n", ir.Deadlock},
+		{"unlock by another goroutine", "package p\nimport \"sync\"\nfunc main() { var mu sync.Mutex; mu.Lock(); d := make(chan bool); go func() { mu.Unlock(); d <- true }(); <-d; mu.Lock() }\n", ir.NoViolation},
+		{"unlock of unlocked", "package p\nimport \"sync\"\nfunc main() { var mu sync.Mutex; mu.Unlock() }\n", ir.Panic},
+		{"negative waitgroup", "package p\nimport \"sync\"\nfunc main() { var wg sync.WaitGroup; wg.Done() }\n", ir.Panic},
+		{"rwmutex writer preference", "package p\nimport \"sync\"\nfunc main() { var m sync.RWMutex; d := make(chan bool); m.RLock()\n" +
+			"go func() { m.Lock(); m.Unlock(); d <- true }(); m.RLock(); m.RUnlock(); m.RUnlock(); <-d }\n", ir.Deadlock},
+		{"once", "package p\nimport \"sync\"\nfunc main() { var o sync.Once; n := 0; f := func() { n++ }; o.Do(f); o.Do(f); if n != 1 { panic(\"twice\") } }\n", ir.NoViolation},
+		{"cond signal", "package p\nimport \"sync\"\nfunc main() { var mu sync.Mutex; c := sync.NewCond(&mu); ready := false\n" +
+			"go func() { mu.Lock(); ready = true; c.Signal(); mu.Unlock() }()\nmu.Lock(); for !ready { c.Wait() }; mu.Unlock() }\n", ir.NoViolation},
+		{"cond lost wakeup", "package p\nimport \"sync\"\nfunc main() { var mu sync.Mutex; c := sync.NewCond(&mu)\n" +
+			"go func() { mu.Lock(); c.Signal(); mu.Unlock() }()\nmu.Lock(); c.Wait(); mu.Unlock() }\n", ir.Deadlock},
+		{"context cancel wakes", "package p\nimport \"context\"\nfunc main() { ctx, cancel := context.WithCancel(context.Background()); d := make(chan bool)\n" +
+			"go func() { <-ctx.Done(); if ctx.Err() != context.Canceled { panic(\"err\") }; d <- true }(); cancel(); <-d }\n", ir.NoViolation},
+		{"child context cancelled by parent", "package p\nimport \"context\"\nfunc main() { p, cancel := context.WithCancel(context.Background()); c, cc := context.WithCancel(p); defer cc(); cancel(); <-c.Done() }\n", ir.NoViolation},
+		{"timer may fire first", "package p\nimport \"time\"\nfunc main() { c := make(chan int); go func() { c <- 1 }(); select { case <-c: case <-time.After(time.Second): } }\n", ir.Leak},
+		{"map", "package p\nfunc main() { m := map[int]int{}; m[1] = 2; m[3] = 4; delete(m, 1); v, ok := m[1]; s := 0; for k, x := range m { s += k + x }; if len(m) != 1 || ok || v != 0 || s != 7 { panic(\"map\") } }\n", ir.NoViolation},
+		{"append", "package p\nfunc main() { var s []int; s = append(s, 1); s = append(s, 2, 3); if len(s) != 3 || s[0]+s[1]+s[2] != 6 { panic(\"append\") } }\n", ir.NoViolation},
+		{"index out of range", "package p\nfunc main() { s := make([]int, 2); i := 2; s[i] = 1 }\n", ir.Panic},
+		{"interface dispatch", "package p\ntype N interface{ n() int }\ntype A struct{}\ntype B struct{ v int }\nfunc (*A) n() int { return 1 }\nfunc (b *B) n() int { return b.v }\n" +
+			"func main() { var x N = &B{v: 2}; if x.n() != 2 { panic(\"dispatch\") }; x = &A{}; if _, ok := x.(*B); ok { panic(\"assert\") } }\n", ir.NoViolation},
+		{"function value through memory", "package p\ntype S struct{ f func() int }\nfunc main() { s := &S{f: func() int { return 3 }}; if s.f() != 3 { panic(\"call\") } }\n", ir.NoViolation},
+		{"test failure", "package p\nimport \"testing\"\nfunc TestX(t *testing.T) { c := make(chan int, 1); go func() { c <- 1 }(); select { case <-c: default: t.Fatal(\"not yet\") } }\n", ir.Assertion},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := compileSrc(t, tc.src, Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, algo := range []string{"dfs", "dpor"} {
+				r := check(t, res.Program, algo, 200)
+				got := ir.NoViolation
+				if r.Violation != nil {
+					got = r.Violation.Kind
+				}
+				if got != tc.want || r.Verdict == verify.BoundedSafe {
+					t.Errorf("%s: %s (%v), want %v", algo, r.Verdict, got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestTestdata: every Go program of testdata/go compiles, and its expected
+// verdict is dfs --stateful's (kbmc regress runs every engine on them).
+func TestTestdata(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/go/*.go")
+	if len(files) < 40 {
+		t.Fatalf("%d Go programs in testdata/go", len(files))
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ann, err := annotation.Parse(src)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		entry := ""
+		for i, a := range ann.Args {
+			if a == "--entry" && i+1 < len(ann.Args) {
+				entry = ann.Args[i+1]
+			}
+		}
+		res, err := Compile(f, Config{Entry: entry})
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		eng, _ := explicit.New("dfs", explicit.Options{Stateful: true})
+		r, err := eng.Check(context.Background(), res.Program)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Verdict.String(); got != ann.Expect {
+			t.Errorf("%s: %s, want %s", f, got, ann.Expect)
+		}
+	}
+}
+
+// FuzzCompile: no input makes gofront panic; a program it accepts passes
+// ir's own checks (Finish, inside Compile).
+func FuzzCompile(f *testing.F) {
+	files, _ := filepath.Glob("../testdata/go/*.go")
+	for _, file := range files[:min(len(files), 8)] {
+		src, _ := os.ReadFile(file)
+		f.Add(string(src))
+	}
+	f.Add("package p\nfunc main() { select {} }\n")
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, src string) {
+		path := filepath.Join(dir, "p.go")
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Compile(path, Config{})
+		if err == nil && res.Program == nil {
+			t.Fatal("no program and no error")
+		}
+	})
+}
