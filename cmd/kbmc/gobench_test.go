@@ -21,6 +21,7 @@ TestRace) echo '{"verdict": "unsafe", "violation": {"kind": "data-race", "messag
 TestUnsupported) echo '{"verdict": "error", "errors": [{"file": "k_test.go", "line": 3, "col": 4, "message": "sync.Map.Range: not supported"}]}'; exit 2;;
 TestSlow) echo '{"verdict": "unknown", "note": "stopped: time limit 60s", "stats": {"time_ms": 60000}}'; exit 5;;
 TestBroken) echo 'panic: nil map' >&2; exit 6;;
+TestTypeError) echo '{"verdict": "error", "errors": [{"file": "k_test.go", "line": 5, "col": 2, "message": "undefined: x"}]}'; exit 2;;
 esac
 `
 
@@ -54,6 +55,7 @@ func TestGobenchScript(t *testing.T) {
 		{"proj_6", "blocking\tMixed Deadlock", "TestSlow"},
 		{"proj_7", "nonblocking\tTraditional", "TestRace"},
 		{"proj_8", "nonblocking\tGo-Specific", "TestBroken"},
+		{"proj_9", "nonblocking\tGo-Specific", "TestTypeError"},
 	}
 	tsv := "# a comment line\nkernel\tpath\tproject\tclass\tsubclass\tsubtype\tentry\n"
 	for _, k := range kernels {
@@ -86,12 +88,13 @@ func TestGobenchScript(t *testing.T) {
 				"proj_6,blocking,Mixed Deadlock,some subtype,unknown,,unknown,60.0,stopped: time limit 60s",
 				"proj_7,nonblocking,Traditional,some subtype,unsafe,data-race,found,0.3,",
 				"proj_8,nonblocking,Go-Specific,some subtype,,,error,",
+				"proj_9,nonblocking,Go-Specific,some subtype,error,,error,",
 			},
 			[]string{
 				"| blocking | Communication Deadlock | 3 | 1 | 1 | 1 | 0 | 0 | 0 | 0.50 | 1.50 |",
 				"| blocking | Resource Deadlock | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 2.50 | 2.50 |",
 				"| blocking | **all** | 6 | 2 | 1 | 1 | 1 | 1 | 0 |",
-				"| nonblocking | **all** | 2 | 1 | 0 | 0 | 0 | 0 | 1 |",
+				"| nonblocking | **all** | 3 | 1 | 0 | 0 | 0 | 0 | 2 |",
 				"Gomela (ASE 2021) found 40",
 			},
 			nil},
