@@ -2,6 +2,7 @@ package encode
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"kbmc/ir"
@@ -53,6 +54,43 @@ func TestSupported(t *testing.T) {
 		var ue *verify.UnsupportedError
 		if !errors.As(err, &ue) || ue.Pos != (ir.Pos{Line: 9, Col: 9}) {
 			t.Errorf("%s: %v", tt.src, err)
+		}
+	}
+}
+
+// TestSupportedRefusesGo: the Go constructs the encodings do not express are
+// refused at their position, saying the explicit engine checks them.
+func TestSupportedRefusesGo(t *testing.T) {
+	entry := func(p *ir.Program) { p.Entry = p.Templates[0] }
+	anyOwner := func(p *ir.Program) {
+		for _, n := range p.Templates[0].Nodes {
+			if n.Op == ir.OpUnlock {
+				n.AnyOwner = true
+			}
+		}
+	}
+	for _, tt := range []struct {
+		src  string
+		edit func(*ir.Program)
+		msg  string
+	}{
+		{"chan (int) c capacity 1; thread a { close(c); }", nil, "close is not supported by the symbolic engine; use --engine explicit"},
+		{"chan (int) c capacity 1; thread a { int x; bool b; recv(c, x) ok(b); }", nil, "a receive's ok flag is not supported"},
+		{"chan (int) c capacity 1; thread a { int x; bool on = true; select { case recv(c, x) when (on): } }", nil, "a guarded select case (when) is not supported"},
+		{"mutex m; thread a { lock(m); unlock(m); }", anyOwner, "Go's unlock (by any goroutine) is not supported"},
+		{"thread a { yield; }", entry, "goroutine leaks (a program with an entry goroutine) are not encoded"},
+	} {
+		p := compile(t, tt.src)
+		if tt.edit != nil {
+			if err := Supported(p); err != nil {
+				t.Fatalf("%s: %v", tt.src, err)
+			}
+			tt.edit(p)
+		}
+		err := Supported(p)
+		var ue *verify.UnsupportedError
+		if !errors.As(err, &ue) || !strings.Contains(ue.Msg, tt.msg) || ue.Pos == (ir.Pos{}) {
+			t.Errorf("%s: %v, want a positioned refusal saying %q", tt.src, err, tt.msg)
 		}
 	}
 }

@@ -443,3 +443,33 @@ func TestLeak(t *testing.T) {
 		})
 	}
 }
+
+// TestFinishChecksGoFields: Finish refuses an entry goroutine that is none
+// of the program's templates, an ok flag on a send and a When outside a
+// select's case.
+func TestFinishChecksGoFields(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(p *ir.Program)
+	}{
+		{"foreign entry", func(p *ir.Program) { p.Entry = &ir.Template{Name: "elsewhere"} }},
+		{"ok on a send", func(p *ir.Program) {
+			for _, n := range p.Templates[0].Nodes {
+				if n.Op == ir.OpSend {
+					n.OK = &ir.LValue{Var: p.Shared[0], Type: ir.Bool}
+				}
+			}
+		}},
+		{"when outside a select", func(p *ir.Program) {
+			p.Templates[0].Nodes[0].When = &ir.Expr{Op: ir.EConst, Type: ir.Bool, Val: 1}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := compile(t, "chan (int) c capacity 1; shared bool b; thread a { send(c, 1); }", 8)
+			tc.edit(p)
+			if err := p.Finish(); err == nil {
+				t.Error("Finish accepts it")
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"sort"
 )
 
@@ -156,6 +157,9 @@ func (p *Program) markExtensions() error {
 		c.Closable = false
 	}
 	p.anyOwner = false
+	if p.Entry != nil && !slices.Contains(p.Templates, p.Entry) {
+		return fmt.Errorf("the entry goroutine %s is none of the program's templates", p.Entry.Name)
+	}
 	for _, t := range p.Templates {
 		for _, n := range t.Nodes {
 			p.anyOwner = p.anyOwner || n.AnyOwner

@@ -28,14 +28,11 @@ func (m *machine) ready(n *Node) (bool, int) {
 		return true, 0
 	}
 	if m.handoff != nil {
-		// A receiver moved by a sender takes the handed-over message.
-		switch {
-		case n.Chan.Rendezvous() && n.Op == OpSend:
-			return m.p.ChannelClosed(m.s, c) || m.readyRendezvous(c), c
-		case n.Chan.Rendezvous():
-			return c == m.handoffChan, c
-		}
-		return false, c
+		// A receiver moved by a sender takes the handed-over message, by
+		// the case that receives on its channel and no other: a select's
+		// send case taken instead would lose the message, and one on the
+		// same rendezvous would hand it on and on.
+		return n.Op == OpRecv && n.Chan.Rendezvous() && c == m.handoffChan, c
 	}
 	if m.p.ChannelClosed(m.s, c) {
 		return true, c

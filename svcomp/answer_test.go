@@ -36,6 +36,7 @@ func TestJudge(t *testing.T) {
 	deref := &ir.Violation{Kind: ir.InvalidDeref, Msg: "null pointer"}
 	race := &ir.Violation{Kind: ir.DataRace, Msg: "data race on x"}
 	over := &ir.Violation{Kind: ir.Overflow, Msg: "signed overflow"}
+	panics := &ir.Violation{Kind: ir.Panic, Msg: "send on closed channel"}
 	tests := []struct {
 		name   string
 		prop   string
@@ -58,6 +59,7 @@ func TestJudge(t *testing.T) {
 		{"an overflow", "no-overflow", verify.Result{Verdict: verify.Unsafe, Violation: over}, false, False, ""},
 		{"an overflow under unreach-call", "unreach-call", verify.Result{Verdict: verify.Unsafe, Violation: over}, false, Unknown, "does not cover"},
 		{"no overflow, complete", "no-overflow", verify.Result{Verdict: verify.Safe}, false, True, ""},
+		{"a Go panic under unreach-call", "unreach-call", verify.Result{Verdict: verify.Unsafe, Violation: panics}, false, Unknown, "does not cover"},
 		{"unsupported property", "termination", verify.Result{Verdict: verify.Safe}, true, Unknown, "not supported"},
 	}
 	for _, tt := range tests {

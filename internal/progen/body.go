@@ -192,7 +192,7 @@ func (b *body) stmt(budget int) int {
 	add(g.has(SpinLoops) && inThread && !b.atomic && b.loops == 0, 6, 2, func(int) int { return b.spin() })
 	add(g.has(Channels) && g.has(Branches) && len(g.chans) > 0 && !b.atomic, 2, 2, func(int) int { return b.unplanned(true) })
 	add(g.has(ChannelKinds) && g.has(Channels) && g.has(Branches) && len(g.chans) > 0 && !b.atomic, 40, 2, func(int) int { return b.unplannedSelect() })
-	add(g.has(Close) && g.has(Channels) && len(g.chans) > 0 && !b.atomic, 6, 1, func(int) int { return b.closeStmt() })
+	add(g.has(Close) && g.has(Channels) && len(g.chans) > 0 && !b.atomic, 16, 1, func(int) int { return b.closeStmt() })
 	if len(ks) == 0 {
 		return b.localCompute()
 	}

@@ -667,7 +667,7 @@ func (b *body) unplannedSelect() int {
 		if recv {
 			cm.text += b.okFlag(&cost)
 		}
-		if g.has(Close) && g.chance(0.4) {
+		if g.has(Close) && g.chance(0.6) {
 			cm.text += fmt.Sprintf(" when (%s)", b.whenGuard())
 		}
 		if g.chance(0.5) {
