@@ -41,8 +41,11 @@ func (l *lowerer) scanFuncValues() {
 	for _, fn := range l.sortedFuncs() {
 		for _, bb := range fn.Blocks {
 			for _, in := range bb.Instrs {
-				if mc, ok := in.(*ssa.MakeClosure); ok && !staticOnly(mc) {
-					add(mc.Fn.(*ssa.Function))
+				if mc, ok := in.(*ssa.MakeClosure); ok {
+					if !staticOnly(mc) {
+						add(mc.Fn.(*ssa.Function))
+					}
+					continue // its Fn operand names the closure's code, no value
 				}
 				var ops []*ssa.Value
 				for _, op := range in.Operands(ops) {

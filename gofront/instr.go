@@ -34,6 +34,9 @@ func (b *builder) instr(in ssa.Instruction) {
 	case *ssa.Alloc:
 		b.alloc(in)
 	case *ssa.Store:
+		if isInitGuard(in.Addr) {
+			break // kbmc initializes the package once, before the entry
+		}
 		b.store(b.scalarValue(in.Addr), b.layout(in.Val.Type()), b.value(in.Val))
 	case *ssa.UnOp:
 		b.unop(in)
@@ -284,6 +287,10 @@ func (b *builder) allocBlockOf(t types.Type, name string, lo *layout) *ir.Expr {
 func (b *builder) unop(in *ssa.UnOp) {
 	switch in.Op {
 	case token.MUL:
+		if isInitGuard(in.X) {
+			b.frame.vals[in] = []*ir.Expr{constant(ir.Bool, 0)}
+			return
+		}
 		p := b.scalarValue(in.X)
 		lo := b.layout(in.Type())
 		b.frame.vals[in] = b.load(b.nilCheck(p, 0), lo)
@@ -627,4 +634,11 @@ func pointerLike(t types.Type) bool {
 func isNamedInPkg(t types.Type, pkg *types.Package) bool {
 	n, ok := t.(*types.Named)
 	return ok && n.Obj().Pkg() == pkg
+}
+
+// isInitGuard reports whether v is the package's init$guard, which go/ssa's
+// init function tests so that the package initializes once.
+func isInitGuard(v ssa.Value) bool {
+	g, ok := v.(*ssa.Global)
+	return ok && g.Name() == "init$guard"
 }

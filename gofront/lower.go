@@ -192,9 +192,15 @@ func (l *lowerer) slot(pi *poolInfo) {
 	if pi.fn != nil {
 		pos = l.pos(pi.fn.Pos())
 	}
+	// The start cell's argument is the goroutine's one argument cell, when
+	// it has one (else its args variable holds them).
+	argType, argName := ir.Type(ir.I64), name+".arg"
+	if pi.args.n() == 1 {
+		argType, argName = pi.args.cells[0].typ, name+pi.args.cells[0].name
+	}
 	start := &ir.Var{Name: name + "$start", Type: ir.I64, Len: ir.StartCells, Shared: true,
-		CellTypes: []ir.Type{ir.I64, ir.I64, ir.I64},
-		CellNames: []string{name + ".started", name + ".arg", name + ".result"}, Pos: pos}
+		CellTypes: []ir.Type{ir.I64, argType, ir.I64},
+		CellNames: []string{name + ".started", argName, name + ".returned"}, Pos: pos}
 	l.prog.Shared = append(l.prog.Shared, start)
 	var args *ir.Var
 	if pi.args.n() > 1 {
