@@ -219,7 +219,8 @@ func (b *builder) dynamicCall(p *ir.Expr, sig *types.Signature, call func(cl *cl
 	if n == 0 {
 		b.errorf("a call of a function value of type %s: the program makes no function of that type a value", sig)
 	}
-	b.panicNode("internal error: a function value kbmc did not number")
+	b.emit(&ir.Node{Op: ir.OpAssert, X: constant(ir.Bool, 0), Kind: ir.Unsupported,
+		Msg: "a call of a function value kbmc did not number"})
 	b.open = done
 }
 

@@ -117,7 +117,15 @@ func (b *builder) invoke(c *ssa.CallCommon, rt types.Type, loopy bool) []*ir.Exp
 		done = append(done, b.open...)
 		b.open = []*int{&br.Else}
 	}
-	b.panicNode(fmt.Sprintf("panic: runtime error: invalid memory address or nil pointer dereference (a call of %s on a nil %s, or on a value kbmc does not model)", c.Method.Name(), c.Value.Type()))
+	// None of the types: a nil interface panics, as in Go; a value whose
+	// type kbmc cannot tell (a pointer into an object of another type, a
+	// token) stops the run as unsupported rather than be taken for nil.
+	isNil := b.emit(&ir.Node{Op: ir.OpBranch, X: &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: recv, Y: constant(ir.Ptr, 0), Pos: b.pos}})
+	b.open = []*int{&isNil.Next}
+	b.panicNode(fmt.Sprintf("panic: runtime error: invalid memory address or nil pointer dereference (a call of %s on a nil %s)", c.Method.Name(), c.Value.Type()))
+	b.open = []*int{&isNil.Else}
+	b.emit(&ir.Node{Op: ir.OpAssert, X: constant(ir.Bool, 0), Kind: ir.Unsupported,
+		Msg: fmt.Sprintf("a call of %s on a %s whose dynamic type kbmc cannot tell", c.Method.Name(), c.Value.Type())})
 	b.open = done
 	cells := make([]*ir.Expr, len(res))
 	for i, v := range res {

@@ -443,12 +443,14 @@ func (b *builder) makeInterface(in *ssa.MakeInterface) {
 	if p, ok := in.X.Type().(*types.Pointer); ok && isNamed(p.Elem(), "sync", "RWMutex") && isNamed(in.Type(), "sync", "Locker") {
 		b.errorf("a *sync.RWMutex as a sync.Locker: not supported (kbmc takes a Locker for a *sync.Mutex)")
 	}
-	if len(xs) == 1 && xs[0].Type == ir.Ptr {
-		b.frame.vals[in] = xs
+	if _, isPtr := in.X.Type().Underlying().(*types.Pointer); !isPtr && hasMethods(b.l.pkg.Prog, in.X.Type()) && isNamedInPkg(in.X.Type(), b.l.pkg.Pkg) {
+		// A value of a named type with methods: boxed, so that a method
+		// call finds its type.
+		b.frame.vals[in] = []*ir.Expr{b.box(in.X.Type(), xs, in.Block())}
 		return
 	}
-	if hasMethods(b.l.pkg.Prog, in.X.Type()) && isNamedInPkg(in.X.Type(), b.l.pkg.Pkg) {
-		b.frame.vals[in] = []*ir.Expr{b.box(in.X.Type(), xs, in.Block())}
+	if len(xs) == 1 && xs[0].Type == ir.Ptr {
+		b.frame.vals[in] = xs
 		return
 	}
 	b.frame.vals[in] = []*ir.Expr{constant(ir.Ptr, b.l.token(fmt.Sprint("interface at ", b.pos)))}

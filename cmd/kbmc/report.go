@@ -595,11 +595,14 @@ func waits(l *loaded, s ir.State) []waitInfo {
 	var out []waitInfo
 	for t, th := range p.Threads {
 		tr := p.Transition(s, t)
-		if tr == nil {
-			continue
+		if tr == nil || p.Status(s, t) == ir.Dormant {
+			continue // ended, or created by no one: waiting for nothing
 		}
 		n := tr.EntryNode()
 		wi := waitInfo{Thread: th.Name, Pos: posText(l, n.Pos), Text: n.Text, For: p.WaitsFor(s, t), holder: -1, id: t}
+		if tr.EndsValidly() {
+			wi.For += " (a valid end)"
+		}
 		if n.Op == ir.OpLock {
 			for i := 0; i < p.NumLocks; i++ {
 				name := p.LocationName(p.LockLocation(i))
