@@ -108,7 +108,7 @@ func (b *builder) makeChan(in *ssa.MakeChan) {
 	case size.Op != ir.EConst:
 		b.errorf("make of a channel whose capacity is not a constant is not supported")
 	case size.Val < 0:
-		b.panicNode("panic: makechan: size out of range")
+		b.panicNode("makechan: size out of range")
 	case s.decl.Cap == -1:
 		s.decl.Cap = int(size.Val)
 	case int64(s.decl.Cap) != size.Val:

@@ -171,7 +171,7 @@ func (b *builder) makeClosure(in *ssa.MakeClosure) {
 func (b *builder) dynamicCall(p *ir.Expr, sig *types.Signature, call func(cl *closure)) {
 	p = b.hold(p)
 	b.assertOr(&ir.Expr{Op: ir.ENe, Type: ir.Bool, X: p, Y: constant(ir.Ptr, 0), Pos: b.pos},
-		"panic: runtime error: invalid memory address or nil pointer dereference (a call of a nil func)")
+		"runtime error: invalid memory address or nil pointer dereference (a call of a nil func)")
 	id := b.load(p, scalar(ir.I64))[0]
 	var done []*int
 	n := 0

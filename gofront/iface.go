@@ -78,6 +78,16 @@ func (l *lowerer) implementations(iface *types.Interface, m *types.Func) (ts []t
 func (b *builder) invoke(c *ssa.CallCommon, rt types.Type, loopy bool) []*ir.Expr {
 	iface := c.Value.Type().Underlying().(*types.Interface)
 	ts, fns := b.l.implementations(iface, c.Method)
+	if len(ts) == 0 && b.implementedByTestingT(iface) {
+		// An interface of the program that *testing.T satisfies (a
+		// TestingT of its own): the call is testing.T's.
+		var args [][]*ir.Expr
+		args = append(args, b.value(c.Value))
+		for _, v := range c.Args {
+			args = append(args, b.value(v))
+		}
+		return b.library("(*testing.common)."+c.Method.Name(), c, args, rt)
+	}
 	if len(ts) == 0 {
 		b.errorf("call of %s.%s: no type of the program implements it", c.Value.Type(), c.Method.Name())
 		return b.zero(rt)
@@ -122,7 +132,7 @@ func (b *builder) invoke(c *ssa.CallCommon, rt types.Type, loopy bool) []*ir.Exp
 	// token) stops the run as unsupported rather than be taken for nil.
 	isNil := b.emit(&ir.Node{Op: ir.OpBranch, X: &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: recv, Y: constant(ir.Ptr, 0), Pos: b.pos}})
 	b.open = []*int{&isNil.Next}
-	b.panicNode(fmt.Sprintf("panic: runtime error: invalid memory address or nil pointer dereference (a call of %s on a nil %s)", c.Method.Name(), c.Value.Type()))
+	b.panicNode(fmt.Sprintf("runtime error: invalid memory address or nil pointer dereference (a call of %s on a nil %s)", c.Method.Name(), c.Value.Type()))
 	b.open = []*int{&isNil.Else}
 	b.emit(&ir.Node{Op: ir.OpAssert, X: constant(ir.Bool, 0), Kind: ir.Unsupported,
 		Msg: fmt.Sprintf("a call of %s on a %s whose dynamic type kbmc cannot tell", c.Method.Name(), c.Value.Type())})
@@ -207,7 +217,18 @@ func (b *builder) typeAssertObject(in *ssa.TypeAssert) bool {
 		b.frame.vals[in] = append(val, is)
 		return true
 	}
-	b.assertOr(is, fmt.Sprintf("panic: interface conversion: %s is not %s", in.X.Type(), t))
+	b.assertOr(is, fmt.Sprintf("interface conversion: %s is not %s", in.X.Type(), t))
 	b.frame.vals[in] = val
 	return true
+}
+
+// implementedByTestingT reports whether *testing.T implements iface.
+func (b *builder) implementedByTestingT(iface *types.Interface) bool {
+	for _, p := range b.l.pkg.Pkg.Imports() {
+		if p.Path() == "testing" {
+			t := p.Scope().Lookup("T")
+			return t != nil && types.Implements(types.NewPointer(t.Type()), iface)
+		}
+	}
+	return false
 }

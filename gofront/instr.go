@@ -29,7 +29,7 @@ func (b *builder) instr(in ssa.Instruction) {
 	case *ssa.Return:
 		b.ret(in)
 	case *ssa.Panic:
-		b.panicNode(fmt.Sprintf("panic: %s", b.panicText(in.X)))
+		b.panicNode(b.panicText(in.X))
 		b.open = nil
 	case *ssa.Alloc:
 		b.alloc(in)
@@ -203,7 +203,7 @@ func ptrAdd(p *ir.Expr, off *ir.Expr) *ir.Expr {
 func (b *builder) nilCheck(p *ir.Expr, off int) *ir.Expr {
 	if p.Op != ir.EAddr {
 		b.assertOr(&ir.Expr{Op: ir.ENe, Type: ir.Bool, X: p, Y: constant(ir.Ptr, 0), Pos: b.pos},
-			"panic: runtime error: invalid memory address or nil pointer dereference")
+			"runtime error: invalid memory address or nil pointer dereference")
 	}
 	return ptrAdd(p, constant(ir.I64, int64(off)))
 }
@@ -322,13 +322,13 @@ func (b *builder) binop(op token.Token, xv, yv ssa.Value, rt types.Type) *ir.Exp
 		b.errorf("string operator %s is not supported (strings are tokens: only == and != of constants)", op)
 		return b.zero(rt)[0]
 	}
-	if isString(xv.Type()) && (!isConst(xv) || !isConst(yv)) {
-		if !isConst(xv) && !isConst(yv) || !b.stringIsToken(xv) || !b.stringIsToken(yv) {
-			b.errorf("comparing strings is not supported unless they are constants")
-			return b.zero(rt)[0]
-		}
-	}
 	xs, ys := b.value(xv), b.value(yv)
+	if isString(xv.Type()) {
+		// Strings are tokens: equal constants, equal tokens; a string
+		// kbmc does not know stops the run where it is compared.
+		b.knownString(xs[0])
+		b.knownString(ys[0])
+	}
 	if len(xs) != 1 {
 		// Comparing structs or arrays: cell by cell.
 		if op != token.EQL && op != token.NEQ {
@@ -380,17 +380,12 @@ func isString(t types.Type) bool {
 
 func isConst(v ssa.Value) bool { _, ok := v.(*ssa.Const); return ok }
 
-// stringIsToken reports whether a string value is known to be one of the
-// program's constant tokens: a constant, or a value a phi or memory got only
-// from constants. kbmc does not track that far: only constants are.
-func (b *builder) stringIsToken(v ssa.Value) bool { return isConst(v) }
-
 // shift is Go's shift: a count of at least the width gives 0 (or -1 for a
 // negative value shifted right); a negative count panics.
 func (b *builder) shift(op token.Token, x, y *ir.Expr, yt types.Type) *ir.Expr {
 	w := int64(x.Type.Bits(64))
 	if bt, ok := yt.Underlying().(*types.Basic); ok && bt.Info()&types.IsUnsigned == 0 {
-		b.assertOr(&ir.Expr{Op: ir.EGe, Type: ir.Bool, X: y, Y: constant(y.Type, 0), Pos: b.pos}, "panic: runtime error: negative shift amount")
+		b.assertOr(&ir.Expr{Op: ir.EGe, Type: ir.Bool, X: y, Y: constant(y.Type, 0), Pos: b.pos}, "runtime error: negative shift amount")
 	}
 	count := y
 	if y.Type != x.Type {
@@ -486,7 +481,7 @@ func (b *builder) bounds(i, n *ir.Expr) {
 	ok := &ir.Expr{Op: ir.ELAnd, Type: ir.Bool, Pos: b.pos,
 		X: &ir.Expr{Op: ir.EGe, Type: ir.Bool, X: i64, Y: constant(ir.I64, 0), Pos: b.pos},
 		Y: &ir.Expr{Op: ir.ELt, Type: ir.Bool, X: i64, Y: n, Pos: b.pos}}
-	b.assertOr(ok, "panic: runtime error: index out of range")
+	b.assertOr(ok, "runtime error: index out of range")
 }
 
 func (b *builder) scaled(i *ir.Expr, n int) *ir.Expr {
@@ -573,7 +568,7 @@ func (b *builder) slice(in *ssa.Slice) {
 		Y: &ir.Expr{Op: ir.ELAnd, Type: ir.Bool, Pos: b.pos,
 			X: &ir.Expr{Op: ir.ELe, Type: ir.Bool, X: lo, Y: hi, Pos: b.pos},
 			Y: &ir.Expr{Op: ir.ELe, Type: ir.Bool, X: hi, Y: capa, Pos: b.pos}}},
-		"panic: runtime error: slice bounds out of range")
+		"runtime error: slice bounds out of range")
 	n := b.layout(in.Type().Underlying().(*types.Slice).Elem()).n()
 	sub := func(x, y *ir.Expr) *ir.Expr {
 		if y.Op == ir.EConst && y.Val == 0 {
@@ -604,7 +599,7 @@ func (b *builder) makeSlice(in *ssa.MakeSlice) {
 		return
 	}
 	if n.Val < 0 || m.Val < n.Val {
-		b.panicNode("panic: runtime error: makeslice: len out of range")
+		b.panicNode("runtime error: makeslice: len out of range")
 		b.frame.vals[in] = b.zero(in.Type())
 		return
 	}

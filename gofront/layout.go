@@ -83,7 +83,7 @@ func (l *lowerer) computeLayout(t types.Type) (*layout, error) {
 		case "sync.Cond":
 			return &layout{cells: []cellInfo{{ir.Ptr, ".L"}, {ir.I64, ".wait"}, {ir.I64, ".notify"}}}, nil
 		case "time.Timer", "time.Ticker":
-			return &layout{cells: []cellInfo{{ir.I64, ".C"}, {ir.I64, ".state"}}}, nil
+			return timerLayout, nil
 		case "context.cancelCtx", "context.emptyCtx":
 			return ctxLayout, nil
 		case "time.Time":

@@ -89,13 +89,13 @@ func (b *builder) spawnLib(pi *poolInfo, bb *ssa.BasicBlock, cells []*ir.Expr) {
 }
 
 // siteSend sends the zero value on channel ch of site s.
-func (b *builder) siteSend(s *chanSite, ch *ir.Expr) *ir.Node {
+func (b *builder) siteSend(s *chanSite, ch *ir.Expr) {
 	_, index := b.inSite(ch, s)
 	args := make([]*ir.Expr, s.elem.n())
 	for i, c := range s.elem.cells {
 		args[i] = constant(c.typ, 0)
 	}
-	return b.emit(&ir.Node{Op: ir.OpSend, Chan: s.decl, CIndex: index, Args: args})
+	b.emit(&ir.Node{Op: ir.OpSend, Chan: s.decl, CIndex: index, Args: args})
 }
 
 // timeCall lowers the time package's functions and methods that kbmc
@@ -111,39 +111,64 @@ func (b *builder) timeCall(name string, c *ssa.CallCommon, in ssa.Instruction, a
 		}
 		s.decl.Cap = 1
 		ch := b.newChannel(s, in.Block())
-		tlo := &layout{cells: []cellInfo{{ir.I64, ".C"}, {ir.I64, ".state"}}}
-		var p *ir.Expr
-		if b.runsOnce(in.Block()) {
-			v := b.l.objectVar(fmt.Sprintf("%s::timer at %s", b.t.Name, b.pos), tlo, b.pos)
-			p = &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos}
-		} else {
-			p = b.allocBlock("timer", tlo)
-		}
-		b.storeCell(p, 0, ir.I64, ch)
+		p := b.timerObject(in.Block())
+		b.storeCell(p, timerC, ir.I64, ch)
 		ticker := name == "time.NewTicker" || name == "time.Tick"
-		pname := fmt.Sprintf("%s at %s", name, b.pos)
-		pi := b.l.libPool(pname, &layout{cells: []cellInfo{{ir.Ptr, ".timer"}}}, func(g *builder, cells []*ir.Expr) {
-			g.timerBody(s, cells[0], ticker)
-		})
-		b.spawnLib(pi, in.Block(), []*ir.Expr{p})
+		b.startTimer(in, p, func(g *builder, p *ir.Expr) { g.siteSend(s, g.hold(g.cell(p, timerC, ir.I64))) }, ticker)
 		if name == "time.After" || name == "time.Tick" {
 			return []*ir.Expr{ch}, true
 		}
+		return []*ir.Expr{p}, true
+	case "time.AfterFunc":
+		// The function runs in a goroutine of its own when the timer fires.
+		f := b.hold(args[1][0])
+		p := b.timerObject(in.Block())
+		b.storeCell(p, timerFunc, ir.Ptr, f)
+		sig := c.Args[1].Type().Underlying().(*types.Signature)
+		b.startTimer(in, p, func(g *builder, p *ir.Expr) {
+			g.dynamicCall(g.hold(g.cell(p, timerFunc, ir.Ptr)), sig, func(cl *closure) {
+				if cl.builtin != "" {
+					g.callBuiltin(cl)
+					return
+				}
+				g.inline(cl.fn, nil, nil, cl, false)
+			})
+		}, false)
 		return []*ir.Expr{p}, true
 	case "(*time.Timer).Stop":
 		p := b.nilCheck(arg(0), 0)
 		r := b.temp(ir.Bool)
 		b.beginAtomic()
-		b.assign(r, &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: b.cell(p, 1, ir.I64), Y: constant(ir.I64, timerPending), Pos: b.pos})
+		b.assign(r, &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: b.cell(p, timerState, ir.I64), Y: constant(ir.I64, timerPending), Pos: b.pos})
 		br := b.emit(&ir.Node{Op: ir.OpBranch, X: varRef(r)})
 		b.open = []*int{&br.Next}
-		b.storeCell(p, 1, ir.I64, constant(ir.I64, timerStopped))
+		b.storeCell(p, timerState, ir.I64, constant(ir.I64, timerStopped))
 		b.open = append(b.open, &br.Else)
 		b.endAtomic()
 		return []*ir.Expr{varRef(r)}, true
+	case "(*time.Timer).Reset":
+		// The timer is pending again, for a new generation: a goroutine of
+		// an older one that has not fired finds its generation stale and
+		// does nothing. Reset reports whether the timer was pending.
+		p := b.nilCheck(arg(0), 0)
+		r := b.temp(ir.Bool)
+		gen := b.temp(ir.I64)
+		b.beginAtomic()
+		b.assign(r, &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: b.cell(p, timerState, ir.I64), Y: constant(ir.I64, timerPending), Pos: b.pos})
+		b.assign(gen, &ir.Expr{Op: ir.EAdd, Type: ir.I64, X: b.cell(p, timerGen, ir.I64), Y: constant(ir.I64, 1), Pos: b.pos})
+		b.storeCell(p, timerState, ir.I64, constant(ir.I64, timerPending))
+		b.storeCell(p, timerGen, ir.I64, varRef(gen))
+		b.endAtomic()
+		pi := b.l.timerPoolOf(c.Args[0])
+		if pi == nil {
+			b.errorf("Reset of a timer kbmc cannot tell which time.NewTimer made: not supported")
+			return []*ir.Expr{varRef(r)}, true
+		}
+		b.spawnLib(pi, in.Block(), []*ir.Expr{p, varRef(gen)})
+		return []*ir.Expr{varRef(r)}, true
 	case "(*time.Ticker).Stop":
 		p := b.nilCheck(arg(0), 0)
-		b.storeCell(p, 1, ir.I64, constant(ir.I64, timerStopped))
+		b.storeCell(p, timerState, ir.I64, constant(ir.I64, timerStopped))
 		return nil, true
 	case "time.Since", "time.Until", "(time.Time).Sub":
 		b.errorf("%s: kbmc has no clock", name)
@@ -152,29 +177,102 @@ func (b *builder) timeCall(name string, c *ssa.CallCommon, in ssa.Instruction, a
 	return nil, false
 }
 
+// The cells of a time.Timer or time.Ticker object.
+const (
+	timerC     = iota // the channel (time.After, NewTimer, NewTicker, Tick)
+	timerState        // timerPending, timerFired or timerStopped
+	timerGen          // the generation Reset starts
+	timerFunc         // AfterFunc's function
+)
+
+var timerLayout = &layout{cells: []cellInfo{{ir.I64, ".C"}, {ir.I64, ".state"}, {ir.I64, ".gen"}, {ir.Ptr, ".f"}}}
+
+// timerObject is a new timer object.
+func (b *builder) timerObject(bb *ssa.BasicBlock) *ir.Expr {
+	if b.runsOnce(bb) {
+		v := b.l.objectVar(fmt.Sprintf("%s::timer at %s", b.t.Name, b.pos), timerLayout, b.pos)
+		return &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos}
+	}
+	return b.allocBlock("timer", timerLayout)
+}
+
+// startTimer starts the goroutine of the timer at p, made by call in, which
+// fires once (fire's code) or, for a ticker, until stopped. The pool is
+// recorded for the call, so that Reset can start another.
+func (b *builder) startTimer(in ssa.Instruction, p *ir.Expr, fire func(g *builder, p *ir.Expr), ticker bool) {
+	pname := fmt.Sprintf("%s at %s", libName(in.(ssa.CallInstruction).Common().StaticCallee()), b.pos)
+	pi := b.l.libPool(pname, &layout{cells: []cellInfo{{ir.Ptr, ".timer"}, {ir.I64, ".gen"}}}, func(g *builder, cells []*ir.Expr) {
+		g.timerBody(cells[0], cells[1], fire, ticker)
+	})
+	if v, ok := in.(ssa.Value); ok {
+		b.l.timerPools[v] = pi
+	}
+	b.spawnLib(pi, in.Block(), []*ir.Expr{p, constant(ir.I64, 0)})
+}
+
+// timerPoolOf is the pool of the timer v holds, when v is the call that
+// made it, directly or through a field of the object it was stored in
+// only once (a struct's timer).
+func (l *lowerer) timerPoolOf(v ssa.Value) *poolInfo {
+	if pi := l.timerPools[v]; pi != nil {
+		return pi
+	}
+	// t := s.timer: the one call whose timer some store put into that field.
+	load, ok := v.(*ssa.UnOp)
+	if !ok {
+		return nil
+	}
+	fa, ok := load.X.(*ssa.FieldAddr)
+	if !ok {
+		return nil
+	}
+	var found *poolInfo
+	for call, pi := range l.timerPools {
+		for _, r := range *call.Referrers() {
+			st, ok := r.(*ssa.Store)
+			if !ok {
+				continue
+			}
+			if f, ok := st.Addr.(*ssa.FieldAddr); ok && f.Field == fa.Field && types.Identical(f.X.Type(), fa.X.Type()) {
+				if found != nil && found != pi {
+					return nil
+				}
+				found = pi
+			}
+		}
+	}
+	return found
+}
+
 // timerBody is a timer's goroutine: it fires once (a timer) or until it is
-// stopped (a ticker), sending on the timer's channel; a ticker waiting on a
-// full channel may wait for ever (a valid end, as Go drops ticks).
-func (b *builder) timerBody(s *chanSite, p *ir.Expr, ticker bool) {
+// stopped (a ticker), if its generation is still the timer's; a ticker
+// waiting on a full channel may wait for ever (a valid end, as Go drops
+// ticks).
+func (b *builder) timerBody(p, gen *ir.Expr, fire func(g *builder, p *ir.Expr), ticker bool) {
 	fired := b.temp(ir.Bool)
 	head := len(b.t.Nodes)
 	b.beginAtomic()
 	b.emit(&ir.Node{Op: ir.OpNop})
-	b.assign(fired, &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: b.cell(p, 1, ir.I64), Y: constant(ir.I64, timerPending), Pos: b.pos})
+	b.assign(fired, &ir.Expr{Op: ir.ELAnd, Type: ir.Bool, Pos: b.pos,
+		X: &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: b.cell(p, timerState, ir.I64), Y: constant(ir.I64, timerPending), Pos: b.pos},
+		Y: &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: b.cell(p, timerGen, ir.I64), Y: gen, Pos: b.pos}})
 	br := b.emit(&ir.Node{Op: ir.OpBranch, X: varRef(fired)})
 	b.open = []*int{&br.Next}
 	if !ticker {
-		b.storeCell(p, 1, ir.I64, constant(ir.I64, timerFired))
+		b.storeCell(p, timerState, ir.I64, constant(ir.I64, timerFired))
 	}
 	b.open = append(b.open, &br.Else)
 	b.endAtomic()
 	send := b.emit(&ir.Node{Op: ir.OpBranch, X: varRef(fired)})
 	b.open = []*int{&send.Next}
-	ch := b.temp(ir.I64)
-	b.assign(ch, b.cell(p, 0, ir.I64))
-	n := b.siteSend(s, varRef(ch))
+	first := len(b.t.Nodes)
+	fire(b, p)
 	if ticker {
-		n.End = true
+		for i := first; i < len(b.t.Nodes); i++ {
+			if b.t.Nodes[i].Op == ir.OpSend {
+				b.t.Nodes[i].End = true
+			}
+		}
 		b.t.Nodes[head].Cut = true // the loop's head
 		b.patch(b.open, head)
 		b.open = nil
@@ -196,7 +294,7 @@ func (b *builder) contextCall(name string, c *ssa.CallCommon, in ssa.Instruction
 		}
 		s.decl.Cap = 0
 		parent := b.hold(args[0][0])
-		b.assertOr(&ir.Expr{Op: ir.ENe, Type: ir.Bool, X: parent, Y: constant(ir.Ptr, 0), Pos: b.pos}, "panic: cannot create context from nil parent")
+		b.assertOr(&ir.Expr{Op: ir.ENe, Type: ir.Bool, X: parent, Y: constant(ir.Ptr, 0), Pos: b.pos}, "cannot create context from nil parent")
 		done := b.newChannel(s, in.Block())
 		var ctx *ir.Expr
 		if b.runsOnce(in.Block()) {

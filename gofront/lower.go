@@ -45,6 +45,9 @@ type lowerer struct {
 	funcVals map[*ssa.Function]*funcValue
 	funcList []*funcValue
 	libPools map[string]*poolInfo
+	// timerPools: the pool of the goroutine of each call that made a timer
+	// (a Reset starts another).
+	timerPools map[ssa.Value]*poolInfo
 	// typeObjects lists, per type, the objects made to hold a value of it
 	// (iface.go).
 	typeObjects typeutil.Map
@@ -78,7 +81,7 @@ func newLowerer(file string, src []byte, fset *token.FileSet, pkg *ssa.Package, 
 	return &lowerer{file: file, src: src, fset: fset, pkg: pkg, cfg: cfg,
 		prog:    &ir.Program{File: file, Width: 64, NoFold: cfg.NoFold},
 		globals: map[*ssa.Global]*ir.Var{}, pools: map[*ssa.Function]*poolInfo{},
-		chans: map[ssa.Instruction]*chanSite{}, funcVals: map[*ssa.Function]*funcValue{}, libPools: map[string]*poolInfo{}, strings: map[string]int64{}, budget: maxLowered}
+		chans: map[ssa.Instruction]*chanSite{}, funcVals: map[*ssa.Function]*funcValue{}, libPools: map[string]*poolInfo{}, timerPools: map[ssa.Value]*poolInfo{}, strings: map[string]int64{}, budget: maxLowered}
 }
 
 // pos converts a token position in the program's file.

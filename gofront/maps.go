@@ -85,6 +85,25 @@ func (b *builder) makeMap(in *ssa.MakeMap) {
 	b.define(in, []*ir.Expr{p})
 }
 
+// knownKey stops the run as unsupported where a string key is one kbmc
+// does not know (fmt.Sprintf's, say): strings are tokens, and only the
+// constants' compare as Go compares them.
+func (b *builder) knownKey(k ssa.Value) {
+	if isString(k.Type()) {
+		b.knownString(b.scalarValue(k))
+	}
+}
+
+// knownString stops the run as unsupported when string token x is no
+// constant's (stringToken numbers those from 1; token's are negative).
+func (b *builder) knownString(x *ir.Expr) {
+	if x.Op == ir.EConst && x.Val >= 0 {
+		return
+	}
+	b.emit(&ir.Node{Op: ir.OpAssert, X: &ir.Expr{Op: ir.EGe, Type: ir.Bool, X: x, Y: constant(ir.I64, 0), Pos: b.pos},
+		Kind: ir.Unsupported, Msg: "a string kbmc does not know (made by fmt.Sprintf, an error's Error, …) compared: not supported"})
+}
+
 // keyEq is whether entry i of the map at p holds key k.
 func (b *builder) keyEq(p *ir.Expr, ms mapShape, i int, k []*ir.Expr) *ir.Expr {
 	x := b.cell(p, ms.used(i), ir.Bool)
@@ -108,6 +127,7 @@ func (b *builder) lookup(in *ssa.Lookup) {
 		return
 	}
 	p := b.scalarValue(in.X)
+	b.knownKey(in.Index)
 	k := b.value(in.Index)
 	vt := in.X.Type().Underlying().(*types.Map).Elem()
 	vlo := b.layout(vt)
@@ -157,8 +177,9 @@ func (b *builder) mapUpdate(in *ssa.MapUpdate) {
 		return
 	}
 	p := b.scalarValue(in.Map)
+	b.knownKey(in.Key)
 	k, v := b.value(in.Key), b.value(in.Value)
-	b.assertOr(&ir.Expr{Op: ir.ENe, Type: ir.Bool, X: p, Y: constant(ir.Ptr, 0), Pos: b.pos}, "panic: assignment to entry in nil map")
+	b.assertOr(&ir.Expr{Op: ir.ENe, Type: ir.Bool, X: p, Y: constant(ir.Ptr, 0), Pos: b.pos}, "assignment to entry in nil map")
 	b.beginAtomic()
 	b.emit(&ir.Node{Op: ir.OpNop})
 	var done []*int

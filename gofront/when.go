@@ -1,7 +1,7 @@
 package gofront
 
 import (
-	"golang.org/x/tools/go/ssa"
+	"go/types"
 
 	"kbmc/ir"
 )
@@ -22,11 +22,11 @@ func (b *builder) recvOK(n *ir.Node, ok *ir.Var) bool {
 
 // closeChan lowers close(ch): a close of the channel's site, or a panic for
 // a nil channel.
-func (b *builder) closeChan(v ssa.Value, ch *ir.Expr) {
-	b.dispatch(ch, v.Type(), func(s *chanSite, index *ir.Expr) {
+func (b *builder) closeChan(t types.Type, ch *ir.Expr) {
+	b.dispatch(ch, t, func(s *chanSite, index *ir.Expr) {
 		b.emit(&ir.Node{Op: ir.OpClose, Chan: s.decl, CIndex: index})
 	}, func() {
-		b.panicNode("panic: close of nil channel")
+		b.panicNode("close of nil channel")
 		b.open = nil
 	})
 }
