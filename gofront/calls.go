@@ -580,6 +580,9 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 		}
 		return []*ir.Expr{constant(ir.Bool, 1)}
 	case "fmt.Sprintf", "fmt.Sprint", "fmt.Sprintln", "strconv.Itoa", "strconv.FormatInt":
+		if strings.HasPrefix(name, "fmt.") {
+			b.formatArgs(c)
+		}
 		// A string kbmc does not know: a token, which no comparison accepts
 		// (strings compare only as constants).
 		return []*ir.Expr{constant(ir.I64, b.l.token(fmt.Sprint("string at ", b.pos)))}
@@ -595,8 +598,12 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 		b.emit(&ir.Node{Op: ir.OpYield})
 		return nil
 	case "fmt.Println", "fmt.Printf", "fmt.Print", "log.Println", "log.Printf", "log.Print":
+		b.formatArgs(c)
 		return b.zero(rt)
-	case "errors.New", "fmt.Errorf":
+	case "fmt.Errorf":
+		b.formatArgs(c)
+		return []*ir.Expr{constant(ir.Ptr, b.l.token(fmt.Sprint("error at ", b.pos)))}
+	case "errors.New":
 		// A non-nil error of its own: errors from different calls differ.
 		return []*ir.Expr{constant(ir.Ptr, b.l.token(fmt.Sprint("error at ", b.pos)))}
 	case "math/rand.Intn", "math/rand.Int31n", "math/rand.Int63n":
@@ -702,4 +709,69 @@ func (b *builder) cell(p *ir.Expr, off int, t ir.Type) *ir.Expr {
 // storeCell writes cell off of the object at p.
 func (b *builder) storeCell(p *ir.Expr, off int, t ir.Type, x *ir.Expr) {
 	b.emit(&ir.Node{Op: ir.OpAssign, LHS: &ir.LValue{Ptr: ptrAdd(p, constant(ir.I64, int64(off))), Type: t, Pos: b.pos}, X: x})
+}
+
+// formatArgs runs what fmt runs of a call's arguments: the String or Error
+// method of each argument that has one (fmt.Stringer, error), in order, as
+// fmt's printing does. Only arguments passed directly (the variadic slice
+// the call builds) are followed; one that is not stops the lowering.
+func (b *builder) formatArgs(c *ssa.CallCommon) {
+	if len(c.Args) == 0 {
+		return
+	}
+	last := c.Args[len(c.Args)-1]
+	sl, ok := last.(*ssa.Slice)
+	if !ok {
+		if _, isConst := last.(*ssa.Const); isConst {
+			return // no variadic arguments (nil)
+		}
+		b.errorf("a call of fmt with arguments kbmc cannot see (a slice passed on): not supported")
+		return
+	}
+	arr, ok := sl.X.(*ssa.Alloc)
+	if !ok {
+		return
+	}
+	// The stores into the variadic array, in order.
+	for _, r := range *arr.Referrers() {
+		ia, ok := r.(*ssa.IndexAddr)
+		if !ok {
+			continue
+		}
+		for _, rr := range *ia.Referrers() {
+			st, ok := rr.(*ssa.Store)
+			if !ok {
+				continue
+			}
+			mi, ok := st.Val.(*ssa.MakeInterface)
+			if !ok {
+				continue
+			}
+			b.callFormatter(mi.X)
+		}
+	}
+}
+
+// callFormatter calls v's String method (or Error), if its type has one.
+func (b *builder) callFormatter(v ssa.Value) {
+	mset := b.l.pkg.Prog.MethodSets.MethodSet(v.Type())
+	for _, name := range []string{"Error", "String"} {
+		sel := mset.Lookup(nil, name)
+		if sel == nil {
+			continue
+		}
+		fn := b.l.pkg.Prog.MethodValue(sel)
+		if fn == nil || fn.Signature.Params().Len() != 0 || fn.Signature.Results().Len() != 1 || !isString(fn.Signature.Results().At(0).Type()) {
+			continue
+		}
+		if len(fn.Blocks) == 0 || fn.Pkg != b.l.pkg && fn.Synthetic == "" {
+			return // a method of the library (time.Duration's String): no effect kbmc models
+		}
+		if b.onStack(fn) {
+			b.errorf("a recursive call of %s through fmt: not supported (calls are inlined)", fn.Name())
+			return
+		}
+		b.inline(fn, [][]*ir.Expr{b.value(v)}, nil, &closure{fn: fn}, b.frame.loopy)
+		return
+	}
 }
