@@ -457,7 +457,7 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 		b.storeCell(p, rwPending, ir.Bool, constant(ir.Bool, 1))
 		b.endAtomic()
 		// Then wait for the readers to leave; new readers wait for us.
-		b.emit(&ir.Node{Op: ir.OpAwait, X: &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: b.cell(p, rwReaders, ir.I64), Y: constant(ir.I64, 0), Pos: b.pos}})
+		b.syncAwait(&ir.Expr{Op: ir.EEq, Type: ir.Bool, X: b.cell(p, rwReaders, ir.I64), Y: constant(ir.I64, 0), Pos: b.pos})
 		return nil
 	case "(*sync.RWMutex).Unlock":
 		p := b.nilCheck(arg(0), 0)
@@ -497,7 +497,7 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 		return nil
 	case "(*sync.WaitGroup).Wait":
 		p := b.nilCheck(arg(0), 0)
-		b.emit(&ir.Node{Op: ir.OpAwait, X: &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: b.cell(p, 0, ir.I64), Y: constant(ir.I64, 0), Pos: b.pos}})
+		b.syncAwait(&ir.Expr{Op: ir.EEq, Type: ir.Bool, X: b.cell(p, 0, ir.I64), Y: constant(ir.I64, 0), Pos: b.pos})
 		return nil
 	case "(*sync.Once).Do":
 		p := b.nilCheck(arg(0), 0)
@@ -539,7 +539,7 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 		b.storeCell(p, condWait, ir.I64, &ir.Expr{Op: ir.EAdd, Type: ir.I64, X: varRef(ticket), Y: constant(ir.I64, 1), Pos: b.pos})
 		b.unlock(varRef(l))
 		b.endAtomic()
-		b.emit(&ir.Node{Op: ir.OpAwait, X: &ir.Expr{Op: ir.EGt, Type: ir.Bool, X: b.cell(p, condNotify, ir.I64), Y: varRef(ticket), Pos: b.pos}})
+		b.syncAwait(&ir.Expr{Op: ir.EGt, Type: ir.Bool, X: b.cell(p, condNotify, ir.I64), Y: varRef(ticket), Pos: b.pos})
 		b.emit(&ir.Node{Op: ir.OpLock, Addr: varRef(l), AnyOwner: true})
 		return nil
 	case "(*sync.Cond).Signal":
@@ -668,11 +668,18 @@ func (b *builder) atomicOp(name string, args [][]*ir.Expr, rt types.Type) ([]*ir
 	lv := func() *ir.LValue { return &ir.LValue{Ptr: p, Type: t, Pos: b.pos} }
 	switch kind {
 	case "Load":
+		// Every atomic operation is an atomic step: no data race with
+		// another (sync/atomic's accesses are exempt, as Go's race
+		// detector exempts them).
 		v := b.temp(t)
+		b.beginAtomic()
 		b.assign(v, cur)
+		b.endAtomic()
 		return []*ir.Expr{varRef(v)}, true
 	case "Store":
+		b.beginAtomic()
 		b.emit(&ir.Node{Op: ir.OpAssign, LHS: lv(), X: args[1][0]})
+		b.endAtomic()
 		return nil, true
 	case "Add":
 		v := b.temp(t)
@@ -690,7 +697,9 @@ func (b *builder) atomicOp(name string, args [][]*ir.Expr, rt types.Type) ([]*ir
 		return []*ir.Expr{varRef(v)}, true
 	case "CompareAndSwap":
 		r := b.temp(ir.Bool)
+		b.beginAtomic()
 		b.emit(&ir.Node{Op: ir.OpCas, LHS: lv(), X: args[1][0], Y: args[2][0], Result: &ir.LValue{Var: r, Type: ir.Bool, Pos: b.pos}})
+		b.endAtomic()
 		return []*ir.Expr{varRef(r)}, true
 	}
 	return nil, false
@@ -774,4 +783,24 @@ func (b *builder) callFormatter(v ssa.Value) {
 		b.inline(fn, [][]*ir.Expr{b.value(v)}, nil, &closure{fn: fn}, b.frame.loopy)
 		return
 	}
+}
+
+// syncAwait waits until cond, which reads a synchronization object's cells,
+// holds: an atomic step of its own, as every access of the library's objects
+// is (sync's, timers', contexts'), so that no-data-race never takes the
+// library's own synchronization for a data race.
+func (b *builder) syncAwait(cond *ir.Expr) {
+	b.beginAtomic()
+	b.emit(&ir.Node{Op: ir.OpAwait, X: cond})
+	b.endAtomic()
+}
+
+// syncLoad reads cell off of a synchronization object at p, atomically
+// (see syncAwait).
+func (b *builder) syncLoad(p *ir.Expr, off int, t ir.Type) *ir.Expr {
+	v := b.temp(t)
+	b.beginAtomic()
+	b.assign(v, b.cell(p, off, t))
+	b.endAtomic()
+	return varRef(v)
 }

@@ -211,3 +211,36 @@ func FuzzCompile(f *testing.F) {
 		}
 	})
 }
+
+// TestRaces: the property no-data-race on Go memory. The library's own
+// synchronization (sync's objects, channels, contexts, timers) is no data
+// race; an unsynchronized counter is.
+func TestRaces(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		race      bool
+	}{
+		{"counter", "package p\nimport \"sync\"\nfunc main() { var wg sync.WaitGroup; n := 0\n" +
+			"for i := 0; i < 2; i++ { wg.Add(1); go func() { defer wg.Done(); n++ }() }\nwg.Wait() }\n", true},
+		{"counter under a mutex", "package p\nimport \"sync\"\nfunc main() { var mu sync.Mutex; var wg sync.WaitGroup; n := 0\n" +
+			"for i := 0; i < 2; i++ { wg.Add(1); go func() { defer wg.Done(); mu.Lock(); n++; mu.Unlock() }() }\nwg.Wait(); mu.Lock(); _ = n; mu.Unlock() }\n", false},
+		{"waitgroup, cond and context", "package p\nimport (\"context\"; \"sync\")\nfunc main() { var mu sync.Mutex; c := sync.NewCond(&mu); var wg sync.WaitGroup\n" +
+			"ctx, cancel := context.WithCancel(context.Background()); ready := false; wg.Add(1)\n" +
+			"go func() { defer wg.Done(); <-ctx.Done(); _ = ctx.Err(); mu.Lock(); ready = true; c.Broadcast(); mu.Unlock() }()\n" +
+			"cancel(); mu.Lock(); for !ready { c.Wait() }; mu.Unlock(); wg.Wait() }\n", false},
+		{"atomics", "package p\nimport (\"sync\"; \"sync/atomic\")\nfunc main() { var n int32; var wg sync.WaitGroup\n" +
+			"for i := 0; i < 2; i++ { wg.Add(1); go func() { defer wg.Done(); atomic.AddInt32(&n, 1); _ = atomic.LoadInt32(&n) }() }\nwg.Wait() }\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := compileSrc(t, tc.src, Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Program.SelectProperty(ir.DataRace)
+			r := check(t, res.Program, "dfs", 300)
+			if got := r.Violation != nil && r.Violation.Kind == ir.DataRace; got != tc.race || r.Verdict == verify.Unknown {
+				t.Errorf("%s (%v), want race %v", r.Verdict, r.Violation, tc.race)
+			}
+		})
+	}
+}

@@ -168,7 +168,9 @@ func (b *builder) timeCall(name string, c *ssa.CallCommon, in ssa.Instruction, a
 		return []*ir.Expr{varRef(r)}, true
 	case "(*time.Ticker).Stop":
 		p := b.nilCheck(arg(0), 0)
+		b.beginAtomic()
 		b.storeCell(p, timerState, ir.I64, constant(ir.I64, timerStopped))
+		b.endAtomic()
 		return nil, true
 	case "time.Since", "time.Until", "(time.Time).Sub":
 		b.errorf("%s: kbmc has no clock", name)
@@ -341,13 +343,10 @@ func (b *builder) contextCall(name string, c *ssa.CallCommon, in ssa.Instruction
 		return []*ir.Expr{ctx, cancel}, true
 	case "context.Context.Done":
 		p := b.nilCheck(args[0][0], 0)
-		v := b.temp(ir.I64)
-		b.assign(v, b.cell(p, ctxDone, ir.I64))
-		return []*ir.Expr{varRef(v)}, true
+		return []*ir.Expr{b.syncLoad(p, ctxDone, ir.I64)}, true
 	case "context.Context.Err":
 		p := b.nilCheck(args[0][0], 0)
-		e := b.temp(ir.I64)
-		b.assign(e, b.cell(p, ctxErr, ir.I64))
+		e := b.syncLoad(p, ctxErr, ir.I64).Var
 		canceled, deadline := b.l.ctxError("Canceled"), b.l.ctxError("DeadlineExceeded")
 		return []*ir.Expr{b.hold(&ir.Expr{Op: ir.ECond, Type: ir.Ptr, Pos: b.pos,
 			X: &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: varRef(e), Y: constant(ir.I64, 0), Pos: b.pos}, Y: constant(ir.Ptr, 0),

@@ -179,6 +179,17 @@ func (l *lowerer) poolOf(fn *ssa.Function, pos ir.Pos) *poolInfo {
 // "TestFoo.func1".
 func goroutineName(fn *ssa.Function) string {
 	name := fn.Name()
+	if recv := fn.Signature.Recv(); recv != nil {
+		// A method: its type's name too, as Go's traces print (*raft).run.
+		t := recv.Type()
+		ptr := ""
+		if p, ok := t.(*types.Pointer); ok {
+			t, ptr = p.Elem(), "*"
+		}
+		if n, ok := t.(*types.Named); ok {
+			return fmt.Sprintf("(%s%s).%s", ptr, n.Obj().Name(), name)
+		}
+	}
 	if fn.Parent() != nil {
 		// go/ssa names closures "Parent$1"; Go's runtime says "Parent.func1".
 		name = fn.Parent().Name() + ".func" + name[len(fn.Parent().Name())+1:]
