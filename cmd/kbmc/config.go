@@ -174,6 +174,9 @@ type engineConfig struct {
 	// DefaultAlgo says that no --algo was given: the explicit engine then runs
 	// dfs --stateful. An engine named later (engineByName) replaces it.
 	DefaultAlgo bool
+	// DefaultDepth says that no --depth was given: a Go program then gets
+	// gofront.DefaultDepth (forProgram).
+	DefaultDepth bool
 }
 
 // Name is the engine's name as regress, xval and bench spell it.
@@ -197,6 +200,7 @@ func readEngineConfig(c *cli.Context) (engineConfig, error) {
 		ec.DefaultAlgo = true
 	}
 	ec.Bounds.Depth = c.Int("depth")
+	ec.DefaultDepth = !c.IsSet("depth")
 	ec.Bounds.NoDeadlock = c.Bool("no-deadlock")
 	ec.Explicit.Stateful = ec.Explicit.Stateful || c.Bool("stateful")
 	if c.Bool("stateful") {
@@ -518,8 +522,13 @@ func (l *loaded) inputError(err error) error {
 }
 
 // forProgram settles the default algorithm (no --algo) for program p, which
-// depends on whether p has processes (explicit.DefaultFor).
+// depends on whether p has processes (explicit.DefaultFor), and the default
+// depth: a Go program's steps are finer (every memory access is one), so it
+// gets gofront.DefaultDepth.
 func (ec engineConfig) forProgram(p *ir.Program) engineConfig {
+	if ec.DefaultDepth && p.Entry != nil {
+		ec.Bounds.Depth = gofront.DefaultDepth
+	}
 	if ec.DefaultAlgo && ec.Engine == "explicit" {
 		var set func(*explicit.Options)
 		ec.Algo, set = explicit.DefaultFor(p, ec.Explicit)
