@@ -121,6 +121,24 @@ func Compile(path string, cfg Config) (*Result, error) {
 	return &Result{Program: p, File: file, Entry: fn.Name(), Entries: entries}, nil
 }
 
+// Entries lists the entry points of the Go file (or directory) at path: main
+// and the tests, in source order.
+func Entries(path string) ([]string, error) {
+	file, err := goFile(path)
+	if err != nil {
+		return nil, err
+	}
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	pkg, _, err := load(file, src)
+	if err != nil {
+		return nil, err
+	}
+	return entryPoints(pkg), nil
+}
+
 // goFile is the one Go file of path: kbmc reads a package of one file, so
 // that every position of a trace is a line of it.
 func goFile(path string) (string, error) {

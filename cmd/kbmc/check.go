@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"kbmc/gofront"
 	"kbmc/ir"
 	"kbmc/verify"
 )
@@ -84,6 +87,73 @@ func checkAction(c *cli.Context) error {
 		return err
 	}
 	path := c.Args().First()
+	if entries := goEntries(path, cfg); len(entries) > 1 {
+		return checkEntries(c, path, cfg, entries, func(cfg sourceConfig) error {
+			return checkFile(c, path, cfg, ec, asJSON, format, wreq)
+		})
+	}
+	return checkFile(c, path, cfg, ec, asJSON, format, wreq)
+}
+
+// goEntries returns the entry points of a Go file checked without --entry
+// when it has more than one to check (main and tests: the tests; several
+// tests: each); nil otherwise, and for anything but Go input (whose errors
+// the check itself reports).
+func goEntries(path string, cfg sourceConfig) []string {
+	if cfg.Entry != "" || !gofront.IsGo(path) {
+		return nil
+	}
+	entries, err := gofront.Entries(path)
+	if err != nil {
+		return nil
+	}
+	var tests []string
+	for _, e := range entries {
+		if e != "main" {
+			tests = append(tests, e)
+		}
+	}
+	return tests
+}
+
+// checkEntries checks each entry point of a Go file in turn, under a heading
+// each, as go test runs each test. The exit code is the worst verdict's
+// (unsafe before unknown before safe); outputs that describe one run (a
+// trail, a witness, JSON, a recording) need --entry.
+func checkEntries(c *cli.Context, path string, cfg sourceConfig, entries []string, check func(sourceConfig) error) error {
+	for _, flag := range []string{"json", "trail", "witness", "record", "show-properties"} {
+		if c.IsSet(flag) {
+			return usageErr("%s has %d entry points (%s): --%s describes one run, so name the entry with --entry",
+				path, len(entries), strings.Join(entries, ", "), flag)
+		}
+	}
+	worst := exitOK
+	for i, e := range entries {
+		if i > 0 {
+			fmt.Fprintln(c.App.Writer)
+		}
+		fmt.Fprintf(c.App.Writer, "=== %s\n", e)
+		cfg.Entry = e
+		err := check(cfg)
+		var ee *exitError
+		switch {
+		case err == nil:
+		case errors.As(err, &ee) && ee.err == nil:
+			if ee.code == exitUnsafe || ee.code == exitUnknown && worst != exitUnsafe {
+				worst = ee.code
+			}
+		default:
+			return err
+		}
+	}
+	if worst != exitOK {
+		return &exitError{worst, nil}
+	}
+	return nil
+}
+
+// checkFile checks one program: load, run, report.
+func checkFile(c *cli.Context, path string, cfg sourceConfig, ec engineConfig, asJSON bool, format string, wreq *witnessRequest) error {
 	l, err := load(path, cfg)
 	if err != nil {
 		return jsonInputError(c, asJSON, path, err)

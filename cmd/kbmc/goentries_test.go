@@ -1,0 +1,36 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGoEntries: a Go file with several tests and no --entry is checked
+// test by test, under a heading each, with the worst verdict's exit code;
+// outputs that describe one run ask for --entry.
+func TestGoEntries(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "two_test.go")
+	src := "package two\nimport \"testing\"\n" +
+		"func TestGood(t *testing.T) { c := make(chan int, 1); go func() { c <- 1 }(); <-c }\n" +
+		"func TestLeak(t *testing.T) { c := make(chan int); go func() { c <- 1 }() }\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := kbmc(t, "check", "-q", path)
+	if code != exitUnsafe {
+		t.Errorf("exit %d, want %d (unsafe)", code, exitUnsafe)
+	}
+	for _, want := range []string{"=== TestGood\n", ": safe:", "=== TestLeak\n", ": unsafe: leak"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if code, _, errs := kbmc(t, "check", "--json", path); code != exitUsage || !strings.Contains(errs, "name the entry with --entry") {
+		t.Errorf("--json without --entry: exit %d, %s", code, errs)
+	}
+	if code, out, _ := kbmc(t, "check", "-q", "--entry", "TestGood", path); code != exitOK || strings.Contains(out, "===") {
+		t.Errorf("--entry TestGood: exit %d:\n%s", code, out)
+	}
+}
