@@ -272,6 +272,7 @@ func (b *builder) startGoroutine(in *ssa.Go, cl *closure, args [][]*ir.Expr) {
 		return
 	}
 	pi := b.l.poolOf(cl.fn, b.pos)
+	pi.site(b.pos)
 	if b.runsOnce(in.Block()) {
 		pi.need++
 	} else {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 
 	"golang.org/x/tools/go/ssa"
@@ -173,6 +174,13 @@ func (l *lowerer) poolOf(fn *ssa.Function, pos ir.Pos) *poolInfo {
 	l.poolList = append(l.poolList, pi)
 	l.prog.Pools = append(l.prog.Pools, pi.pool)
 	return pi
+}
+
+// site records a go statement that starts the pool's goroutines.
+func (pi *poolInfo) site(pos ir.Pos) {
+	if !slices.Contains(pi.pool.Sites, pos) {
+		pi.pool.Sites = append(pi.pool.Sites, pos)
+	}
 }
 
 // goroutineName names a goroutine's function as a trace shows it: "worker",

@@ -62,6 +62,9 @@ type Pool struct {
 	// Overflow, when set, is one shared cell counting the phantoms started
 	// beyond the slots (see above); nil: a spawn waits for a free slot.
 	Overflow *Var
+	// Sites are where the program starts the pool's threads (a Go program's
+	// go statements), for reports: "started at 12:2".
+	Sites []Pos
 
 	index int // in Program.Pools, set by Finish: phantom values encode it
 }

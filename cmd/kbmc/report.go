@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -603,6 +604,9 @@ func waits(l *loaded, s ir.State) []waitInfo {
 		if tr.EndsValidly() {
 			wi.For += " (a valid end)"
 		}
+		if sites := startSites(p, th.Template); sites != "" {
+			wi.For += "; started at " + sites
+		}
 		if n.Op == ir.OpLock {
 			for i := 0; i < p.NumLocks; i++ {
 				name := p.LocationName(p.LockLocation(i))
@@ -614,6 +618,26 @@ func waits(l *loaded, s ir.State) []waitInfo {
 		out = append(out, wi)
 	}
 	return out
+}
+
+// startSites names the lines that start threads of template tm (a Go
+// program's go statements, ir.Pool.Sites): "line 12", "lines 12, 30"; "" when
+// the program does not say.
+func startSites(p *ir.Program, tm *ir.Template) string {
+	for _, pool := range p.Pools {
+		if len(pool.Sites) == 0 || !slices.Contains(pool.Slots, tm) {
+			continue
+		}
+		var lines []string
+		for _, s := range pool.Sites {
+			lines = append(lines, fmt.Sprint(s.Line))
+		}
+		if len(lines) == 1 {
+			return "line " + lines[0]
+		}
+		return "lines " + strings.Join(lines, ", ")
+	}
+	return ""
 }
 
 // stateCell is one shared variable, lock or channel at the end of a trace.
