@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -151,6 +152,9 @@ func TestLazyPORDepthNoWorseThanDFS(t *testing.T) {
 			ref, err := DFS{Options: o}.Check(ctx, pr.p)
 			cancel()
 			if err != nil || ref.Verdict == verify.Unknown || ref.Verdict == verify.Unsafe {
+				continue
+			}
+			if refusesRendezvousChoice(t, pr.p) {
 				continue
 			}
 			got := porCheck(t, LazyPOR{Options: o}, pr.p)
@@ -613,6 +617,9 @@ func TestLazyPORTestdata(t *testing.T) {
 					t.Logf("the reference DFS needs more than 2s (%v); not compared", err)
 					return
 				}
+				if refusesRendezvousChoice(t, p) {
+					return
+				}
 				lazy, dfs := lazyCompare(t, name, p, depth, lazyEngine)
 				t.Logf("executions: lazypor %d, dfs %d", lazy, dfs)
 			})
@@ -784,4 +791,20 @@ func TestLazyPORTraceCoverage(t *testing.T) {
 			t.Logf("seed %d program:\n%s", seed, src)
 		}
 	}
+}
+
+// refusesRendezvousChoice reports whether p has a select a rendezvous
+// handoff may consume (ir.Program.RendezvousChoice), and checks that lazypor
+// then refuses it by name rather than answering.
+func refusesRendezvousChoice(t *testing.T, p *ir.Program) bool {
+	t.Helper()
+	if p.RendezvousChoice() == nil {
+		return false
+	}
+	_, err := LazyPOR{Options: Options{Options: verify.Options{Depth: 10}}}.Check(context.Background(), p)
+	var unsup *verify.UnsupportedError
+	if !errors.As(err, &unsup) || !strings.Contains(unsup.Msg, "rendezvous") {
+		t.Errorf("lazypor on a select a handoff may consume: %v, want a refusal", err)
+	}
+	return true
 }
