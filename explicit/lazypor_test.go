@@ -3,12 +3,12 @@ package explicit
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"errors"
 	"strings"
 	"testing"
 	"time"
