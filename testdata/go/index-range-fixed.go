@@ -1,4 +1,5 @@
 //@ expect: safe
+//@ engines: explicit/dfs/stateful, explicit/dpor, explicit/persistent, explicit/process-local, explicit/bfs
 // main waits for both done signals, each sent after its worker's append, so results
 // has two elements when it reads them.
 
