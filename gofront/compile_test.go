@@ -127,6 +127,7 @@ func TestModel(t *testing.T) {
 		{"timer may fire first", "package p\nimport \"time\"\nfunc main() { c := make(chan int); go func() { c <- 1 }(); select { case <-c: case <-time.After(time.Second): } }\n", ir.Leak},
 		{"map", "package p\nfunc main() { m := map[int]int{}; m[1] = 2; m[3] = 4; delete(m, 1); v, ok := m[1]; s := 0; for k, x := range m { s += k + x }; if len(m) != 1 || ok || v != 0 || s != 7 { panic(\"map\") } }\n", ir.NoViolation},
 		{"append", "package p\nfunc main() { var s []int; s = append(s, 1); s = append(s, 2, 3); if len(s) != 3 || s[0]+s[1]+s[2] != 6 { panic(\"append\") } }\n", ir.NoViolation},
+		{"append in place past the block", "package p\nfunc main() { s := make([]int, 0, 10); for i := 0; i < 9; i++ { s = append(s, i) }; if len(s) != 9 || s[8] != 8 { panic(\"append\") } }\n", ir.NoViolation},
 		{"index out of range", "package p\nfunc main() { s := make([]int, 2); i := 2; s[i] = 1 }\n", ir.Panic},
 		{"interface dispatch", "package p\ntype N interface{ n() int }\ntype A struct{}\ntype B struct{ v int }\nfunc (*A) n() int { return 1 }\nfunc (b *B) n() int { return b.v }\n" +
 			"func main() { var x N = &B{v: 2}; if x.n() != 2 { panic(\"dispatch\") }; x = &A{}; if _, ok := x.(*B); ok { panic(\"assert\") } }\n", ir.NoViolation},
@@ -242,5 +243,18 @@ func TestRaces(t *testing.T) {
 				t.Errorf("%s (%v), want race %v", r.Verdict, r.Violation, tc.race)
 			}
 		})
+	}
+}
+
+// TestAppendBound: a slice that grows past append's block stops the run as
+// unsupported (verdict unknown), never as a panic of the program.
+func TestAppendBound(t *testing.T) {
+	res, err := compileSrc(t, "package p\nfunc main() { var s []int; for i := 0; i < 9; i++ { s = append(s, i) } }\n", Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := check(t, res.Program, "dfs", 400)
+	if r.Verdict != verify.Unknown || r.Violation != nil && r.Violation.Kind != ir.Unsupported {
+		t.Errorf("%s (%v), want unknown: the model's bound", r.Verdict, r.Violation)
 	}
 }

@@ -238,7 +238,7 @@ func (b *builder) alloc(in *ssa.Alloc) {
 	if name == "" {
 		name = in.Name()
 	}
-	if b.runsOnce(in.Block()) || !in.Heap {
+	if b.runsOnce(in.Block()) || !in.Heap || libraryVarargs(in) {
 		v := b.l.objectVar(b.t.Name+"::"+name, lo, b.pos)
 		b.l.registerObject(elem, v)
 		p := &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos}
@@ -249,6 +249,42 @@ func (b *builder) alloc(in *ssa.Alloc) {
 		return
 	}
 	b.define(in, []*ir.Expr{b.allocBlockOf(elem, name, lo)})
+}
+
+// libraryVarargs reports whether a heap allocation is the array of a
+// variadic call's arguments that only a builtin (append) or a modelled
+// library call (fmt's) reads: it does not outlive the call, so one object,
+// cleared where it is made, serves every run of a loop (a pool of blocks
+// would cut the loop at its bound).
+func libraryVarargs(a *ssa.Alloc) bool {
+	if a.Comment != "varargs" {
+		return false
+	}
+	for _, r := range *a.Referrers() {
+		switch r := r.(type) {
+		case *ssa.IndexAddr:
+		case *ssa.Slice:
+			for _, u := range *r.Referrers() {
+				c, ok := u.(ssa.CallInstruction)
+				if !ok || c.Common().IsInvoke() {
+					return false
+				}
+				switch f := c.Common().Value.(type) {
+				case *ssa.Builtin:
+				case *ssa.Function:
+					if len(f.Blocks) > 0 {
+						return false // the program's own variadic function may keep it
+					}
+				default:
+					return false
+				}
+			}
+		case *ssa.DebugRef:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // allocBlock takes a block of a pool made for one allocation site.

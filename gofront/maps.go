@@ -340,8 +340,6 @@ func (b *builder) appendSlice(c *ssa.CallCommon, args [][]*ir.Expr, rt types.Typ
 	ptr, length, capa := b.temp(ir.Ptr), b.temp(ir.I64), b.temp(ir.I64)
 	newLen := &ir.Expr{Op: ir.EAdd, Type: ir.I64, X: s[1], Y: m, Pos: b.pos}
 	b.assign(length, newLen)
-	b.assertOr(&ir.Expr{Op: ir.ELe, Type: ir.Bool, X: varRef(length), Y: constant(ir.I64, appendCap), Pos: b.pos},
-		fmt.Sprintf("internal error: a slice of more than %d elements", appendCap))
 	room := b.emit(&ir.Node{Op: ir.OpBranch, X: &ir.Expr{Op: ir.ELe, Type: ir.Bool, X: varRef(length), Y: s[2], Pos: b.pos}})
 	var done []*int
 	copyElems := func() {
@@ -364,8 +362,12 @@ func (b *builder) appendSlice(c *ssa.CallCommon, args [][]*ir.Expr, rt types.Typ
 	copyElems()
 	b.endAtomic()
 	done = append(done, b.open...)
-	// Into a new block: the old elements, then the new ones.
+	// Into a new block: the old elements, then the new ones. A slice that
+	// would grow past the block stops the run as unsupported: the model's
+	// bound, no fault of the program.
 	b.open = []*int{&room.Else}
+	b.emit(&ir.Node{Op: ir.OpAssert, X: &ir.Expr{Op: ir.ELe, Type: ir.Bool, X: varRef(length), Y: constant(ir.I64, appendCap), Pos: b.pos},
+		Kind: ir.Unsupported, Msg: fmt.Sprintf("a slice grown past %d elements: not supported", appendCap)})
 	b.beginAtomic()
 	arr := types.NewArray(st.Elem(), appendCap)
 	if b.runsOnce(b.curBlock) {
