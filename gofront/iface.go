@@ -48,6 +48,31 @@ func (b *builder) isObjectOf(p *ir.Expr, t types.Type) *ir.Expr {
 	return cond
 }
 
+// isAnyObject is whether pointer p points to the start of an object of any
+// type (registerObject), filled in when lowering ends.
+func (b *builder) isAnyObject(p *ir.Expr) *ir.Expr {
+	p = b.hold(p)
+	cond := constant(ir.Bool, 0)
+	b.l.finals = append(b.l.finals, func() {
+		var x *ir.Expr
+		b.l.typeObjects.Iterate(func(_ types.Type, list any) {
+			for _, v := range list.([]*ir.Var) {
+				eq := &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: &ir.Expr{Op: p.Op, Type: p.Type, Var: p.Var, Val: p.Val},
+					Y: &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v}, Pos: p.Pos}
+				if x == nil {
+					x = eq
+				} else {
+					x = &ir.Expr{Op: ir.ELOr, Type: ir.Bool, X: x, Y: eq, Pos: p.Pos}
+				}
+			}
+		})
+		if x != nil {
+			*cond = *x
+		}
+	})
+	return cond
+}
+
 // implementations are the methods of the program's types that an interface
 // method call may run: per named type T whose *T implements the interface,
 // the method of *T (a wrapper for a method of T).
@@ -191,6 +216,16 @@ func (b *builder) typeAssertObject(in *ssa.TypeAssert) bool {
 	}
 	x := b.hold(b.scalarValue(in.X))
 	is := b.hold(b.isObjectOf(x, objType))
+	// A pointer that is nil, a token (a value kbmc does not model, never a
+	// pointer) or the start of an object of another type is known not to be
+	// of the type; any other pointer (into an object's middle) kbmc cannot
+	// tell, and the run stops there as unsupported.
+	told := &ir.Expr{Op: ir.ELOr, Type: ir.Bool, Pos: b.pos, X: is,
+		Y: &ir.Expr{Op: ir.ELOr, Type: ir.Bool, Pos: b.pos,
+			X: &ir.Expr{Op: ir.ELe, Type: ir.Bool, X: &ir.Expr{Op: ir.EConv, Type: ir.I64, X: x, Pos: b.pos}, Y: constant(ir.I64, 0), Pos: b.pos},
+			Y: b.isAnyObject(x)}}
+	b.emit(&ir.Node{Op: ir.OpAssert, X: told, Kind: ir.Unsupported,
+		Msg: fmt.Sprintf("a type assertion to %s of a pointer whose type kbmc cannot tell", t)})
 	var val []*ir.Expr
 	if isPtr {
 		val = []*ir.Expr{&ir.Expr{Op: ir.ECond, Type: ir.Ptr, X: is, Y: x, Z: constant(ir.Ptr, 0), Pos: b.pos}}
