@@ -603,10 +603,9 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 		return b.zero(rt)
 	case "fmt.Errorf":
 		b.formatArgs(c)
-		return []*ir.Expr{constant(ir.Ptr, b.l.token(fmt.Sprint("error at ", b.pos)))}
+		return []*ir.Expr{b.newError()}
 	case "errors.New":
-		// A non-nil error of its own: errors from different calls differ.
-		return []*ir.Expr{constant(ir.Ptr, b.l.token(fmt.Sprint("error at ", b.pos)))}
+		return []*ir.Expr{b.newError()}
 	case "math/rand.Intn", "math/rand.Int31n", "math/rand.Int63n":
 		n := arg(0)
 		if n.Op != ir.EConst || n.Val <= 0 {
@@ -804,4 +803,17 @@ func (b *builder) syncLoad(p *ir.Expr, off int, t ir.Type) *ir.Expr {
 	b.assign(v, b.cell(p, off, t))
 	b.endAtomic()
 	return varRef(v)
+}
+
+// newError is the error errors.New and fmt.Errorf return: as in Go, an
+// object of its own per call (an error made once is a sentinel that compares
+// equal only to itself), of a type no type assertion of the program names.
+func (b *builder) newError() *ir.Expr {
+	lo := scalar(ir.Bool)
+	if b.runsOnce(b.curBlock) {
+		v := b.l.objectVar(fmt.Sprintf("%s::error at %s", b.t.Name, b.pos), lo, b.pos)
+		b.l.registerObject(b.l.errorType(), v)
+		return &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos}
+	}
+	return b.allocBlockOf(b.l.errorType(), "error", lo)
 }

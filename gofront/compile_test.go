@@ -131,6 +131,8 @@ func TestModel(t *testing.T) {
 		{"index out of range", "package p\nfunc main() { s := make([]int, 2); i := 2; s[i] = 1 }\n", ir.Panic},
 		{"interface dispatch", "package p\ntype N interface{ n() int }\ntype A struct{}\ntype B struct{ v int }\nfunc (*A) n() int { return 1 }\nfunc (b *B) n() int { return b.v }\n" +
 			"func main() { var x N = &B{v: 2}; if x.n() != 2 { panic(\"dispatch\") }; x = &A{}; if _, ok := x.(*B); ok { panic(\"assert\") } }\n", ir.NoViolation},
+		{"errors compare by identity", "package p\nimport \"errors\"\nvar ErrX = errors.New(\"x\")\nfunc mk() error { return errors.New(\"y\") }\n" +
+			"func main() { a, b := mk(), mk(); if a == b || ErrX != ErrX || a == ErrX || a == nil { panic(\"errors\") } }\n", ir.NoViolation},
 		{"type switch", "package p\ntype A struct{ a int }\ntype B struct{ b int }\nfunc kind(x any) int { switch v := x.(type) { case *A: return v.a; case *B: return v.b }; return 0 }\n" +
 			"func main() { if kind(&A{a: 1}) != 1 || kind(&B{b: 2}) != 2 || kind(3) != 0 { panic(\"switch\") } }\n", ir.NoViolation},
 		{"function value through memory", "package p\ntype S struct{ f func() int }\nfunc main() { s := &S{f: func() int { return 3 }}; if s.f() != 3 { panic(\"call\") } }\n", ir.NoViolation},

@@ -52,7 +52,8 @@ type lowerer struct {
 	// typeObjects lists, per type, the objects made to hold a value of it
 	// (iface.go).
 	typeObjects typeutil.Map
-	bg          *ir.Var // context.Background's object
+	bg          *ir.Var    // context.Background's object
+	errType     types.Type // errorType
 	// strings numbers string constants: a string is a token.
 	strings map[string]int64
 	// finals run once every site's size is known (channel numbers).
@@ -273,6 +274,15 @@ func (l *lowerer) objectVar(name string, lo *layout, pos ir.Pos) *ir.Var {
 	}
 	l.prog.Shared = append(l.prog.Shared, v)
 	return v
+}
+
+// errorType is the type kbmc's errors (errors.New's, fmt.Errorf's) are
+// objects of: a type of no package, which no program names.
+func (l *lowerer) errorType() types.Type {
+	if l.errType == nil {
+		l.errType = types.NewNamed(types.NewTypeName(0, nil, "errorString", nil), types.NewStruct(nil, nil), nil)
+	}
+	return l.errType
 }
 
 // token is a value that stands for something kbmc does not model (an error

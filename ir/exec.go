@@ -802,9 +802,11 @@ func (m *machine) exec(n *Node) int {
 			if kind == NoViolation {
 				kind = Assertion
 			}
-			if p.abortsOnAssert() {
+			if p.abortsOnAssert() && kind != Unsupported {
 				// Under no-data-race and no-overflow a failing assertion is
-				// no violation: it aborts, as C's assert does.
+				// no violation: it aborts, as C's assert does. A bound of
+				// the model (Unsupported) is no assertion of the program:
+				// it still ends the run as unknown.
 				m.halted = true
 				break
 			}

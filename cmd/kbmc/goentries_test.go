@@ -34,3 +34,19 @@ func TestGoEntries(t *testing.T) {
 		t.Errorf("--entry TestGood: exit %d:\n%s", code, out)
 	}
 }
+
+// TestPropertyKeepsBounds: choosing a property turns the other assertions
+// off, but never a bound of the model (a slice grown past append's block:
+// unknown, not an invalid access after it) nor a Go panic.
+func TestPropertyKeepsBounds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "grow.go")
+	src := "package main\nimport \"sync\"\nvar g int\nfunc main() { var wg sync.WaitGroup; wg.Add(1)\n" +
+		"go func() { defer wg.Done(); var s []int; for i := 0; i < 9; i++ { s = append(s, i) }; g = len(s) }()\nwg.Wait(); _ = g }\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := kbmc(t, "check", "-q", "--property", "no-data-race", path)
+	if code != exitUnknown || !strings.Contains(out, "a slice grown past 8 elements") {
+		t.Errorf("exit %d, want %d (unknown: the model's bound):\n%s%s", code, exitUnknown, out, errs)
+	}
+}

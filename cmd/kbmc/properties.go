@@ -174,6 +174,13 @@ func (l *loaded) selectProperty(id string, localDeadlock bool) error {
 	}
 	for _, t := range l.prog.Templates {
 		for _, n := range t.Nodes {
+			// Not a bound of the model (Unsupported: what lies past it is
+			// not modelled), nor a Go panic, which stops its goroutine
+			// (under no-data-race and no-overflow, as C's assert does) where
+			// the operation after it would fail.
+			if n.Kind == ir.Unsupported || n.Kind == ir.Panic {
+				continue
+			}
 			if n.Op == ir.OpAssert && !(n.Pos == chosen.at && slices.Contains(n.Checks(), ir.Check{Kind: chosen.kind, Pos: n.Pos})) {
 				n.X = &ir.Expr{Op: ir.EConst, Type: ir.Bool, Val: 1, Pos: n.Pos}
 			}
