@@ -519,13 +519,7 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 		return nil
 	case "sync.NewCond":
 		lo := &layout{cells: []cellInfo{{ir.Ptr, ".L"}, {ir.I64, ".wait"}, {ir.I64, ".notify"}}}
-		var p *ir.Expr
-		if b.frame.loopy {
-			p = b.allocBlock("sync.NewCond", lo)
-		} else {
-			v := b.l.objectVar(fmt.Sprintf("%s::cond at %s", b.t.Name, b.pos), lo, b.pos)
-			p = &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos}
-		}
+		p := b.newObject(b.curBlock, "sync.NewCond", lo, nil)
 		b.storeCell(p, condL, ir.Ptr, arg(0))
 		return []*ir.Expr{p}
 	case "(*sync.Cond).Wait":
@@ -809,11 +803,5 @@ func (b *builder) syncLoad(p *ir.Expr, off int, t ir.Type) *ir.Expr {
 // object of its own per call (an error made once is a sentinel that compares
 // equal only to itself), of a type no type assertion of the program names.
 func (b *builder) newError() *ir.Expr {
-	lo := scalar(ir.Bool)
-	if b.runsOnce(b.curBlock) {
-		v := b.l.objectVar(fmt.Sprintf("%s::error at %s", b.t.Name, b.pos), lo, b.pos)
-		b.l.registerObject(b.l.errorType(), v)
-		return &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos}
-	}
-	return b.allocBlockOf(b.l.errorType(), "error", lo)
+	return b.newObject(b.curBlock, "error", scalar(ir.Bool), b.l.errorType())
 }

@@ -164,8 +164,17 @@ func (b *builder) inSite(v *ir.Expr, s *chanSite) (in, index *ir.Expr) {
 // channel's index), and a wait for ever for a nil channel (nilOp, when not
 // nil, instead).
 func (b *builder) dispatch(v *ir.Expr, t types.Type, op func(s *chanSite, index *ir.Expr), nilOp func()) {
+	if nilOp == nil {
+		nilOp = b.blockForever
+	}
+	b.dispatchSites(v, b.sitesOf(t), op, nilOp)
+}
+
+// dispatchSites is dispatch over the given sites: a branch per site on
+// whether v is one of its channels, and nilOp when it is none of them.
+func (b *builder) dispatchSites(v *ir.Expr, sites []*chanSite, op func(s *chanSite, index *ir.Expr), nilOp func()) {
 	var done []*int
-	for _, s := range b.sitesOf(t) {
+	for _, s := range sites {
 		in, index := b.inSite(v, s)
 		br := b.emit(&ir.Node{Op: ir.OpBranch, X: in})
 		b.open = []*int{&br.Next}
@@ -173,11 +182,7 @@ func (b *builder) dispatch(v *ir.Expr, t types.Type, op func(s *chanSite, index 
 		done = append(done, b.open...)
 		b.open = []*int{&br.Else}
 	}
-	if nilOp != nil {
-		nilOp()
-	} else {
-		b.blockForever()
-	}
+	nilOp()
 	b.open = append(done, b.open...)
 }
 

@@ -1,7 +1,6 @@
 package gofront
 
 import (
-	"fmt"
 	"go/types"
 
 	"golang.org/x/tools/go/ssa"
@@ -153,13 +152,7 @@ func (b *builder) makeClosure(in *ssa.MakeClosure) {
 		cells = append(cells, bd...)
 	}
 	b.beginAtomic()
-	var p *ir.Expr
-	if b.runsOnce(in.Block()) {
-		v := b.l.objectVar(fmt.Sprintf("%s::%s", b.t.Name, fn.Name()), lo, b.pos)
-		p = &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos}
-	} else {
-		p = b.allocBlock(fn.Name(), lo)
-	}
+	p := b.newObject(in.Block(), fn.Name(), lo, nil)
 	b.store(p, lo, cells)
 	b.endAtomic()
 	b.frame.vals[in] = []*ir.Expr{p}

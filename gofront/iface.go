@@ -172,14 +172,7 @@ func (b *builder) invoke(c *ssa.CallCommon, rt types.Type, loopy bool) []*ir.Exp
 // box makes an object of x's type holding it, for an interface.
 func (b *builder) box(t types.Type, cells []*ir.Expr, bb *ssa.BasicBlock) *ir.Expr {
 	lo := b.layout(t)
-	var p *ir.Expr
-	if b.runsOnce(bb) {
-		v := b.l.objectVar(fmt.Sprintf("%s::%s at %s", b.t.Name, types.TypeString(t, shortQualifier), b.pos), lo, b.pos)
-		b.l.registerObject(t, v)
-		p = &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos}
-	} else {
-		p = b.allocBlockOf(t, "box", lo)
-	}
+	p := b.newObject(bb, types.TypeString(t, shortQualifier), lo, t)
 	b.beginAtomic()
 	b.store(p, lo, cells)
 	b.endAtomic()

@@ -287,11 +287,23 @@ func libraryVarargs(a *ssa.Alloc) bool {
 	return true
 }
 
-// allocBlock takes a block of a pool made for one allocation site.
-func (b *builder) allocBlock(name string, lo *layout) *ir.Expr { return b.allocBlockOf(nil, name, lo) }
+// newObject is a fresh object of layout lo (holding a value of type t, nil
+// for none an interface may hold), made by code of block bb: an object of
+// its own when the code runs once per goroutine, else a block of a pool
+// made for the site (one per run, up to the bound).
+func (b *builder) newObject(bb *ssa.BasicBlock, name string, lo *layout, t types.Type) *ir.Expr {
+	if !b.runsOnce(bb) {
+		return b.allocBlockOf(t, name, lo)
+	}
+	v := b.l.objectVar(fmt.Sprintf("%s::%s at %s", b.t.Name, name, b.pos), lo, b.pos)
+	if t != nil {
+		b.l.registerObject(t, v)
+	}
+	return &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos}
+}
 
-// allocBlockOf is allocBlock of blocks that hold a value of type t (nil:
-// no type an interface may hold).
+// allocBlockOf takes a block of a pool made for one allocation site, of
+// blocks that hold a value of type t (nil: no type an interface may hold).
 func (b *builder) allocBlockOf(t types.Type, name string, lo *layout) *ir.Expr {
 	site := fmt.Sprintf("%s at %s in %s", name, b.pos, b.t.Name)
 	a := &ir.Alloc{Name: site, Pos: b.pos}
@@ -642,13 +654,7 @@ func (b *builder) makeSlice(in *ssa.MakeSlice) {
 	elem := in.Type().Underlying().(*types.Slice).Elem()
 	arr := types.NewArray(elem, max(m.Val, 1))
 	lo := b.layout(arr)
-	var p *ir.Expr
-	if b.runsOnce(in.Block()) {
-		v := b.l.objectVar(fmt.Sprintf("%s::make at %s", b.t.Name, b.pos), lo, b.pos)
-		p = &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos}
-	} else {
-		p = b.allocBlock("make", lo)
-	}
+	p := b.newObject(in.Block(), "make", lo, nil)
 	b.define(in, []*ir.Expr{p, constant(ir.I64, n.Val), constant(ir.I64, m.Val)})
 }
 

@@ -191,11 +191,7 @@ var timerLayout = &layout{cells: []cellInfo{{ir.I64, ".C"}, {ir.I64, ".state"}, 
 
 // timerObject is a new timer object.
 func (b *builder) timerObject(bb *ssa.BasicBlock) *ir.Expr {
-	if b.runsOnce(bb) {
-		v := b.l.objectVar(fmt.Sprintf("%s::timer at %s", b.t.Name, b.pos), timerLayout, b.pos)
-		return &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos}
-	}
-	return b.allocBlock("timer", timerLayout)
+	return b.newObject(bb, "timer", timerLayout, nil)
 }
 
 // startTimer starts the goroutine of the timer at p, made by call in, which
@@ -298,13 +294,7 @@ func (b *builder) contextCall(name string, c *ssa.CallCommon, in ssa.Instruction
 		parent := b.hold(args[0][0])
 		b.assertOr(&ir.Expr{Op: ir.ENe, Type: ir.Bool, X: parent, Y: constant(ir.Ptr, 0), Pos: b.pos}, "cannot create context from nil parent")
 		done := b.newChannel(s, in.Block())
-		var ctx *ir.Expr
-		if b.runsOnce(in.Block()) {
-			v := b.l.objectVar(fmt.Sprintf("%s::context at %s", b.t.Name, b.pos), ctxLayout, b.pos)
-			ctx = &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos}
-		} else {
-			ctx = b.allocBlock("context", ctxLayout)
-		}
+		ctx := b.newObject(in.Block(), "context", ctxLayout, nil)
 		b.storeCell(ctx, ctxDone, ir.I64, done)
 		// Derived from a context that can be cancelled: registered with it,
 		// or cancelled at once if it is.
@@ -418,13 +408,7 @@ func (l *lowerer) contextSites() []*chanSite {
 func (b *builder) cancelValue(ctx *ir.Expr, bb *ssa.BasicBlock) *ir.Expr {
 	fv := b.l.builtinValue(builtinCancel, types.NewSignatureType(nil, nil, nil, nil, nil, false))
 	lo := &layout{cells: []cellInfo{{ir.I64, ".fn"}, {ir.Ptr, ".ctx"}}}
-	var p *ir.Expr
-	if b.runsOnce(bb) {
-		v := b.l.objectVar(fmt.Sprintf("%s::cancel at %s", b.t.Name, b.pos), lo, b.pos)
-		p = &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos}
-	} else {
-		p = b.allocBlock("cancel", lo)
-	}
+	p := b.newObject(bb, "cancel", lo, nil)
 	b.beginAtomic()
 	b.store(p, lo, []*ir.Expr{constant(ir.I64, fv.id), ctx})
 	b.endAtomic()
@@ -442,19 +426,4 @@ func (b *builder) callBuiltin(cl *closure) {
 	default:
 		b.errorf("internal error: builtin %s", cl.builtin)
 	}
-}
-
-// dispatchSites is dispatch over a given list of sites.
-func (b *builder) dispatchSites(v *ir.Expr, sites []*chanSite, op func(s *chanSite, index *ir.Expr), nilOp func()) {
-	var done []*int
-	for _, s := range sites {
-		in, index := b.inSite(v, s)
-		br := b.emit(&ir.Node{Op: ir.OpBranch, X: in})
-		b.open = []*int{&br.Next}
-		op(s, index)
-		done = append(done, b.open...)
-		b.open = []*int{&br.Else}
-	}
-	nilOp()
-	b.open = append(done, b.open...)
 }

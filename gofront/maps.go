@@ -75,14 +75,7 @@ func (b *builder) makeMap(in *ssa.MakeMap) {
 		b.frame.vals[in] = []*ir.Expr{constant(ir.Ptr, 0)}
 		return
 	}
-	var p *ir.Expr
-	if b.runsOnce(in.Block()) {
-		v := b.l.objectVar(fmt.Sprintf("%s::map at %s", b.t.Name, b.pos), ms.lo, b.pos)
-		p = &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos}
-	} else {
-		p = b.allocBlock("map", ms.lo)
-	}
-	b.define(in, []*ir.Expr{p})
+	b.define(in, []*ir.Expr{b.newObject(in.Block(), "map", ms.lo, nil)})
 }
 
 // knownKey stops the run as unsupported where a string key is one kbmc
@@ -370,12 +363,7 @@ func (b *builder) appendSlice(c *ssa.CallCommon, args [][]*ir.Expr, rt types.Typ
 		Kind: ir.Unsupported, Msg: fmt.Sprintf("a slice grown past %d elements: not supported", appendCap)})
 	b.beginAtomic()
 	arr := types.NewArray(st.Elem(), appendCap)
-	if b.runsOnce(b.curBlock) {
-		v := b.l.objectVar(fmt.Sprintf("%s::append at %s", b.t.Name, b.pos), b.layout(arr), b.pos)
-		b.assign(ptr, &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v, Pos: b.pos})
-	} else {
-		b.assign(ptr, b.allocBlock("append", b.layout(arr)))
-	}
+	b.assign(ptr, b.newObject(b.curBlock, "append", b.layout(arr), nil))
 	b.assign(capa, constant(ir.I64, appendCap))
 	for i := range appendCap - 1 {
 		has := b.emit(&ir.Node{Op: ir.OpBranch, X: &ir.Expr{Op: ir.ELt, Type: ir.Bool, X: constant(ir.I64, int64(i)), Y: s[1], Pos: b.pos}})
