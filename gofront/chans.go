@@ -208,11 +208,8 @@ func (b *builder) recv(in *ssa.UnOp) {
 		for _, d := range dsts {
 			n.Dsts = append(n.Dsts, &ir.LValue{Var: d, Type: d.Type, Pos: b.pos})
 		}
-		set := b.recvOK(n, ok)
+		n.OK = &ir.LValue{Var: ok, Type: ir.Bool, Pos: b.pos}
 		b.emit(n)
-		if !set {
-			b.assign(ok, constant(ir.Bool, 1))
-		}
 	}, nil)
 	cells := make([]*ir.Expr, len(dsts))
 	for i, d := range dsts {
@@ -279,7 +276,6 @@ func (b *builder) selectOp(in *ssa.Select) {
 	var caseState []int // per ir case: the Go state it performs
 	var recvCells [][]*ir.Var
 	ok := b.temp(ir.Bool)
-	var guards []*ir.Expr
 	for k, st := range in.States {
 		ch := b.scalarValue(st.Chan)
 		var dsts []*ir.Var
@@ -295,8 +291,10 @@ func (b *builder) selectOp(in *ssa.Select) {
 			args = b.value(st.Send)
 		}
 		for _, s := range b.sitesOf(st.Chan.Type()) {
+			// The case counts only while the channel is one of the site's:
+			// a case on a nil channel is never ready.
 			inS, index := b.inSite(ch, s)
-			cs := &ir.Node{Chan: s.decl, CIndex: index, Pos: b.l.pos(st.Pos), Text: b.text}
+			cs := &ir.Node{Chan: s.decl, CIndex: index, When: inS, Pos: b.l.pos(st.Pos), Text: b.text}
 			if st.Dir == types.SendOnly {
 				cs.Op, cs.Args = ir.OpSend, args
 			} else {
@@ -304,32 +302,11 @@ func (b *builder) selectOp(in *ssa.Select) {
 				for _, d := range dsts {
 					cs.Dsts = append(cs.Dsts, &ir.LValue{Var: d, Type: d.Type, Pos: b.pos})
 				}
-				b.recvOK(cs, ok)
-			}
-			if !b.guardCase(cs, inS) {
-				guards = append(guards, inS)
+				cs.OK = &ir.LValue{Var: ok, Type: ir.Bool, Pos: b.pos}
 			}
 			sel.Cases = append(sel.Cases, cs)
 			caseState = append(caseState, k)
 		}
-	}
-	if len(guards) > 0 {
-		// Without guarded cases, a case whose channel may be nil or of
-		// another site cannot be expressed: the run stops as unsupported
-		// when it happens.
-		var all *ir.Expr
-		for _, g := range guards {
-			if all == nil {
-				all = g
-			} else {
-				all = &ir.Expr{Op: ir.ELAnd, Type: ir.Bool, X: all, Y: g, Pos: b.pos}
-			}
-		}
-		b.emit(&ir.Node{Op: ir.OpAssert, X: all, Kind: ir.Unsupported,
-			Msg: "a select on a nil channel, or on channels of several make sites: not supported yet"})
-	}
-	if !b.recvOK(&ir.Node{}, ok) {
-		b.assign(ok, constant(ir.Bool, 1))
 	}
 	chosen := b.temp(ir.I64)
 	sel.LHS = &ir.LValue{Var: chosen, Type: ir.I64, Pos: b.pos}
@@ -357,4 +334,15 @@ func (b *builder) selectOp(in *ssa.Select) {
 		}
 	}
 	b.frame.vals[in] = cells
+}
+
+// closeChan lowers close(ch): a close of the channel's site, or a panic for
+// a nil channel.
+func (b *builder) closeChan(t types.Type, ch *ir.Expr) {
+	b.dispatch(ch, t, func(s *chanSite, index *ir.Expr) {
+		b.emit(&ir.Node{Op: ir.OpClose, Chan: s.decl, CIndex: index})
+	}, func() {
+		b.panicNode("close of nil channel")
+		b.open = nil
+	})
 }
