@@ -27,12 +27,31 @@ func (l *lowerer) registerObject(t types.Type, v *ir.Var) {
 // isObjectOf is whether pointer p points to the start of an object of type
 // t: a condition filled in when lowering ends.
 func (b *builder) isObjectOf(p *ir.Expr, t types.Type) *ir.Expr {
+	return b.pointsToOneOf(p, func() []*ir.Var {
+		list, _ := b.l.typeObjects.At(t).([]*ir.Var)
+		return list
+	})
+}
+
+// isAnyObject is whether pointer p points to the start of an object of any
+// type (registerObject), filled in when lowering ends.
+func (b *builder) isAnyObject(p *ir.Expr) *ir.Expr {
+	return b.pointsToOneOf(p, func() []*ir.Var {
+		var all []*ir.Var
+		b.l.typeObjects.Iterate(func(_ types.Type, list any) { all = append(all, list.([]*ir.Var)...) })
+		return all
+	})
+}
+
+// pointsToOneOf is whether pointer p is the address of one of the objects
+// objects returns once every object is made: a condition filled in when
+// lowering ends (false for none).
+func (b *builder) pointsToOneOf(p *ir.Expr, objects func() []*ir.Var) *ir.Expr {
 	p = b.hold(p)
 	cond := constant(ir.Bool, 0)
 	b.l.finals = append(b.l.finals, func() {
-		list, _ := b.l.typeObjects.At(t).([]*ir.Var)
 		var x *ir.Expr
-		for _, v := range list {
+		for _, v := range objects() {
 			eq := &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: &ir.Expr{Op: p.Op, Type: p.Type, Var: p.Var, Val: p.Val},
 				Y: &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v}, Pos: p.Pos}
 			if x == nil {
@@ -41,31 +60,6 @@ func (b *builder) isObjectOf(p *ir.Expr, t types.Type) *ir.Expr {
 				x = &ir.Expr{Op: ir.ELOr, Type: ir.Bool, X: x, Y: eq, Pos: p.Pos}
 			}
 		}
-		if x != nil {
-			*cond = *x
-		}
-	})
-	return cond
-}
-
-// isAnyObject is whether pointer p points to the start of an object of any
-// type (registerObject), filled in when lowering ends.
-func (b *builder) isAnyObject(p *ir.Expr) *ir.Expr {
-	p = b.hold(p)
-	cond := constant(ir.Bool, 0)
-	b.l.finals = append(b.l.finals, func() {
-		var x *ir.Expr
-		b.l.typeObjects.Iterate(func(_ types.Type, list any) {
-			for _, v := range list.([]*ir.Var) {
-				eq := &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: &ir.Expr{Op: p.Op, Type: p.Type, Var: p.Var, Val: p.Val},
-					Y: &ir.Expr{Op: ir.EAddr, Type: ir.Ptr, Var: v}, Pos: p.Pos}
-				if x == nil {
-					x = eq
-				} else {
-					x = &ir.Expr{Op: ir.ELOr, Type: ir.Bool, X: x, Y: eq, Pos: p.Pos}
-				}
-			}
-		})
 		if x != nil {
 			*cond = *x
 		}
