@@ -236,7 +236,7 @@ func (b *builder) spawn(in *ssa.Go) {
 		pi := b.l.libPool(fmt.Sprintf("go close at %s", b.pos), &layout{cells: []cellInfo{{ir.I64, ".ch"}}}, func(g *builder, cells []*ir.Expr) {
 			g.closeChan(t, cells[0])
 		})
-		b.spawnLib(pi, in.Block(), args[0])
+		b.startSlot(pi, in.Block(), args[0])
 		return
 	}
 	if lib != "" {
@@ -268,16 +268,11 @@ func (b *builder) startGoroutine(in *ssa.Go, cl *closure, args [][]*ir.Expr) {
 		pi := b.l.libPool("go "+name, &layout{cells: []cellInfo{{ir.Ptr, ".ctx"}}}, func(g *builder, cells []*ir.Expr) {
 			g.callBuiltin(&closure{builtin: name, bindings: [][]*ir.Expr{{cells[0]}}})
 		})
-		b.spawnLib(pi, in.Block(), cl.bindings[0])
+		b.startSlot(pi, in.Block(), cl.bindings[0])
 		return
 	}
 	pi := b.l.poolOf(cl.fn, b.pos)
 	pi.site(b.pos)
-	if b.runsOnce(in.Block()) {
-		pi.need++
-	} else {
-		pi.need += b.l.cfg.LoopGoroutines
-	}
 	var cells []*ir.Expr
 	for _, a := range args {
 		cells = append(cells, a...)
@@ -289,11 +284,18 @@ func (b *builder) startGoroutine(in *ssa.Go, cl *closure, args [][]*ir.Expr) {
 		b.errorf("internal error: go %s: %d argument cells, want %d", cl.fn.Name(), len(cells), pi.args.n())
 		return
 	}
-	b.spawnCells(pi, cells)
+	b.startSlot(pi, in.Block(), cells)
 }
 
-// spawnCells starts a free slot of pool pi with the given start cells.
-func (b *builder) spawnCells(pi *poolInfo, cells []*ir.Expr) {
+// startSlot starts a free slot of pool pi with the given start cells, from
+// code of block bb: the pool gets a slot for each goroutine that code may
+// start (one, or the loop bound inside a loop).
+func (b *builder) startSlot(pi *poolInfo, bb *ssa.BasicBlock, cells []*ir.Expr) {
+	if b.runsOnce(bb) {
+		pi.need++
+	} else {
+		pi.need += b.l.cfg.LoopGoroutines
+	}
 	sp := &ir.Node{Op: ir.OpSpawn, Pool: pi.pool, X: constant(ir.I64, 0)}
 	if len(cells) == 1 {
 		sp.X = cells[0]

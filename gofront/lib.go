@@ -78,16 +78,6 @@ func (l *lowerer) libPool(name string, args *layout, body func(b *builder, cells
 	return pi
 }
 
-// spawnLib starts a library goroutine of pool pi with the given cells.
-func (b *builder) spawnLib(pi *poolInfo, bb *ssa.BasicBlock, cells []*ir.Expr) {
-	if b.runsOnce(bb) {
-		pi.need++
-	} else {
-		pi.need += b.l.cfg.LoopGoroutines
-	}
-	b.spawnCells(pi, cells)
-}
-
 // siteSend sends the zero value on channel ch of site s.
 func (b *builder) siteSend(s *chanSite, ch *ir.Expr) {
 	_, index := b.inSite(ch, s)
@@ -164,7 +154,7 @@ func (b *builder) timeCall(name string, c *ssa.CallCommon, in ssa.Instruction, a
 			b.errorf("Reset of a timer kbmc cannot tell which time.NewTimer made: not supported")
 			return []*ir.Expr{varRef(r)}, true
 		}
-		b.spawnLib(pi, in.Block(), []*ir.Expr{p, varRef(gen)})
+		b.startSlot(pi, in.Block(), []*ir.Expr{p, varRef(gen)})
 		return []*ir.Expr{varRef(r)}, true
 	case "(*time.Ticker).Stop":
 		p := b.nilCheck(arg(0), 0)
@@ -205,7 +195,7 @@ func (b *builder) startTimer(in ssa.Instruction, p *ir.Expr, fire func(g *builde
 	if v, ok := in.(ssa.Value); ok {
 		b.l.timerPools[v] = pi
 	}
-	b.spawnLib(pi, in.Block(), []*ir.Expr{p, constant(ir.I64, 0)})
+	b.startSlot(pi, in.Block(), []*ir.Expr{p, constant(ir.I64, 0)})
 }
 
 // timerPoolOf is the pool of the timer v holds, when v is the call that
@@ -326,7 +316,7 @@ func (b *builder) contextCall(name string, c *ssa.CallCommon, in ssa.Instruction
 				g.cancelCtx(cells[0], constant(ir.I64, ctxDeadline), ctxDepth)
 				g.endAtomic()
 			})
-			b.spawnLib(pi, in.Block(), []*ir.Expr{ctx})
+			b.startSlot(pi, in.Block(), []*ir.Expr{ctx})
 		}
 		cancel := b.cancelValue(ctx, in.Block())
 		b.frame.funcs[in.(ssa.Value)] = &closure{parts: []*closure{nil, {builtin: builtinCancel, bindings: [][]*ir.Expr{{ctx}}}}}
