@@ -27,13 +27,8 @@ type chanSite struct {
 // scanChannels finds every make(chan) of the package, and every library
 // call that makes a channel (libraryChannel), so that an operation on a
 // channel value can name every array it may be in.
-func (l *lowerer) scanChannels() {
-	seen := map[*ssa.Function]bool{}
-	for _, fn := range l.sortedFuncs() {
-		if seen[fn] {
-			continue
-		}
-		seen[fn] = true
+func (l *lowerer) scanChannels(fns []*ssa.Function) {
+	for _, fn := range fns {
 		for _, bb := range fn.Blocks {
 			for _, in := range bb.Instrs {
 				var elem types.Type

@@ -28,7 +28,7 @@ type funcValue struct {
 
 // scanFuncValues numbers the functions the program uses as values: the
 // closures it makes and the functions it names other than to call them.
-func (l *lowerer) scanFuncValues() {
+func (l *lowerer) scanFuncValues(fns []*ssa.Function) {
 	add := func(fn *ssa.Function) {
 		if _, ok := l.funcVals[fn]; ok || fn.Pkg != l.pkg && fn.Synthetic == "" {
 			return
@@ -37,7 +37,7 @@ func (l *lowerer) scanFuncValues() {
 		l.funcVals[fn] = fv
 		l.funcList = append(l.funcList, fv)
 	}
-	for _, fn := range l.sortedFuncs() {
+	for _, fn := range fns {
 		for _, bb := range fn.Blocks {
 			for _, in := range bb.Instrs {
 				if mc, ok := in.(*ssa.MakeClosure); ok {

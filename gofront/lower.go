@@ -116,8 +116,9 @@ func (l *lowerer) spend(n int, pos ir.Pos) {
 }
 
 func (l *lowerer) lower(entry *ssa.Function) (*ir.Program, ErrorList) {
-	l.scanChannels()
-	l.scanFuncValues()
+	fns := l.sortedFuncs()
+	l.scanChannels(fns)
+	l.scanFuncValues(fns)
 	mt := &ir.Template{Name: "main", Pos: l.pos(entry.Pos())}
 	if entry.Name() != "main" {
 		mt.Name = entry.Name()
@@ -305,11 +306,16 @@ func (l *lowerer) stringToken(s string) int64 {
 }
 
 // sortedFuncs lists the package's functions with bodies, anonymous ones
-// included, in source order.
+// included, each once, in source order.
 func (l *lowerer) sortedFuncs() []*ssa.Function {
 	var fns []*ssa.Function
+	seen := map[*ssa.Function]bool{}
 	var add func(f *ssa.Function)
 	add = func(f *ssa.Function) {
+		if seen[f] {
+			return
+		}
+		seen[f] = true
 		fns = append(fns, f)
 		for _, a := range f.AnonFuncs {
 			add(a)
