@@ -340,8 +340,8 @@ func (b *builder) contextCall(name string, c *ssa.CallCommon, in ssa.Instruction
 // builtinCancel names the cancel function context.WithCancel returns.
 const builtinCancel = "context.CancelFunc"
 
-// background is the object of context.Background() and TODO(): it is never
-// cancelled (its Done is nil).
+// background is the object of the root contexts, context.Background's and
+// its placeholder twin's: never cancelled (its Done is nil).
 func (l *lowerer) background() *ir.Expr {
 	if l.bg == nil {
 		l.bg = l.objectVar("context.Background", ctxLayout, ir.Pos{})
