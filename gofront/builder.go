@@ -63,6 +63,10 @@ type frame struct {
 	loopy  bool
 	cyclic map[*ssa.BasicBlock]bool
 	defers []*deferSite
+	// protected: a function of the frame or of a frame it is inlined into
+	// defers a call that recovers, so a panic here may be stopped
+	// (ir.Node.Recoverable).
+	protected bool
 }
 
 type pendingEdge struct {
@@ -117,6 +121,7 @@ func (b *builder) emit(n *ir.Node) *ir.Node {
 	idx := len(b.t.Nodes)
 	b.patch(b.open, idx)
 	n.Atomic = b.atomic > 0
+	n.Recoverable = b.frame != nil && b.frame.protected
 	if n.Pos == (ir.Pos{}) {
 		n.Pos = b.pos
 	}
@@ -151,7 +156,7 @@ func (b *builder) at(p ir.Pos) {
 		return
 	}
 	b.pos = p
-	b.text = strings.TrimSpace(sourceLine(b.l.src, p.Line))
+	b.text = strings.TrimSpace(sourceLine(b.l.src.text[b.l.src.fileOf(p)], p.Line))
 	if i := strings.Index(b.text, "//"); i > 0 {
 		b.text = strings.TrimSpace(b.text[:i])
 	}
@@ -318,21 +323,10 @@ func (b *builder) inline(fn *ssa.Function, args [][]*ir.Expr, fargs []*closure, 
 		b.errorf("call of %s: not supported (no Go source for it; docs/go.md lists the library calls kbmc models)", fn)
 		return b.zero(resultType(fn))
 	}
-	if fn.Recover != nil {
-		for _, bb := range fn.Blocks {
-			for _, in := range bb.Instrs {
-				if c, ok := in.(ssa.CallInstruction); ok {
-					if bi, ok := c.Common().Value.(*ssa.Builtin); ok && bi.Name() == "recover" {
-						b.at(b.l.pos(c.Pos()))
-						b.errorf("recover is not supported: kbmc reports a panic where it happens")
-					}
-				}
-			}
-		}
-	}
 	f := &frame{fn: fn, parent: b.frame, vals: map[ssa.Value][]*ir.Expr{}, funcs: map[ssa.Value]*closure{},
 		phis: map[*ssa.Phi][]*ir.Var{}, entry: map[*ssa.BasicBlock]int{}, cyclic: cyclicBlocks(fn)}
 	f.loopy = loopy || b.frame != nil && b.frame.loopy
+	f.protected = b.frame != nil && b.frame.protected || b.l.defersRecover(fn)
 	for i, p := range fn.Params {
 		if i < len(args) {
 			f.vals[p] = args[i]

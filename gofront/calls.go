@@ -3,6 +3,7 @@ package gofront
 import (
 	"fmt"
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -233,7 +234,7 @@ func (b *builder) spawn(in *ssa.Go) {
 	if lib == "builtin.close" {
 		// go close(ch): a goroutine of the library that closes it.
 		t := c.Args[0].Type()
-		pi := b.l.libPool(fmt.Sprintf("go close at %s", b.pos), &layout{cells: []cellInfo{{ir.I64, ".ch"}}}, func(g *builder, cells []*ir.Expr) {
+		pi := b.l.libPool(fmt.Sprintf("go close at %s", site(b.pos)), &layout{cells: []cellInfo{{ir.I64, ".ch"}}}, func(g *builder, cells []*ir.Expr) {
 			g.closeChan(t, cells[0])
 		})
 		b.startSlot(pi, in.Block(), args[0])
@@ -355,6 +356,61 @@ func (l *lowerer) storeArgs(t *ir.Template, hook *ir.Node, after []*int, pi *poo
 	b.patch(done, cont)
 }
 
+// defersRecover reports whether fn defers a call of a function that calls
+// recover (which stops a panic only when a deferred function calls it
+// directly), or, when the deferred function is a value or an interface
+// method kbmc does not name statically, whether any function of the package
+// calls recover.
+//
+// kbmc does not model recovering: a panic in such a function, or in what it
+// calls, stops the run as unsupported (ir.Node.Recoverable). recover then
+// returns nil wherever a run reaches it, which is what Go returns when no
+// panic is in progress. Panics before the defer statement runs are treated
+// the same, so a few real crashes are unknown rather than found.
+func (l *lowerer) defersRecover(fn *ssa.Function) bool {
+	for _, bb := range fn.Blocks {
+		for _, in := range bb.Instrs {
+			d, ok := in.(*ssa.Defer)
+			if !ok {
+				continue
+			}
+			if _, builtin := d.Common().Value.(*ssa.Builtin); builtin {
+				continue
+			}
+			callee := d.Common().StaticCallee()
+			if callee == nil && l.anyRecover() || callee != nil && callsRecover(callee) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// anyRecover reports whether a function of the package calls recover.
+func (l *lowerer) anyRecover() bool {
+	if l.recovers == 0 {
+		l.recovers = -1
+		if slices.ContainsFunc(l.sortedFuncs(), callsRecover) {
+			l.recovers = 1
+		}
+	}
+	return l.recovers > 0
+}
+
+// callsRecover reports whether fn calls the builtin recover itself.
+func callsRecover(fn *ssa.Function) bool {
+	for _, bb := range fn.Blocks {
+		for _, in := range bb.Instrs {
+			if c, ok := in.(ssa.CallInstruction); ok {
+				if bi, ok := c.Common().Value.(*ssa.Builtin); ok && bi.Name() == "recover" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // deferCall lowers a defer statement: its call's values are taken now, and
 // a flag says that it ran.
 func (b *builder) deferCall(in *ssa.Defer) {
@@ -440,7 +496,9 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 	case "builtin.ssa:wrapnilchk":
 		return []*ir.Expr{b.nilCheck(arg(0), 0)}
 	case "builtin.recover":
-		b.errorf("recover is not supported: kbmc reports a panic where it happens")
+		// nil: a panic a deferred recover may stop ends the run as
+		// unsupported where it happens (defersRecover), so a run that
+		// reaches recover has no panic to stop.
 		return b.zero(rt)
 
 	case "(*sync.Mutex).Lock":

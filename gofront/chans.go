@@ -51,12 +51,12 @@ func (l *lowerer) scanChannels(fns []*ssa.Function) {
 				}
 				pos := l.pos(in.Pos())
 				s := &chanSite{at: in, elem: lo, base: constant(ir.I64, 0), limit: constant(ir.I64, 0)}
-				s.decl = &ir.Channel{Name: fmt.Sprintf("make(chan %s) at %s", elem, pos), Fields: lo.types(), Pos: pos, Cap: capacity}
+				s.decl = &ir.Channel{Name: fmt.Sprintf("make(chan %s) at %s", elem, site(pos)), Fields: lo.types(), Pos: pos, Cap: capacity}
 				if _, isMake := in.(*ssa.MakeChan); !isMake {
-					s.decl.Name = fmt.Sprintf("%s at %s", libName(in.(ssa.CallInstruction).Common().StaticCallee()), pos)
+					s.decl.Name = fmt.Sprintf("%s at %s", libName(in.(ssa.CallInstruction).Common().StaticCallee()), site(pos))
 				}
 				s.alloc = &ir.Alloc{Name: s.decl.Name, Pos: pos}
-				s.count = &ir.Var{Name: s.decl.Name + " (made)", Type: ir.I64, Shared: true, Pos: pos}
+				s.count = &ir.Var{Name: s.decl.Name + " (made)", Type: ir.I64, Shared: true, Pos: pos, Bookkeeping: true}
 				l.chans[in] = s
 				l.siteList = append(l.siteList, s)
 				list, _ := l.byElem.At(elem).([]*chanSite)
@@ -76,10 +76,10 @@ func (l *lowerer) finishChannels() {
 		base += int64(s.decl.Len)
 		s.limit.Val = base
 		l.prog.Channels = append(l.prog.Channels, s.decl)
-		s.alloc.Status = &ir.Var{Name: s.decl.Name + " (status)", Type: ir.I64, Len: s.decl.Len, Shared: true, Pos: s.decl.Pos}
+		s.alloc.Status = &ir.Var{Name: s.decl.Name + " (status)", Type: ir.I64, Len: s.decl.Len, Shared: true, Pos: s.decl.Pos, Bookkeeping: true}
 		l.prog.Shared = append(l.prog.Shared, s.alloc.Status, s.count)
 		for i := range s.decl.Len {
-			v := &ir.Var{Name: fmt.Sprintf("%s #%d", s.decl.Name, i+1), Type: ir.Bool, Len: 1, Shared: true,
+			v := &ir.Var{Name: fmt.Sprintf("%s #%d", s.decl.Name, i+1), Type: ir.Bool, Len: 1, Shared: true, Bookkeeping: true,
 				Addressable: true, Block: s.alloc, BlockIndex: i, Pos: s.decl.Pos, CellTypes: []ir.Type{ir.Bool},
 				CellNames: []string{fmt.Sprintf("%s #%d", s.decl.Name, i+1)}}
 			s.alloc.Blocks = append(s.alloc.Blocks, v)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -54,7 +55,7 @@ type (
 )
 
 // IsGo reports whether path names Go input: a .go file, or a directory
-// holding one.
+// holding one (a package).
 func IsGo(path string) bool {
 	if strings.HasSuffix(path, ".go") {
 		return true
@@ -67,17 +68,23 @@ func IsGo(path string) bool {
 	return len(files) > 0
 }
 
-// A Result is a compiled Go program: the program and the file its positions
-// are in.
+// A Result is a compiled Go program: the program and the files its
+// positions are in.
 type Result struct {
 	Program *ir.Program
-	File    string // the Go file, which Program.File names too
+	// File is the file of the entry function, which Program.File names too:
+	// the positions of the program with an empty ir.Pos.File are in it.
+	File string
+	// Files are the package's files, File among them, named as the input
+	// names them (the file, or the directory joined with each file's name).
+	Files   []string
 	Entry   string // the entry function checked
 	Entries []string
 }
 
-// Compile loads the Go package of path (a .go file, or a directory of one Go
-// file), builds it to SSA and lowers the chosen entry point. Input errors
+// Compile loads the Go package of path (a .go file, which go run's way is a
+// package of its own, or a directory: its package with its tests, as go test
+// loads it), builds it to SSA and lowers the chosen entry point. Input errors
 // (the package does not type-check, a construct is not supported) come back
 // as an ErrorList.
 func Compile(path string, cfg Config) (*Result, error) {
@@ -87,125 +94,180 @@ func Compile(path string, cfg Config) (*Result, error) {
 	if cfg.LoopBlocks <= 0 {
 		cfg.LoopBlocks = DefaultLoopBlocks
 	}
-	file, err := goFile(path)
-	if err != nil {
-		return nil, err
-	}
-	src, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	pkg, fset, err := load(file, src)
+	pkg, fset, src, err := load(path)
 	if err != nil {
 		return nil, err
 	}
 	entries := entryPoints(pkg)
-	fn, err := chooseEntry(pkg, entries, cfg.Entry, file)
+	fn, err := chooseEntry(pkg, entries, cfg.Entry, path)
 	if err != nil {
 		return nil, err
 	}
-	l := newLowerer(file, src, fset, pkg, cfg)
+	src.main = src.name(fset.Position(fn.Pos()).Filename)
+	l := newLowerer(src, fset, pkg, cfg)
 	p, errs := l.lowerGuarded(fn)
 	if len(errs) > 0 {
 		errs.Sort()
 		return nil, errs
 	}
 	if err := p.Finish(); err != nil {
-		return nil, fmt.Errorf("gofront: internal error: %s: %w", file, err)
+		return nil, fmt.Errorf("gofront: internal error: %s: %w", path, err)
 	}
 	if p.DropUnreadLocals() {
 		if err := p.Finish(); err != nil {
-			return nil, fmt.Errorf("gofront: internal error: %s: %w", file, err)
+			return nil, fmt.Errorf("gofront: internal error: %s: %w", path, err)
 		}
 	}
-	return &Result{Program: p, File: file, Entry: fn.Name(), Entries: entries}, nil
+	return &Result{Program: p, File: src.main, Files: src.files, Entry: fn.Name(), Entries: entries}, nil
 }
 
-// Entries lists the entry points of the Go file (or directory) at path: main
+// Entries lists the entry points of the Go file or package at path: main
 // and the tests, in source order.
 func Entries(path string) ([]string, error) {
-	file, err := goFile(path)
-	if err != nil {
-		return nil, err
-	}
-	src, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	pkg, _, err := load(file, src)
+	pkg, _, _, err := load(path)
 	if err != nil {
 		return nil, err
 	}
 	return entryPoints(pkg), nil
 }
 
-// goFile is the one Go file of path: kbmc reads a package of one file, so
-// that every position of a trace is a line of it.
-func goFile(path string) (string, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return "", err
-	}
-	if !fi.IsDir() {
-		return path, nil
-	}
-	files, _ := filepath.Glob(filepath.Join(path, "*.go"))
-	switch len(files) {
-	case 0:
-		return "", fmt.Errorf("%s: no Go files", path)
-	case 1:
-		return files[0], nil
-	}
-	return "", fmt.Errorf("%s: %d Go files; kbmc reads a Go package of one file (name the file to check)", path, len(files))
+// sources are the files of the loaded package, named as the input names
+// them, with their text.
+type sources struct {
+	// main is the file whose positions are ir.Pos's empty File: the entry
+	// function's (for errors before an entry is chosen, the first file).
+	main  string
+	files []string
+	text  map[string][]byte
+	// names maps the go tool's name of each file (absolute) to its name here.
+	names map[string]string
 }
 
-// load type-checks the file as a package of its own (with its tests), and
-// builds its SSA form. Only the file's own functions get bodies: calls into
+// name is the name of the file the go tool calls goName.
+func (s *sources) name(goName string) string {
+	if n, ok := s.names[goName]; ok {
+		return n
+	}
+	return goName
+}
+
+// fileOf is the file pos is in.
+func (s *sources) fileOf(pos ir.Pos) string {
+	if pos.File != "" {
+		return pos.File
+	}
+	return s.main
+}
+
+// load type-checks the package of path and builds its SSA form. A .go file
+// is a package of its own (go list's command-line-arguments, as go run
+// reads one), so that a directory of example programs can be checked file
+// by file; a directory is its package, with the _test.go files of the
+// package itself. Only the package's own functions get bodies: calls into
 // other packages are modelled by name or refused.
-func load(file string, src []byte) (*ssa.Package, *token.FileSet, error) {
-	abs, err := filepath.Abs(file)
+func load(path string) (*ssa.Package, *token.FileSet, *sources, error) {
+	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	dir, pattern := filepath.Dir(abs), abs
+	if fi.IsDir() {
+		dir, pattern = abs, "."
 	}
 	fset := token.NewFileSet()
-	cfg := &packages.Config{Mode: packages.LoadSyntax, Tests: true, Dir: filepath.Dir(abs), Fset: fset,
+	cfg := &packages.Config{Mode: packages.LoadSyntax, Tests: true, Dir: dir, Fset: fset,
 		Env: append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")}
-	// The file alone is the package (go list's command-line-arguments):
-	// kbmc checks one file, whose lines every position of a trace names.
-	pkgs, err := packages.Load(cfg, abs)
+	pkgs, err := packages.Load(cfg, pattern)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: loading the Go package: %w", file, err)
+		return nil, nil, nil, fmt.Errorf("%s: loading the Go package: %w", path, err)
 	}
-	// The test variant holds the _test.go file; a plain file is in the
-	// package itself.
+	pkg, err := choosePackage(pkgs, path, abs, fi.IsDir())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	src := &sources{text: map[string][]byte{}, names: map[string]string{}}
+	for _, f := range pkg.CompiledGoFiles {
+		name := path
+		if fi.IsDir() {
+			if filepath.Dir(f) != abs {
+				return nil, nil, nil, fmt.Errorf("%s: the package uses cgo (the go tool generated %s), which kbmc does not model", path, filepath.Base(f))
+			}
+			name = filepath.Join(path, filepath.Base(f))
+		}
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		src.files = append(src.files, name)
+		src.text[name], src.names[f] = text, name
+	}
+	if len(src.files) == 0 {
+		return nil, nil, nil, fmt.Errorf("%s: no Go files", path)
+	}
+	src.main = src.files[0]
+	var errs ErrorList
+	undefined := false
+	for _, e := range pkg.Errors {
+		if e.Pos == "" && strings.HasPrefix(e.Msg, "# ") && len(pkg.Errors) > 1 {
+			continue // the go tool's compiler output, which repeats the type errors
+		}
+		errs = append(errs, packageError(e, src))
+		undefined = undefined || strings.Contains(e.Msg, "undefined: ")
+	}
+	if undefined && !fi.IsDir() {
+		// The name may be declared in another file of the package, which
+		// a file read alone does not see.
+		if siblings, _ := filepath.Glob(filepath.Join(filepath.Dir(abs), "*.go")); len(siblings) > 1 {
+			errs = append(errs, &Error{Pos: syntax.Position{Filename: path},
+				Msg: "note: kbmc reads a .go file as a package of its own, as go run does; to check it with the other files of its package, name its directory"})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, nil, nil, errs
+	}
+	if !fi.IsDir() && len(pkg.CompiledGoFiles) > 1 {
+		return nil, nil, nil, fmt.Errorf("%s: its package has %d Go files; name the package's directory to check the whole package", path, len(pkg.CompiledGoFiles))
+	}
+	prog, spkgs := ssautil.Packages([]*packages.Package{pkg}, ssa.InstantiateGenerics)
+	if spkgs[0] == nil {
+		return nil, nil, nil, fmt.Errorf("%s: no SSA form was built for the package", path)
+	}
+	prog.Build()
+	return spkgs[0], fset, src, nil
+}
+
+// choosePackage picks, among the packages go/packages loaded for path, the
+// one kbmc checks: the test variant that holds the package's own _test.go
+// files if there is one (its tests are entry points), else the package. A
+// directory's external test package (package x_test) is refused: its tests
+// would need the package's functions from another SSA package, and checking
+// the package without them would skip them silently.
+func choosePackage(pkgs []*packages.Package, path, abs string, isDir bool) (*packages.Package, error) {
 	var pkg *packages.Package
 	for _, p := range pkgs {
-		if strings.HasSuffix(p.ID, ".test") || !holds(p, abs) {
+		if strings.HasSuffix(p.ID, ".test") || !isDir && !holds(p, abs) {
 			continue
+		}
+		if isDir && strings.HasSuffix(p.PkgPath, "_test") && len(p.CompiledGoFiles) > 0 {
+			return nil, fmt.Errorf("%s: %s is an external test package (package %s), which kbmc does not read: move its tests into package %s",
+				path, filepath.Base(p.CompiledGoFiles[0]), p.Name, strings.TrimSuffix(p.Name, "_test"))
 		}
 		if pkg == nil || len(p.Syntax) > 0 && strings.Contains(p.ID, "[") {
 			pkg = p
 		}
 	}
-	if pkg == nil {
-		return nil, nil, fmt.Errorf("%s: the go tool found no package holding this file", file)
+	switch {
+	case pkg == nil && isDir:
+		// go list names no package for a directory outside a module.
+		return nil, fmt.Errorf("%s: the go tool found no package here: a directory's package is read inside a module (go mod init makes one), or name one of its files", path)
+	case pkg == nil:
+		return nil, fmt.Errorf("%s: the go tool found no package holding this file", path)
 	}
-	var errs ErrorList
-	for _, e := range pkg.Errors {
-		errs = append(errs, packageError(e, file, src))
-	}
-	if len(errs) > 0 {
-		return nil, nil, errs
-	}
-	if len(pkg.CompiledGoFiles) > 1 {
-		return nil, nil, fmt.Errorf("%s: its package has %d Go files; kbmc reads a Go package of one file", file, len(pkg.CompiledGoFiles))
-	}
-	prog, spkgs := ssautil.Packages([]*packages.Package{pkg}, ssa.InstantiateGenerics)
-	if spkgs[0] == nil {
-		return nil, nil, fmt.Errorf("%s: no SSA form was built for the package", file)
-	}
-	prog.Build()
-	return spkgs[0], fset, nil
+	return pkg, nil
 }
 
 func holds(p *packages.Package, abs string) bool {
@@ -219,18 +281,26 @@ func holds(p *packages.Package, abs string) bool {
 
 // packageError turns a go/packages error ("file:line:col: msg") into a
 // positioned Error.
-func packageError(e packages.Error, file string, src []byte) *Error {
-	pos := syntax.Position{Filename: file}
-	parts := strings.SplitN(e.Pos, ":", 4)
-	if len(parts) >= 3 {
-		fmt.Sscan(parts[len(parts)-2], &pos.Line)
-		fmt.Sscan(parts[len(parts)-1], &pos.Col)
-		if len(parts) == 4 {
-			fmt.Sscan(parts[1], &pos.Line)
-			fmt.Sscan(parts[2], &pos.Col)
+func packageError(e packages.Error, src *sources) *Error {
+	pos := syntax.Position{Filename: src.main}
+	// The position is file:line:col or file:line; the file's name may hold
+	// colons itself, so it is read from the end.
+	parts := strings.Split(e.Pos, ":")
+	nums := 0
+	for i := len(parts) - 1; i >= 1 && nums < 2; i-- {
+		if _, err := strconv.Atoi(parts[i]); err != nil {
+			break
+		}
+		nums++
+	}
+	if nums > 0 {
+		pos.Filename = src.name(strings.Join(parts[:len(parts)-nums], ":"))
+		pos.Line, _ = strconv.Atoi(parts[len(parts)-nums])
+		if nums == 2 {
+			pos.Col, _ = strconv.Atoi(parts[len(parts)-1])
 		}
 	}
-	return &Error{Pos: pos, Msg: e.Msg, Source: sourceLine(src, pos.Line)}
+	return &Error{Pos: pos, Msg: e.Msg, Source: sourceLine(src.text[pos.Filename], pos.Line)}
 }
 
 func sourceLine(src []byte, line int) string {

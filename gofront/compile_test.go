@@ -35,7 +35,6 @@ func TestUnsupported(t *testing.T) {
 		{"recursion", "package p\nfunc f(n int) int { if n == 0 { return 0 }; return f(n - 1) }\nfunc main() { _ = f(2) }\n",
 			"2:53: recursive call of f"},
 		{"unmodelled call", "package p\nimport \"os\"\nfunc main() { os.Getpid() }\n", "3:24: call of os.Getpid: not supported"},
-		{"recover", "package p\nfunc main() { defer func() { recover() }() }\n", "recover is not supported"},
 		{"string operator", "package p\nfunc main() { a, b := \"x\", \"y\"; _ = a < b }\n", "string operator < is not supported"},
 		{"variable capacity", "package p\nvar n = 2\nfunc main() { _ = make(chan int, n) }\n", "3:23: make of a channel whose capacity is not a constant"},
 		{"no entry", "package p\nfunc helper() {}\n", "no entry point"},
@@ -136,6 +135,11 @@ func TestModel(t *testing.T) {
 		{"type switch", "package p\ntype A struct{ a int }\ntype B struct{ b int }\nfunc kind(x any) int { switch v := x.(type) { case *A: return v.a; case *B: return v.b }; return 0 }\n" +
 			"func main() { if kind(&A{a: 1}) != 1 || kind(&B{b: 2}) != 2 || kind(3) != 0 { panic(\"switch\") } }\n", ir.NoViolation},
 		{"function value through memory", "package p\ntype S struct{ f func() int }\nfunc main() { s := &S{f: func() int { return 3 }}; if s.f() != 3 { panic(\"call\") } }\n", ir.NoViolation},
+		{"recover without a panic is nil", "package p\nfunc f() (r int) { defer func() { if recover() != nil { r = 2 } }(); return 1 }\nfunc main() { if f() != 1 { panic(\"recovered\") } }\n", ir.NoViolation},
+		{"a panic a deferred recover may stop", "package p\nfunc f() { defer func() { recover() }(); panic(\"boom\") }\nfunc main() { f() }\n", ir.Unsupported},
+		{"a run-time panic a deferred recover may stop", "package p\nfunc g(m map[int]int) { m[1] = 1 }\nfunc f() { defer func() { recover() }(); var m map[int]int; g(m) }\nfunc main() { f() }\n", ir.Unsupported},
+		{"a deferred function that does not recover", "package p\nfunc f() { defer func() {}(); panic(\"boom\") }\nfunc main() { f() }\n", ir.Panic},
+		{"recover does not reach another goroutine", "package p\nfunc main() { defer func() { recover() }(); done := make(chan bool); go func() { panic(\"g\") }(); <-done }\n", ir.Panic},
 		{"test failure", "package p\nimport \"testing\"\nfunc TestX(t *testing.T) { c := make(chan int, 1); go func() { c <- 1 }(); select { case <-c: default: t.Fatal(\"not yet\") } }\n", ir.Assertion},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -146,8 +150,11 @@ func TestModel(t *testing.T) {
 			for _, algo := range []string{"dfs", "dpor"} {
 				r := check(t, res.Program, algo, 200)
 				got := ir.NoViolation
-				if r.Violation != nil {
+				switch {
+				case r.Violation != nil:
 					got = r.Violation.Kind
+				case r.Verdict == verify.Unknown && strings.HasPrefix(r.Note, "unsupported at "):
+					got = ir.Unsupported
 				}
 				if got != tc.want || r.Verdict == verify.BoundedSafe {
 					t.Errorf("%s: %s (%v), want %v", algo, r.Verdict, got, tc.want)
@@ -260,5 +267,87 @@ func TestAppendBound(t *testing.T) {
 	r := check(t, res.Program, "dfs", 400)
 	if r.Verdict != verify.Unknown || r.Violation != nil && r.Violation.Kind != ir.Unsupported {
 		t.Errorf("%s (%v), want unknown: the model's bound", r.Verdict, r.Violation)
+	}
+}
+
+// writePackage writes a package's files (and a go.mod) into a new directory.
+func writePackage(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files["go.mod"] = "module example.com/p\n\ngo 1.22\n"
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestPackage: a directory is its package with its tests, as go test loads
+// it; positions in another file than the entry's name that file.
+func TestPackage(t *testing.T) {
+	dir := writePackage(t, map[string]string{
+		"worker.go": "package p\n\nfunc work(c chan int) {\n\tc <- 1\n}\n",
+		"work_test.go": "package p\n\nimport \"testing\"\n\nfunc TestWork(t *testing.T) {\n\tc := make(chan int)\n\tgo work(c)\n}\n" +
+			"\nfunc TestOther(t *testing.T) {}\n",
+	})
+	entries, err := Entries(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(entries, " ") != "TestWork TestOther" {
+		t.Errorf("entries: got %v", entries)
+	}
+	res, err := Compile(dir, Config{Entry: "TestWork"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "work_test.go"); res.File != want || len(res.Files) != 2 || res.Program.File != want {
+		t.Errorf("files: got %s %v (program %s)", res.File, res.Files, res.Program.File)
+	}
+	r := check(t, res.Program, "dfs", 100)
+	if r.Violation == nil || r.Violation.Kind != ir.Leak {
+		t.Fatalf("got %v, want a leak", r.Violation)
+	}
+	// The leaked goroutine waits at worker.go's send, the entry's file is
+	// the program's own.
+	if want := (ir.Pos{File: filepath.Join(dir, "worker.go"), Line: 4, Col: 4}); r.Violation.Pos != want {
+		t.Errorf("leak at %v, want %v", r.Violation.Pos, want)
+	}
+	if sites := res.Program.Pools[0].Sites; len(sites) != 1 || sites[0] != (ir.Pos{Line: 7, Col: 2}) {
+		t.Errorf("start sites: got %v", sites)
+	}
+
+	// Errors name the file they are in, with its line.
+	bad := writePackage(t, map[string]string{
+		"a.go": "package p\n\nfunc main() {}\n",
+		"b.go": "package p\n\nfunc f() { x := 1 }\n",
+	})
+	_, err = Compile(bad, Config{})
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(bad, "b.go")+":3:12: declared and not used: x") ||
+		!strings.Contains(err.Error(), "func f() { x := 1 }") {
+		t.Errorf("a type error in another file: %v", err)
+	}
+	unsupported := writePackage(t, map[string]string{
+		"a.go": "package p\n\nfunc main() { f() }\n",
+		"b.go": "package p\n\nimport \"os\"\n\nfunc f() { os.Getpid() }\n",
+	})
+	_, err = Compile(unsupported, Config{})
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(unsupported, "b.go")+":5:") {
+		t.Errorf("an unsupported call in another file: %v", err)
+	}
+
+	// An external test package is refused by name, not skipped.
+	ext := writePackage(t, map[string]string{
+		"a.go":      "package p\n\nfunc F() {}\n",
+		"a_test.go": "package p_test\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) {}\n",
+	})
+	if _, err := Compile(ext, Config{}); err == nil || !strings.Contains(err.Error(), "a_test.go is an external test package (package p_test)") {
+		t.Errorf("an external test package: %v", err)
+	}
+	// A file of a package of several files is a package of its own, as go
+	// run reads it.
+	if _, err := Compile(filepath.Join(dir, "work_test.go"), Config{Entry: "TestWork"}); err == nil || !strings.Contains(err.Error(), "undefined: work") || !strings.Contains(err.Error(), "name its directory") {
+		t.Errorf("a file alone: %v", err)
 	}
 }

@@ -295,7 +295,7 @@ func (b *builder) newObject(bb *ssa.BasicBlock, name string, lo *layout, t types
 	if !b.runsOnce(bb) {
 		return b.allocBlockOf(t, name, lo)
 	}
-	v := b.l.objectVar(fmt.Sprintf("%s::%s at %s", b.t.Name, name, b.pos), lo, b.pos)
+	v := b.l.objectVar(fmt.Sprintf("%s::%s at %s", b.t.Name, name, site(b.pos)), lo, b.pos)
 	if t != nil {
 		b.l.registerObject(t, v)
 	}
@@ -305,16 +305,16 @@ func (b *builder) newObject(bb *ssa.BasicBlock, name string, lo *layout, t types
 // allocBlockOf takes a block of a pool made for one allocation site, of
 // blocks that hold a value of type t (nil: no type an interface may hold).
 func (b *builder) allocBlockOf(t types.Type, name string, lo *layout) *ir.Expr {
-	site := fmt.Sprintf("%s at %s in %s", name, b.pos, b.t.Name)
-	a := &ir.Alloc{Name: site, Pos: b.pos}
+	pool := fmt.Sprintf("%s at %s in %s", name, site(b.pos), b.t.Name)
+	a := &ir.Alloc{Name: pool, Pos: b.pos}
 	blocks := b.l.cfg.LoopBlocks
-	a.Status = &ir.Var{Name: site + " (status)", Type: ir.I64, Len: blocks, Shared: true, Pos: b.pos}
+	a.Status = &ir.Var{Name: pool + " (status)", Type: ir.I64, Len: blocks, Shared: true, Pos: b.pos}
 	for i := range blocks {
-		a.Status.CellNames = append(a.Status.CellNames, fmt.Sprintf("%s #%d (status)", site, i+1))
+		a.Status.CellNames = append(a.Status.CellNames, fmt.Sprintf("%s #%d (status)", pool, i+1))
 	}
 	b.l.prog.Shared = append(b.l.prog.Shared, a.Status)
 	for i := range blocks {
-		v := b.l.objectVar(fmt.Sprintf("%s #%d", site, i+1), lo, b.pos)
+		v := b.l.objectVar(fmt.Sprintf("%s #%d", pool, i+1), lo, b.pos)
 		if v.Len == 0 {
 			v.Len = 1
 			v.CellTypes = lo.types()

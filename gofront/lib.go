@@ -188,7 +188,7 @@ func (b *builder) timerObject(bb *ssa.BasicBlock) *ir.Expr {
 // fires once (fire's code) or, for a ticker, until stopped. The pool is
 // recorded for the call, so that Reset can start another.
 func (b *builder) startTimer(in ssa.Instruction, p *ir.Expr, fire func(g *builder, p *ir.Expr), ticker bool) {
-	pname := fmt.Sprintf("%s at %s", libName(in.(ssa.CallInstruction).Common().StaticCallee()), b.pos)
+	pname := fmt.Sprintf("%s at %s", libName(in.(ssa.CallInstruction).Common().StaticCallee()), site(b.pos))
 	pi := b.l.libPool(pname, &layout{cells: []cellInfo{{ir.Ptr, ".timer"}, {ir.I64, ".gen"}}}, func(g *builder, cells []*ir.Expr) {
 		g.timerBody(cells[0], cells[1], fire, ticker)
 	})
@@ -310,7 +310,7 @@ func (b *builder) contextCall(name string, c *ssa.CallCommon, in ssa.Instruction
 		b.open = append(append(append(registered, done2...), &cancellable.Else), b.open...)
 		b.endAtomic()
 		if name != "context.WithCancel" {
-			pi := b.l.libPool(fmt.Sprintf("%s at %s", name, b.pos), &layout{cells: []cellInfo{{ir.Ptr, ".ctx"}}}, func(g *builder, cells []*ir.Expr) {
+			pi := b.l.libPool(fmt.Sprintf("%s at %s", name, site(b.pos)), &layout{cells: []cellInfo{{ir.Ptr, ".ctx"}}}, func(g *builder, cells []*ir.Expr) {
 				g.beginAtomic()
 				g.emit(&ir.Node{Op: ir.OpNop})
 				g.cancelCtx(cells[0], constant(ir.I64, ctxDeadline), ctxDepth)

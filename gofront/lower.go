@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"slices"
 	"sort"
 
@@ -23,8 +24,7 @@ const maxPool = 16
 
 // lowerer turns an SSA package into an ir.Program for one entry point.
 type lowerer struct {
-	file string
-	src  []byte
+	src  *sources
 	fset *token.FileSet
 	pkg  *ssa.Package
 	cfg  Config
@@ -61,6 +61,9 @@ type lowerer struct {
 
 	budget int
 	tooBig bool
+	// recovers: 1 if a function of the package calls recover, -1 if none
+	// does, 0 before anyRecover looked.
+	recovers int
 }
 
 // poolInfo is the goroutine pool of one function a go statement starts, and
@@ -79,26 +82,42 @@ type poolInfo struct {
 	body func(b *builder, cells []*ir.Expr)
 }
 
-func newLowerer(file string, src []byte, fset *token.FileSet, pkg *ssa.Package, cfg Config) *lowerer {
-	return &lowerer{file: file, src: src, fset: fset, pkg: pkg, cfg: cfg,
-		prog:    &ir.Program{File: file, Width: 64, NoFold: cfg.NoFold},
+func newLowerer(src *sources, fset *token.FileSet, pkg *ssa.Package, cfg Config) *lowerer {
+	return &lowerer{src: src, fset: fset, pkg: pkg, cfg: cfg,
+		prog:    &ir.Program{File: src.main, Width: 64, NoFold: cfg.NoFold},
 		globals: map[*ssa.Global]*ir.Var{}, pools: map[*ssa.Function]*poolInfo{},
 		chans: map[ssa.Instruction]*chanSite{}, funcVals: map[*ssa.Function]*funcValue{}, libPools: map[string]*poolInfo{}, timerPools: map[ssa.Value]*poolInfo{}, strings: map[string]int64{}, budget: maxLowered}
 }
 
-// pos converts a token position in the program's file.
+// pos converts a token position: the program's own file (the entry's) is
+// ir.Pos's empty File, another file of the package is named.
 func (l *lowerer) pos(p token.Pos) ir.Pos {
 	if !p.IsValid() {
 		return ir.Pos{}
 	}
 	pp := l.fset.Position(p)
-	return ir.Pos{Line: pp.Line, Col: pp.Column}
+	pos := ir.Pos{Line: pp.Line, Col: pp.Column}
+	if name := l.src.name(pp.Filename); name != l.src.main {
+		pos.File = name
+	}
+	return pos
+}
+
+// site is pos in the name of something the code makes there (a channel, an
+// object): line:col, with the file's base name when it is not the
+// program's own file.
+func site(pos ir.Pos) string {
+	if pos.File != "" {
+		return fmt.Sprintf("%s:%d:%d", filepath.Base(pos.File), pos.Line, pos.Col)
+	}
+	return pos.String()
 }
 
 // errorf records an input error at pos.
 func (l *lowerer) errorf(pos ir.Pos, format string, args ...any) {
-	e := &Error{Pos: syntax.Position{Filename: l.file, Line: pos.Line, Col: pos.Col}, Msg: fmt.Sprintf(format, args...),
-		Source: sourceLine(l.src, pos.Line)}
+	file := l.src.fileOf(pos)
+	e := &Error{Pos: syntax.Position{Filename: file, Line: pos.Line, Col: pos.Col}, Msg: fmt.Sprintf(format, args...),
+		Source: sourceLine(l.src.text[file], pos.Line)}
 	for _, old := range l.errs {
 		if old.Pos == e.Pos && old.Msg == e.Msg {
 			return

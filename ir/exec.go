@@ -396,7 +396,7 @@ func (p *Program) End(s State) (Ending, *Violation) {
 			if pos == (Pos{}) {
 				pos = n.Pos
 			}
-			parts = append(parts, fmt.Sprintf("%s waits at %s (%d:%d): %s", th.Name, n.Text, n.Pos.Line, n.Pos.Col, p.WaitsFor(s, t)))
+			parts = append(parts, fmt.Sprintf("%s waits at %s (%s): %s", th.Name, n.Text, n.Pos, p.WaitsFor(s, t)))
 		}
 	}
 	if p.entryReturned(s) {
@@ -459,7 +459,7 @@ func (p *Program) Stuck(s State, i int) *Violation {
 			if first < 0 {
 				first, pos = t, n.Pos
 			}
-			parts = append(parts, fmt.Sprintf("%s waits at %s (%d:%d): %s", th.Name, n.Text, n.Pos.Line, n.Pos.Col, p.WaitsFor(s, t)))
+			parts = append(parts, fmt.Sprintf("%s waits at %s (%s): %s", th.Name, n.Text, n.Pos, p.WaitsFor(s, t)))
 		}
 	}
 	if first < 0 {
@@ -705,6 +705,8 @@ type machine struct {
 	// halted: a failing assertion stopped the thread for good (race.go,
 	// SelectRaces): the step ends, keeping what it did, at Stuck.
 	halted bool
+	// recoverable: the node executing is Recoverable.
+	recoverable bool
 }
 
 // newMachine returns a machine running thread t on s: its locals are the thread's
@@ -719,7 +721,12 @@ func (m *machine) fail(kind ViolationKind, pos Pos, format string, args ...any) 
 		return
 	}
 	m.failed = true
-	m.viol = Violation{Kind: kind, Msg: fmt.Sprintf(format, args...), Pos: pos, Thread: m.th.ID}
+	msg := fmt.Sprintf(format, args...)
+	if m.recoverable && kind != Unsupported && kind != Assertion {
+		msg = fmt.Sprintf("%s (%s) where a deferred recover may stop it: kbmc does not model recovering from a panic", kind, msg)
+		kind = Unsupported
+	}
+	m.viol = Violation{Kind: kind, Msg: msg, Pos: pos, Thread: m.th.ID}
 }
 
 func (m *machine) access(loc int, k AccessKind, v int64) {
@@ -780,6 +787,7 @@ func (m *machine) blocked(n *Node) {
 // exec runs one node and returns the next node index.
 func (m *machine) exec(n *Node) int {
 	p := m.p
+	m.recoverable = n.Recoverable
 	switch n.Op {
 	case OpNop, OpYield:
 	case OpAssign:
@@ -802,11 +810,12 @@ func (m *machine) exec(n *Node) int {
 			if kind == NoViolation {
 				kind = Assertion
 			}
-			if p.abortsOnAssert() && kind != Unsupported {
+			if p.abortsOnAssert() && kind != Unsupported && !n.Recoverable {
 				// Under no-data-race and no-overflow a failing assertion is
 				// no violation: it aborts, as C's assert does. A bound of
 				// the model (Unsupported) is no assertion of the program:
-				// it still ends the run as unknown.
+				// it still ends the run as unknown, as a panic a deferred
+				// recover may stop does (fail).
 				m.halted = true
 				break
 			}

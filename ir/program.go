@@ -1,13 +1,33 @@
 package ir
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+)
 
-// Pos is a position in the program's source file (1-based line and column).
+// Pos is a position in the program's source (1-based line and column). File
+// is empty for a position in the program's own file (Program.File), and names
+// the file otherwise: a Go package has several files, and a trace may pass
+// through each.
 type Pos struct {
+	File      string
 	Line, Col int
 }
 
-func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
+// String is line:col, or file:line:col for a position in another file than
+// the program's own.
+func (p Pos) String() string {
+	if p.File != "" {
+		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	}
+	return fmt.Sprintf("%d:%d", p.Line, p.Col)
+}
+
+// Compare orders positions by file (the program's own first), line and
+// column.
+func (p Pos) Compare(q Pos) int {
+	return cmp.Or(cmp.Compare(p.File, q.File), cmp.Compare(p.Line, q.Line), cmp.Compare(p.Col, q.Col))
+}
 
 // A Var is a shared or thread-local variable, scalar (Len == 0) or array.
 //
@@ -51,6 +71,11 @@ type Var struct {
 	// BlockIndex its index in the pool.
 	Block      *Alloc
 	BlockIndex int
+	// Bookkeeping marks a variable of the lowering's own that the program
+	// never names (how many channels a Go make site has made, which of its
+	// channels are in use): traces and final states leave it out. It is state
+	// like any other for the engines.
+	Bookkeeping bool
 }
 
 // Cells is the number of State slots the variable occupies.
@@ -363,7 +388,12 @@ type Node struct {
 	// unlock the mutex, and unlocking a free one is a Panic. For an OpLock,
 	// Go's Lock: a thread that locks a mutex it holds waits (no Relock).
 	AnyOwner bool
-	Msg      string // OpAssert: the message (may be empty)
+	// Recoverable says that a Go panic of this node (a failing Panic assert,
+	// a failing run-time check) may be stopped by a deferred recover, which
+	// ir does not model: the run stops as Unsupported instead of reporting
+	// the panic.
+	Recoverable bool
+	Msg         string // OpAssert: the message (may be empty)
 	// C and Go (memory.go):
 	Addr    *Expr // OpLock, OpUnlock, OpTryLock: the address of the mutex's cell, when Mutex is nil
 	JThread *Expr // OpJoin: the value of the thread to wait for, when Join is nil; LHS (optional) receives its return value

@@ -82,8 +82,7 @@ func (c *Coverage) Statements(p *ir.Program) []CoveredStatement {
 		}
 	}
 	slices.SortStableFunc(list, func(a, b CoveredStatement) int {
-		return cmp.Or(cmp.Compare(order[a.Template], order[b.Template]),
-			cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col))
+		return cmp.Or(cmp.Compare(order[a.Template], order[b.Template]), a.Pos.Compare(b.Pos))
 	})
 	return list
 }

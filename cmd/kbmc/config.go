@@ -396,8 +396,15 @@ func parseShard(spec string) (explicit.Shard, error) {
 
 // loaded is a compiled program with its source, for error rendering and traces.
 type loaded struct {
-	path     string
+	path string // the input as named: a file, or a Go package's directory
+	// file is the file the program's own positions are in (ir.Pos.File
+	// empty): path, or for a Go package the file of its entry function.
+	file string
+	// src is the input's source; for a Go package, its files' sources one
+	// after another (what a trail's hash covers). files holds each file's
+	// source by name, for the source lines of errors.
 	src      []byte
+	files    map[string][]byte
 	prog     *ir.Program
 	settings []string // the flags that decide the verdict, as name=value (see verdictSettings)
 	// property is the one property --property chose, or nil for all.
@@ -456,11 +463,19 @@ func load(path string, cfg sourceConfig) (*loaded, error) {
 		if err != nil {
 			return nil, &exitError{exitInput, err}
 		}
-		src, err := os.ReadFile(res.File)
-		if err != nil {
-			return nil, &exitError{exitInput, err}
+		l := &loaded{path: path, file: res.File, files: map[string][]byte{}, prog: res.Program}
+		if len(res.Files) == 1 {
+			l.path = res.File // a directory of one file: name the file, as before
 		}
-		return &loaded{path: res.File, src: src, prog: res.Program}, nil
+		for _, f := range res.Files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				return nil, &exitError{exitInput, err}
+			}
+			l.files[f] = src
+			l.src = append(l.src, src...)
+		}
+		return l, nil
 	}
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -470,7 +485,20 @@ func load(path string, cfg sourceConfig) (*loaded, error) {
 	if err != nil {
 		return nil, &exitError{exitInput, err}
 	}
-	return &loaded{path: path, src: src, prog: p}, nil
+	return singleFile(path, src, p), nil
+}
+
+// singleFile is the loaded form of a program read from one file.
+func singleFile(path string, src []byte, p *ir.Program) *loaded {
+	return &loaded{path: path, file: path, src: src, files: map[string][]byte{path: src}, prog: p}
+}
+
+// fileOf is the file pos is in.
+func (l *loaded) fileOf(pos ir.Pos) string {
+	if pos.File != "" {
+		return pos.File
+	}
+	return l.file
 }
 
 // compileGo lowers a Go file (or the one file of a directory).
@@ -499,11 +527,11 @@ func compile(path string, src []byte, cfg sourceConfig) (*ir.Program, error) {
 // errorAt renders a message at a position like a compiler error: the position, the
 // source line and a caret.
 func (l *loaded) errorAt(pos ir.Pos, msg string) error {
-	line := ""
-	if lines := strings.Split(string(l.src), "\n"); pos.Line >= 1 && pos.Line <= len(lines) {
+	file, line := l.fileOf(pos), ""
+	if lines := strings.Split(string(l.files[file]), "\n"); pos.Line >= 1 && pos.Line <= len(lines) {
 		line = strings.TrimRight(lines[pos.Line-1], "\r")
 	}
-	return &lang.Error{Pos: syntax.Position{Filename: l.path, Line: pos.Line, Col: pos.Col}, Msg: msg, Source: line}
+	return &lang.Error{Pos: syntax.Position{Filename: file, Line: pos.Line, Col: pos.Col}, Msg: msg, Source: line}
 }
 
 // unsupported marks an input error that says the chosen engine cannot handle a

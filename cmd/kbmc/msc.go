@@ -61,7 +61,7 @@ func buildChart(l *loaded, res *verify.Result, opts traceOptions) *chart {
 		return c
 	}
 	v := res.Violation
-	c.violation = fmt.Sprintf("%s:%d:%d: %s: %s", l.path, v.Pos.Line, v.Pos.Col, v.Kind, v.Msg)
+	c.violation = fmt.Sprintf("%s: %s: %s", posText(l, v.Pos), v.Kind, v.Msg)
 	r := traceSteps(l, res.Run, opts)
 	steps := r.steps
 	if opts.relevant {

@@ -46,7 +46,7 @@ func properties(l *loaded, localDeadlock bool) []property {
 			return
 		}
 		seen[site{k, pos}] = true
-		props = append(props, property{Kind: k.String(), Pos: fmt.Sprintf("%s:%d:%d", l.path, pos.Line, pos.Col),
+		props = append(props, property{Kind: k.String(), Pos: posText(l, pos),
 			Text: text, Msg: msg, at: pos, kind: k})
 	}
 	for _, t := range l.prog.Templates {
@@ -64,10 +64,7 @@ func properties(l *loaded, localDeadlock bool) []property {
 		if c := cmp.Compare(a.kind, b.kind); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(a.at.Line, b.at.Line); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.at.Col, b.at.Col)
+		return a.at.Compare(b.at)
 	})
 	count := map[ir.ViolationKind]int{}
 	for i := range props {
@@ -77,7 +74,7 @@ func properties(l *loaded, localDeadlock bool) []property {
 	for _, inv := range l.prog.Invariants {
 		// Named by the program, not numbered: invariant.NAME.
 		props = append(props, property{ID: "invariant." + inv.Name, Kind: ir.InvariantViolation.String(),
-			Pos: fmt.Sprintf("%s:%d:%d", l.path, inv.Pos.Line, inv.Pos.Col), Text: inv.Text,
+			Pos: posText(l, inv.Pos), Text: inv.Text,
 			at: inv.Pos, kind: ir.InvariantViolation})
 	}
 	props = append(props, property{ID: "deadlock", Kind: "deadlock", Text: "no reachable state where no thread can move",

@@ -349,7 +349,7 @@ func regressFile(ctx context.Context, file string, override []string, timeout ti
 	if !chosen {
 		engines = defaultEngines()
 	}
-	l := &loaded{path: file, src: src, prog: p}
+	l := singleFile(file, src, p)
 	if property != "" {
 		if err := l.selectProperty(property, base.Explicit.LocalDeadlock); err != nil {
 			return fail("-", "//@ args: %v", err)

@@ -199,6 +199,9 @@ func traceSteps(l *loaded, run *ir.Run, opts traceOptions) *replayed {
 				k, idx := p.Locate(a.Loc)
 				switch k {
 				case ir.LocCell:
+					if v := sharedVar(p, idx); v != nil && v.Bookkeeping {
+						continue
+					}
 					name := p.LocationName(a.Loc)
 					if node.Addr != nil { // a mutex a pointer addresses
 						if node.Op == ir.OpLock || node.Op == ir.OpTryLock && a.Kind == ir.Write {
@@ -318,8 +321,10 @@ func nonEmpty(m map[string]any) map[string]any {
 	return m
 }
 
+// posText is pos as file:line:col: a position in the program's own file
+// names it, one in another file of a Go package names that.
 func posText(l *loaded, pos ir.Pos) string {
-	return fmt.Sprintf("%s:%d:%d", l.path, pos.Line, pos.Col)
+	return fmt.Sprintf("%s:%d:%d", l.fileOf(pos), pos.Line, pos.Col)
 }
 
 // relevantSteps keeps the steps the violation depends on (ir.Program.Relevant).
@@ -407,7 +412,7 @@ func writeText(w io.Writer, l *loaded, ec engineConfig, res *verify.Result, form
 		case ir.Leak:
 			msg = "the entry goroutine returned, and goroutines wait for ever"
 		}
-		fmt.Fprintf(w, "%s:%d:%d: %s: %s (%s)\n", l.path, v.Pos.Line, v.Pos.Col, v.Kind, msg, who)
+		fmt.Fprintf(w, "%s: %s: %s (%s)\n", posText(l, v.Pos), v.Kind, msg, who)
 		r := traceSteps(l, res.Run, opts)
 		steps := r.steps
 		fewest := ""
@@ -630,7 +635,11 @@ func startSites(p *ir.Program, tm *ir.Template) string {
 		}
 		var lines []string
 		for _, s := range pool.Sites {
-			lines = append(lines, fmt.Sprint(s.Line))
+			if s.File != "" {
+				lines = append(lines, s.File+":"+fmt.Sprint(s.Line))
+			} else {
+				lines = append(lines, fmt.Sprint(s.Line))
+			}
 		}
 		if len(lines) == 1 {
 			return "line " + lines[0]
@@ -652,6 +661,9 @@ func finalState(l *loaded, s ir.State) []stateCell {
 	p := l.prog
 	var out []stateCell
 	for _, v := range p.Shared {
+		if v.Bookkeeping {
+			continue
+		}
 		if v.Len == 0 {
 			out = append(out, stateCell{p.LocationName(v.Offset), fmt.Sprint(cellValue(p, v.Type, s[v.Offset]))})
 			continue

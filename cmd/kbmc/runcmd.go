@@ -189,7 +189,7 @@ func runAction(c *cli.Context) error {
 		}
 		fmt.Fprintf(out, "outcome: %s\n", end)
 		if viol != nil {
-			fmt.Fprintf(out, "%s:%d:%d: %s: %s\n", l.path, viol.Pos.Line, viol.Pos.Col, viol.Kind, viol.Msg)
+			fmt.Fprintf(out, "%s: %s: %s\n", posText(l, viol.Pos), viol.Kind, viol.Msg)
 		}
 		if !c.Bool("quiet") {
 			fmt.Fprintln(out, "final state:")

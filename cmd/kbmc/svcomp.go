@@ -144,7 +144,7 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 			// which also makes a failing assertion stop its thread.
 			prog.SelectProperty(svcomp.Violation(prop.Name))
 			var found *svcompFound
-			answer, reason, engine, found = svcompCheck(ctx, c, &loaded{path: input, src: src, prog: prog}, huntProg, prop, memory)
+			answer, reason, engine, found = svcompCheck(ctx, c, singleFile(input, src, prog), huntProg, prop, memory)
 			if dir := c.String("witness-dir"); dir != "" && answer == svcomp.False && found != nil {
 				var err error
 				if row.Witnesses, err = svcompWitnesses(dir, path, input, src, cfg, prop, found); err != nil {
@@ -275,7 +275,7 @@ func svcompWitnesses(dir, taskPath, input string, src []byte, cfg cfront.Config,
 	if spec == "" {
 		spec, _ = witness.Specification(found.res.Violation.Kind)
 	}
-	l := &loaded{path: input, src: src, prog: found.prog}
+	l := singleFile(input, src, found.prog)
 	sc := sourceConfig{DataModel: cfg.DataModel, Pool: cfg.LoopThreads}
 	w, err := buildWitness(l, sc, found.phantoms, found.res, spec)
 	if err != nil {

@@ -215,7 +215,7 @@ func loadWitness(path string, data []byte, programPath string) (*loaded, *witnes
 	if err != nil {
 		return nil, nil, nil, &exitError{exitInput, fmt.Errorf("--replay %s: %w", path, err)}
 	}
-	return &loaded{path: programPath, src: src, prog: p}, w, moves, nil
+	return singleFile(programPath, src, p), w, moves, nil
 }
 
 // writeWitness writes check's --witness.
