@@ -50,3 +50,38 @@ func TestPropertyKeepsBounds(t *testing.T) {
 		t.Errorf("exit %d, want %d (unknown: the model's bound):\n%s%s", code, exitUnknown, out, errs)
 	}
 }
+
+// TestGoPackage: a directory is checked as its package, test by test, and
+// the trace names the file of each position; a trail of it replays.
+func TestGoPackage(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"go.mod":    "module example.com/pool\n\ngo 1.22\n",
+		"worker.go": "package pool\n\nfunc work(c chan int) {\n\tc <- 1\n}\n",
+		"pool_test.go": "package pool\n\nimport \"testing\"\n\n" +
+			"func TestLeak(t *testing.T) {\n\tc := make(chan int)\n\tgo work(c)\n}\n\n" +
+			"func TestGood(t *testing.T) {\n\tc := make(chan int)\n\tgo work(c)\n\t<-c\n}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := kbmc(t, "check", dir)
+	if code != exitUnsafe {
+		t.Errorf("exit %d, want %d (unsafe):\n%s%s", code, exitUnsafe, out, errs)
+	}
+	worker, test := filepath.Join(dir, "worker.go"), filepath.Join(dir, "pool_test.go")
+	for _, want := range []string{"=== TestLeak\n", dir + ": unsafe: leak", worker + ":4:4: leak:", test + ":7  go work(c)",
+		"at c <- 1 (" + worker + ":4): waits for a receiver on channel make(chan int) at 6:11[0] (a rendezvous); started at line " + test + ":7", "=== TestGood\n", dir + ": safe:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	trail := filepath.Join(t.TempDir(), "leak.trail")
+	if code, _, errs := kbmc(t, "check", "-q", "--entry", "TestLeak", "--trail", trail, dir); code != exitUnsafe {
+		t.Fatalf("--trail: exit %d: %s", code, errs)
+	}
+	if code, out, errs := kbmc(t, "run", "--replay", trail); code != exitUnsafe || !strings.Contains(out, worker+":4:4: leak") {
+		t.Errorf("replay: exit %d:\n%s%s", code, out, errs)
+	}
+}

@@ -609,7 +609,7 @@ func waits(l *loaded, s ir.State) []waitInfo {
 		if tr.EndsValidly() {
 			wi.For += " (a valid end)"
 		}
-		if sites := startSites(p, th.Template); sites != "" {
+		if sites := startSites(l, th.Template); sites != "" {
 			wi.For += "; started at " + sites
 		}
 		if n.Op == ir.OpLock {
@@ -626,17 +626,18 @@ func waits(l *loaded, s ir.State) []waitInfo {
 }
 
 // startSites names the lines that start threads of template tm (a Go
-// program's go statements, ir.Pool.Sites): "line 12", "lines 12, 30"; "" when
-// the program does not say.
-func startSites(p *ir.Program, tm *ir.Template) string {
-	for _, pool := range p.Pools {
+// program's go statements, ir.Pool.Sites): "line 12", "lines 12, 30" ("line
+// f.go:12" in a package of several files); "" when the program does not say.
+func startSites(l *loaded, tm *ir.Template) string {
+	for _, pool := range l.prog.Pools {
 		if len(pool.Sites) == 0 || !slices.Contains(pool.Slots, tm) {
 			continue
 		}
 		var lines []string
 		for _, s := range pool.Sites {
-			if s.File != "" {
-				lines = append(lines, s.File+":"+fmt.Sprint(s.Line))
+			if len(l.files) > 1 {
+				// A package of several files: say which.
+				lines = append(lines, fmt.Sprintf("%s:%d", l.fileOf(s), s.Line))
 			} else {
 				lines = append(lines, fmt.Sprint(s.Line))
 			}
