@@ -185,7 +185,20 @@ func load(path string) (*ssa.Package, *token.FileSet, *sources, error) {
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: loading the Go package: %w", path, err)
 	}
-	pkg, err := choosePackage(pkgs, path, abs, fi.IsDir())
+	holding := abs
+	if fi.IsDir() && len(pkgs) == 0 {
+		// Outside a module the go tool names no package for a directory;
+		// its files named one by one are one (as go vet *.go reads them).
+		files, _ := filepath.Glob(filepath.Join(abs, "*.go"))
+		if len(files) == 0 {
+			return nil, nil, nil, fmt.Errorf("%s: no Go files", path)
+		}
+		if pkgs, err = packages.Load(cfg, files...); err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: loading the Go package: %w", path, err)
+		}
+		holding = files[0]
+	}
+	pkg, err := choosePackage(pkgs, path, holding, fi.IsDir() && holding == abs)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -240,7 +253,8 @@ func load(path string) (*ssa.Package, *token.FileSet, *sources, error) {
 	return spkgs[0], fset, src, nil
 }
 
-// choosePackage picks, among the packages go/packages loaded for path, the
+// choosePackage picks, among the packages go/packages loaded for path (a
+// directory's package when isDir, else the package holding the file abs), the
 // one kbmc checks: the test variant that holds the package's own _test.go
 // files if there is one (its tests are entry points), else the package. A
 // directory's external test package (package x_test) is refused: its tests
@@ -260,11 +274,7 @@ func choosePackage(pkgs []*packages.Package, path, abs string, isDir bool) (*pac
 			pkg = p
 		}
 	}
-	switch {
-	case pkg == nil && isDir:
-		// go list names no package for a directory outside a module.
-		return nil, fmt.Errorf("%s: the go tool found no package here: a directory's package is read inside a module (go mod init makes one), or name one of its files", path)
-	case pkg == nil:
+	if pkg == nil {
 		return nil, fmt.Errorf("%s: the go tool found no package holding this file", path)
 	}
 	return pkg, nil

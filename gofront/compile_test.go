@@ -337,6 +337,25 @@ func TestPackage(t *testing.T) {
 		t.Errorf("an unsupported call in another file: %v", err)
 	}
 
+	// Outside a module, a directory's files are named to the go tool one
+	// by one, which makes them one package too.
+	loose := t.TempDir()
+	for name, src := range map[string]string{
+		"worker.go":    "package p\n\nfunc work(c chan int) {\n\tc <- 1\n}\n",
+		"work_test.go": "package p\n\nimport \"testing\"\n\nfunc TestWork(t *testing.T) {\n\tc := make(chan int)\n\tgo work(c)\n\t<-c\n}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(loose, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err = Compile(loose, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := check(t, res.Program, "dfs", 100); r.Violation != nil || len(res.Files) != 2 {
+		t.Errorf("a directory outside a module: %v, files %v", r.Violation, res.Files)
+	}
+
 	// An external test package is refused by name, not skipped.
 	ext := writePackage(t, map[string]string{
 		"a.go":      "package p\n\nfunc F() {}\n",
