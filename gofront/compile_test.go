@@ -35,6 +35,8 @@ func TestUnsupported(t *testing.T) {
 		{"recursion", "package p\nfunc f(n int) int { if n == 0 { return 0 }; return f(n - 1) }\nfunc main() { _ = f(2) }\n",
 			"2:53: recursive call of f"},
 		{"unmodelled call", "package p\nimport \"os\"\nfunc main() { os.Getpid() }\n", "3:24: call of os.Getpid: not supported"},
+		{"time.Since compared", "package p\nimport \"time\"\nfunc main() { t := time.Now(); if time.Since(t) > time.Second { panic(\"slow\") } }\n",
+			"3:45: time.Since where its value matters is not supported"},
 		{"string operator", "package p\nfunc main() { a, b := \"x\", \"y\"; _ = a < b }\n", "string operator < is not supported"},
 		{"variable capacity", "package p\nvar n = 2\nfunc main() { _ = make(chan int, n) }\n", "3:23: make of a channel whose capacity is not a constant"},
 		{"no entry", "package p\nfunc helper() {}\n", "no entry point"},
@@ -135,6 +137,7 @@ func TestModel(t *testing.T) {
 		{"type switch", "package p\ntype A struct{ a int }\ntype B struct{ b int }\nfunc kind(x any) int { switch v := x.(type) { case *A: return v.a; case *B: return v.b }; return 0 }\n" +
 			"func main() { if kind(&A{a: 1}) != 1 || kind(&B{b: 2}) != 2 || kind(3) != 0 { panic(\"switch\") } }\n", ir.NoViolation},
 		{"function value through memory", "package p\ntype S struct{ f func() int }\nfunc main() { s := &S{f: func() int { return 3 }}; if s.f() != 3 { panic(\"call\") } }\n", ir.NoViolation},
+		{"time.Since as a timer's duration", "package p\nimport \"time\"\nfunc main() { t := time.Now(); d := 2 * time.Second; <-time.After(d - time.Since(t)) }\n", ir.NoViolation},
 		{"recover without a panic is nil", "package p\nfunc f() (r int) { defer func() { if recover() != nil { r = 2 } }(); return 1 }\nfunc main() { if f() != 1 { panic(\"recovered\") } }\n", ir.NoViolation},
 		{"a panic a deferred recover may stop", "package p\nfunc f() { defer func() { recover() }(); panic(\"boom\") }\nfunc main() { f() }\n", ir.Unsupported},
 		{"a run-time panic a deferred recover may stop", "package p\nfunc g(m map[int]int) { m[1] = 1 }\nfunc f() { defer func() { recover() }(); var m map[int]int; g(m) }\nfunc main() { f() }\n", ir.Unsupported},

@@ -2,6 +2,7 @@ package gofront
 
 import (
 	"fmt"
+	"go/token"
 	"go/types"
 
 	"golang.org/x/tools/go/ssa"
@@ -163,10 +164,75 @@ func (b *builder) timeCall(name string, c *ssa.CallCommon, in ssa.Instruction, a
 		b.endAtomic()
 		return nil, true
 	case "time.Since", "time.Until", "(time.Time).Sub":
-		b.errorf("%s: kbmc has no clock", name)
+		// kbmc has no clock, and timers ignore their durations (they may
+		// fire at any time): a duration that only ever becomes a timer's
+		// may be any value, 0 among them.
+		if v, ok := in.(ssa.Value); !ok || !onlyTimerDuration(v, map[ssa.Value]bool{}) {
+			b.errorf("%s where its value matters is not supported (kbmc has no clock; as a timer's duration it is)", name)
+		}
 		return b.zero(rt), true
 	}
 	return nil, false
+}
+
+// timerDurations are the calls that take a duration kbmc ignores, and
+// which argument it is.
+var timerDurations = map[string]int{
+	"time.After": 0, "time.NewTimer": 0, "time.NewTicker": 0, "time.Tick": 0, "time.Sleep": 0,
+	"time.AfterFunc": 0, "(*time.Timer).Reset": 1, "(*time.Ticker).Reset": 1, "context.WithTimeout": 1,
+}
+
+// onlyTimerDuration reports whether every use of v, through arithmetic,
+// conversions and phis, is the duration of a timer, a sleep or a timeout.
+func onlyTimerDuration(v ssa.Value, seen map[ssa.Value]bool) bool {
+	if seen[v] {
+		return true
+	}
+	seen[v] = true
+	for _, r := range *v.Referrers() {
+		switch r := r.(type) {
+		case *ssa.DebugRef:
+		case *ssa.BinOp:
+			switch r.Op {
+			case token.ADD, token.SUB, token.MUL, token.QUO:
+				if !onlyTimerDuration(r, seen) {
+					return false
+				}
+			default:
+				return false // a comparison: the value matters
+			}
+		case *ssa.Convert:
+			if !onlyTimerDuration(r, seen) {
+				return false
+			}
+		case *ssa.ChangeType:
+			if !onlyTimerDuration(r, seen) {
+				return false
+			}
+		case *ssa.Phi:
+			if !onlyTimerDuration(r, seen) {
+				return false
+			}
+		case ssa.CallInstruction:
+			c := r.Common()
+			callee := c.StaticCallee()
+			if callee == nil {
+				return false
+			}
+			at, ok := timerDurations[callee.String()]
+			if !ok {
+				return false
+			}
+			for i, a := range c.Args {
+				if a == v && i != at {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // The cells of a time.Timer or time.Ticker object.
