@@ -44,6 +44,11 @@ func (b *builder) callee(c *ssa.CallCommon) (cl *closure, args [][]*ir.Expr, far
 		}
 		return nil, args, nil, "context.Context." + c.Method.Name()
 	}
+	if c.IsInvoke() && isNamed(c.Value.Type(), "sync", "Locker") {
+		if lib := b.lockerMethod(c.Method.Name()); lib != "" {
+			return nil, [][]*ir.Expr{b.value(c.Value)}, nil, lib
+		}
+	}
 	if c.IsInvoke() {
 		fn := b.invokeTarget(c)
 		if fn == nil {
@@ -88,15 +93,9 @@ func libName(fn *ssa.Function) string {
 }
 
 // invokeTarget resolves an interface method call: the one method of the
-// program's types that implements it. sync.Locker is taken for *sync.Mutex.
+// program's types that implements it.
 func (b *builder) invokeTarget(c *ssa.CallCommon) *ssa.Function {
 	iface := c.Value.Type()
-	if n, ok := iface.(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "sync" && n.Obj().Name() == "Locker" {
-		mset := b.l.pkg.Prog.MethodSets.MethodSet(types.NewPointer(b.syncMutex()))
-		if sel := mset.Lookup(c.Method.Pkg(), c.Method.Name()); sel != nil {
-			return b.l.pkg.Prog.MethodValue(sel)
-		}
-	}
 	var found []*ssa.Function
 	for _, m := range b.l.pkg.Members {
 		t, ok := m.(*ssa.Type)
@@ -132,13 +131,77 @@ func isNamed(t types.Type, path, name string) bool {
 }
 
 // syncMutex is the type sync.Mutex.
-func (b *builder) syncMutex() types.Type {
-	for _, p := range b.l.pkg.Pkg.Imports() {
-		if p.Path() == "sync" {
-			return p.Scope().Lookup("Mutex").Type()
+// The kinds of value a sync.Locker of the program holds (lockerKind).
+const (
+	lockerMutex   = "(*sync.Mutex)"   // a *sync.Mutex
+	lockerRW      = "(*sync.RWMutex)" // a *sync.RWMutex: its writer's lock
+	lockerReader  = "rlocker"         // RWMutex.RLocker(): its readers' lock
+	lockerProgram = "program"         // a value of the program's own types
+)
+
+// lockerKind scans the package for the values it turns into a sync.Locker,
+// once: the kinds found, in a fixed order. A Locker's value is a pointer
+// (to the mutex itself for sync's kinds), which does not say its kind, so a
+// call on a Locker is modelled when the package makes Lockers of one kind.
+func (l *lowerer) lockerKinds() []string {
+	if l.lockers != nil {
+		return l.lockers
+	}
+	found := map[string]bool{}
+	for _, fn := range l.sortedFuncs() {
+		for _, bb := range fn.Blocks {
+			for _, in := range bb.Instrs {
+				switch in := in.(type) {
+				case *ssa.MakeInterface:
+					if !isNamed(in.Type(), "sync", "Locker") {
+						continue
+					}
+					p, ok := in.X.Type().(*types.Pointer)
+					switch {
+					case ok && isNamed(p.Elem(), "sync", "Mutex"):
+						found[lockerMutex] = true
+					case ok && isNamed(p.Elem(), "sync", "RWMutex"):
+						found[lockerRW] = true
+					default:
+						found[lockerProgram] = true
+					}
+				case ssa.CallInstruction:
+					if f := in.Common().StaticCallee(); f != nil && f.String() == "(*sync.RWMutex).RLocker" {
+						found[lockerReader] = true
+					}
+				}
+			}
 		}
 	}
-	return types.Typ[types.Int]
+	l.lockers = []string{}
+	for _, k := range []string{lockerMutex, lockerRW, lockerReader, lockerProgram} {
+		if found[k] {
+			l.lockers = append(l.lockers, k)
+		}
+	}
+	return l.lockers
+}
+
+// lockerMethod is the library call a sync.Locker's method m stands for
+// ("(*sync.RWMutex).RLock" for Lock of an RLocker), or "" for a Locker of
+// the program's own types, whose methods dispatch as any interface's. A
+// package that makes Lockers of several kinds is refused.
+func (b *builder) lockerMethod(m string) string {
+	kinds := b.l.lockerKinds()
+	switch {
+	case len(kinds) > 1:
+		b.errorf("a sync.Locker that may hold values of different kinds (%s) is not supported", strings.Join(kinds, ", "))
+		return lockerMutex + "." + m
+	case len(kinds) == 0:
+		// No Locker is made in the package: the value is nil, and any
+		// call of it panics as the mutex's would on a nil pointer.
+		return lockerMutex + "." + m
+	case kinds[0] == lockerReader:
+		return lockerRW + ".R" + m
+	case kinds[0] == lockerProgram:
+		return ""
+	}
+	return kinds[0] + "." + m
 }
 
 // call lowers a call and returns its result's cells.
@@ -534,6 +597,10 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 		b.storeCell(p, rwReaders, ir.I64, &ir.Expr{Op: ir.EAdd, Type: ir.I64, X: b.cell(p, rwReaders, ir.I64), Y: constant(ir.I64, 1), Pos: b.pos})
 		b.endAtomic()
 		return nil
+	case "(*sync.RWMutex).RLocker":
+		// The RWMutex itself: a Locker's calls are its readers' lock
+		// (lockerMethod).
+		return []*ir.Expr{b.nilCheck(arg(0), 0)}
 	case "(*sync.RWMutex).RUnlock":
 		p := b.nilCheck(arg(0), 0)
 		b.beginAtomic()
@@ -592,10 +659,15 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 		b.assign(l, b.cell(p, condL, ir.Ptr))
 		b.assign(ticket, b.cell(p, condWait, ir.I64))
 		b.storeCell(p, condWait, ir.I64, &ir.Expr{Op: ir.EAdd, Type: ir.I64, X: varRef(ticket), Y: constant(ir.I64, 1), Pos: b.pos})
-		b.unlock(varRef(l))
+		unlock := b.lockerMethod("Unlock")
+		if unlock == "" {
+			b.errorf("a sync.Cond whose Locker is of the program's own type is not supported")
+			unlock = lockerMutex + ".Unlock"
+		}
+		b.library(unlock, nil, [][]*ir.Expr{{varRef(l)}}, nil)
 		b.endAtomic()
 		b.syncAwait(&ir.Expr{Op: ir.EGt, Type: ir.Bool, X: b.cell(p, condNotify, ir.I64), Y: varRef(ticket), Pos: b.pos})
-		b.emit(&ir.Node{Op: ir.OpLock, Addr: varRef(l), AnyOwner: true})
+		b.library(strings.TrimSuffix(unlock, "Unlock")+"Lock", nil, [][]*ir.Expr{{varRef(l)}}, nil)
 		return nil
 	case "(*sync.Cond).Signal":
 		p := b.nilCheck(arg(0), 0)

@@ -37,11 +37,12 @@ func TestUnsupported(t *testing.T) {
 		{"unmodelled call", "package p\nimport \"os\"\nfunc main() { os.Getpid() }\n", "3:24: call of os.Getpid: not supported"},
 		{"time.Since compared", "package p\nimport \"time\"\nfunc main() { t := time.Now(); if time.Since(t) > time.Second { panic(\"slow\") } }\n",
 			"3:45: time.Since where its value matters is not supported"},
+		{"Lockers of several kinds", "package p\nimport \"sync\"\nfunc main() { var a sync.Mutex; var b sync.RWMutex; ls := []sync.Locker{&a, &b}; ls[0].Lock() }\n",
+			"a sync.Locker that may hold values of different kinds ((*sync.Mutex), (*sync.RWMutex)) is not supported"},
 		{"string operator", "package p\nfunc main() { a, b := \"x\", \"y\"; _ = a < b }\n", "string operator < is not supported"},
 		{"variable capacity", "package p\nvar n = 2\nfunc main() { _ = make(chan int, n) }\n", "3:23: make of a channel whose capacity is not a constant"},
 		{"no entry", "package p\nfunc helper() {}\n", "no entry point"},
 		{"two entries", "package p\nimport \"testing\"\nfunc TestA(t *testing.T) {}\nfunc TestB(t *testing.T) {}\n", "2 entry points (TestA, TestB): choose one with --entry"},
-		{"rwmutex locker", "package p\nimport \"sync\"\nfunc main() { var m sync.RWMutex; var l sync.Locker = &m; l.Lock() }\n", "a *sync.RWMutex as a sync.Locker"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := compileSrc(t, tc.src, Config{})
@@ -138,6 +139,11 @@ func TestModel(t *testing.T) {
 			"func main() { if kind(&A{a: 1}) != 1 || kind(&B{b: 2}) != 2 || kind(3) != 0 { panic(\"switch\") } }\n", ir.NoViolation},
 		{"function value through memory", "package p\ntype S struct{ f func() int }\nfunc main() { s := &S{f: func() int { return 3 }}; if s.f() != 3 { panic(\"call\") } }\n", ir.NoViolation},
 		{"time.Since as a timer's duration", "package p\nimport \"time\"\nfunc main() { t := time.Now(); d := 2 * time.Second; <-time.After(d - time.Since(t)) }\n", ir.NoViolation},
+		{"an RWMutex as a Locker", "package p\nimport \"sync\"\nfunc main() { var mu sync.RWMutex; var l sync.Locker = &mu; l.Lock(); mu.RLock() }\n", ir.Deadlock},
+		{"a Cond on an RLocker", "package p\nimport \"sync\"\nfunc main() { var mu sync.RWMutex; c := sync.NewCond(mu.RLocker()); done := false\n" +
+			"go func() { mu.Lock(); done = true; mu.Unlock(); c.Broadcast() }()\nmu.RLock(); for !done { c.Wait() }; mu.RUnlock(); mu.Lock() }\n", ir.NoViolation},
+		{"a Locker of the program's type", "package p\nimport \"sync\"\ntype L struct{ n int }\nfunc (l *L) Lock() { l.n++ }\nfunc (l *L) Unlock() { l.n-- }\n" +
+			"func main() { l := &L{}; var x sync.Locker = l; x.Lock(); x.Lock(); if l.n != 2 { panic(\"locker\") } }\n", ir.NoViolation},
 		{"recover without a panic is nil", "package p\nfunc f() (r int) { defer func() { if recover() != nil { r = 2 } }(); return 1 }\nfunc main() { if f() != 1 { panic(\"recovered\") } }\n", ir.NoViolation},
 		{"a panic a deferred recover may stop", "package p\nfunc f() { defer func() { recover() }(); panic(\"boom\") }\nfunc main() { f() }\n", ir.Unsupported},
 		{"a run-time panic a deferred recover may stop", "package p\nfunc g(m map[int]int) { m[1] = 1 }\nfunc f() { defer func() { recover() }(); var m map[int]int; g(m) }\nfunc main() { f() }\n", ir.Unsupported},

@@ -483,9 +483,6 @@ func (b *builder) convert(in *ssa.Convert) {
 // from the same site, which kbmc does not compare further).
 func (b *builder) makeInterface(in *ssa.MakeInterface) {
 	xs := b.value(in.X)
-	if p, ok := in.X.Type().(*types.Pointer); ok && isNamed(p.Elem(), "sync", "RWMutex") && isNamed(in.Type(), "sync", "Locker") {
-		b.errorf("a *sync.RWMutex as a sync.Locker: not supported (kbmc takes a Locker for a *sync.Mutex)")
-	}
 	if _, isPtr := in.X.Type().Underlying().(*types.Pointer); !isPtr && hasMethods(b.l.pkg.Prog, in.X.Type()) && isNamedInPkg(in.X.Type(), b.l.pkg.Pkg) {
 		// A value of a named type with methods: boxed, so that a method
 		// call finds its type.

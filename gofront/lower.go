@@ -64,6 +64,9 @@ type lowerer struct {
 	// recovers: 1 if a function of the package calls recover, -1 if none
 	// does, 0 before anyRecover looked.
 	recovers int
+	// lockers are the kinds of value the package makes sync.Lockers of
+	// (lockerKinds; nil before it looked).
+	lockers []string
 }
 
 // poolInfo is the goroutine pool of one function a go statement starts, and
