@@ -541,6 +541,8 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 		return nil
 	case "builtin.append":
 		return b.appendSlice(c, args, rt)
+	case "builtin.copy":
+		return b.copySlice(c, args)
 	case "builtin.delete":
 		b.knownKey(c.Args[1])
 		b.deleteKey(c.Args[0], arg(0), args[1])

@@ -144,6 +144,11 @@ func TestModel(t *testing.T) {
 			"go func() { mu.Lock(); done = true; mu.Unlock(); c.Broadcast() }()\nmu.RLock(); for !done { c.Wait() }; mu.RUnlock(); mu.Lock() }\n", ir.NoViolation},
 		{"a Locker of the program's type", "package p\nimport \"sync\"\ntype L struct{ n int }\nfunc (l *L) Lock() { l.n++ }\nfunc (l *L) Unlock() { l.n-- }\n" +
 			"func main() { l := &L{}; var x sync.Locker = l; x.Lock(); x.Lock(); if l.n != 2 { panic(\"locker\") } }\n", ir.NoViolation},
+		{"copy", "package p\nfunc main() { a := []int{1, 2, 3}; b := make([]int, 2); n := copy(b, a); if n != 2 || b[0] != 1 || b[1] != 2 { panic(\"copy\") } }\n", ir.NoViolation},
+		{"copy to a later part of one array", "package p\nfunc main() { s := []int{1, 2, 3, 4}; copy(s[1:], s[:3]); if s[0] != 1 || s[1] != 1 || s[2] != 2 || s[3] != 3 { panic(\"memmove\") } }\n", ir.NoViolation},
+		{"copy to an earlier part of one array", "package p\nfunc main() { s := []int{1, 2, 3, 4}; copy(s, s[1:]); if s[0] != 2 || s[1] != 3 || s[2] != 4 || s[3] != 4 { panic(\"memmove\") } }\n", ir.NoViolation},
+		{"append of a slice of unknown length", "package p\nfunc main() { var xs []int; for i := 0; i < 3; i++ { xs = append(xs, i) }\n" +
+			"ys := append([]int{9}, xs...); if len(ys) != 4 || ys[0] != 9 || ys[3] != 2 { panic(\"append\") } }\n", ir.NoViolation},
 		{"recover without a panic is nil", "package p\nfunc f() (r int) { defer func() { if recover() != nil { r = 2 } }(); return 1 }\nfunc main() { if f() != 1 { panic(\"recovered\") } }\n", ir.NoViolation},
 		{"a panic a deferred recover may stop", "package p\nfunc f() { defer func() { recover() }(); panic(\"boom\") }\nfunc main() { f() }\n", ir.Unsupported},
 		{"a run-time panic a deferred recover may stop", "package p\nfunc g(m map[int]int) { m[1] = 1 }\nfunc f() { defer func() { recover() }(); var m map[int]int; g(m) }\nfunc main() { f() }\n", ir.Unsupported},

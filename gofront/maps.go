@@ -307,6 +307,67 @@ func (b *builder) next(in *ssa.Next) {
 	b.frame.vals[in] = cells
 }
 
+// copyElems copies count elements of layout elem from src to dst: an
+// assignment per cell of each element up to bound (a constant count bounds
+// it too; a count of at most bound, which callers check, guards each
+// element), the last element first when backward (memmove's order when dst
+// follows src in one array).
+func (b *builder) copyElems(dst, src, count *ir.Expr, elem *layout, bound int, backward bool) {
+	n := elem.n()
+	if count.Op == ir.EConst {
+		bound = min(bound, int(count.Val))
+	}
+	for k := range bound {
+		i := k
+		if backward {
+			i = bound - 1 - k
+		}
+		var guard *ir.Node
+		if count.Op != ir.EConst {
+			guard = b.emit(&ir.Node{Op: ir.OpBranch, X: &ir.Expr{Op: ir.ELt, Type: ir.Bool, X: constant(ir.I64, int64(i)), Y: count, Pos: b.pos}})
+			b.open = []*int{&guard.Next}
+		}
+		for j := range n {
+			off := constant(ir.I64, int64(i*n+j))
+			t := elem.cells[j].typ
+			b.emit(&ir.Node{Op: ir.OpAssign, LHS: &ir.LValue{Ptr: ptrAdd(dst, off), Type: t, Pos: b.pos},
+				X: &ir.Expr{Op: ir.EDeref, Type: t, X: ptrAdd(src, off), Pos: b.pos}})
+		}
+		if guard != nil {
+			b.open = append(b.open, &guard.Else)
+		}
+	}
+}
+
+// copySlice is copy(dst, src): min(len(dst), len(src)) elements, as memmove
+// copies them, in one step (as append's copy is). More than appendCap
+// elements stop the run as unsupported.
+func (b *builder) copySlice(c *ssa.CallCommon, args [][]*ir.Expr) []*ir.Expr {
+	st, ok := c.Args[0].Type().Underlying().(*types.Slice)
+	if _, isSlice := c.Args[1].Type().Underlying().(*types.Slice); !ok || !isSlice {
+		b.errorf("copy from a string is not supported")
+		return []*ir.Expr{constant(ir.I64, 0)}
+	}
+	dst, src := args[0], args[1]
+	elem := b.layout(st.Elem())
+	count := b.temp(ir.I64)
+	b.assign(count, &ir.Expr{Op: ir.ECond, Type: ir.I64, X: &ir.Expr{Op: ir.ELt, Type: ir.Bool, X: dst[1], Y: src[1], Pos: b.pos},
+		Y: dst[1], Z: src[1], Pos: b.pos})
+	b.emit(&ir.Node{Op: ir.OpAssert, X: &ir.Expr{Op: ir.ELe, Type: ir.Bool, X: varRef(count), Y: constant(ir.I64, appendCap), Pos: b.pos},
+		Kind: ir.Unsupported, Msg: fmt.Sprintf("a copy of more than %d elements: not supported", appendCap)})
+	b.beginAtomic()
+	b.emit(&ir.Node{Op: ir.OpNop})
+	later := b.emit(&ir.Node{Op: ir.OpBranch, X: &ir.Expr{Op: ir.EGt, Type: ir.Bool, X: dst[0], Y: src[0], Pos: b.pos}})
+	b.open = []*int{&later.Next}
+	b.copyElems(dst[0], src[0], varRef(count), elem, appendCap, true)
+	done := b.open
+	b.open = []*int{&later.Else}
+	b.copyElems(dst[0], src[0], varRef(count), elem, appendCap, false)
+	b.open = append(b.open, done...)
+	b.endAtomic()
+	return []*ir.Expr{varRef(count)}
+}
+
 // appendSlice is append(s, e...): in place while s has room, else into a
 // new block of appendCap elements; one step.
 func (b *builder) appendSlice(c *ssa.CallCommon, args [][]*ir.Expr, rt types.Type) []*ir.Expr {
@@ -325,26 +386,23 @@ func (b *builder) appendSlice(c *ssa.CallCommon, args [][]*ir.Expr, rt types.Typ
 	}
 	s, e := args[0], args[1]
 	m := e[1]
-	if m.Op != ir.EConst {
-		b.errorf("append of a slice whose length kbmc does not know is not supported")
-		return b.zero(rt)
+	elem := b.layout(st.Elem())
+	n := elem.n()
+	bound := appendCap // the elements appended, at most
+	if m.Op == ir.EConst {
+		bound = int(m.Val) // which may be more, when appended in place
+	} else {
+		m = b.hold(m)
+		b.emit(&ir.Node{Op: ir.OpAssert, X: &ir.Expr{Op: ir.ELe, Type: ir.Bool, X: m, Y: constant(ir.I64, appendCap), Pos: b.pos},
+			Kind: ir.Unsupported, Msg: fmt.Sprintf("an append of more than %d elements at once: not supported", appendCap)})
 	}
-	n := b.layout(st.Elem()).n()
 	ptr, length, capa := b.temp(ir.Ptr), b.temp(ir.I64), b.temp(ir.I64)
 	newLen := &ir.Expr{Op: ir.EAdd, Type: ir.I64, X: s[1], Y: m, Pos: b.pos}
 	b.assign(length, newLen)
 	room := b.emit(&ir.Node{Op: ir.OpBranch, X: &ir.Expr{Op: ir.ELe, Type: ir.Bool, X: varRef(length), Y: s[2], Pos: b.pos}})
 	var done []*int
-	copyElems := func() {
-		for i := range int(m.Val) {
-			for j := range n {
-				src := ptrAdd(e[0], constant(ir.I64, int64(i*n+j)))
-				dst := ptrAdd(varRef(ptr), &ir.Expr{Op: ir.EAdd, Type: ir.I64, X: b.scaled(s[1], n), Y: constant(ir.I64, int64(i*n+j)), Pos: b.pos})
-				t := b.layout(st.Elem()).cells[j].typ
-				b.emit(&ir.Node{Op: ir.OpAssign, LHS: &ir.LValue{Ptr: dst, Type: t, Pos: b.pos},
-					X: &ir.Expr{Op: ir.EDeref, Type: t, X: src, Pos: b.pos}})
-			}
-		}
+	appended := func() {
+		b.copyElems(ptrAdd(varRef(ptr), b.scaled(s[1], n)), e[0], m, elem, bound, false)
 	}
 	// In place.
 	b.open = []*int{&room.Next}
@@ -352,10 +410,11 @@ func (b *builder) appendSlice(c *ssa.CallCommon, args [][]*ir.Expr, rt types.Typ
 	b.assign(capa, s[2])
 	b.beginAtomic()
 	b.emit(&ir.Node{Op: ir.OpNop})
-	copyElems()
+	appended()
 	b.endAtomic()
 	done = append(done, b.open...)
-	// Into a new block: the old elements, then the new ones. A slice that
+	// Into a new block: the old elements (at most appendCap-1: something
+	// is appended, or there was room), then the new ones. A slice that
 	// would grow past the block stops the run as unsupported: the model's
 	// bound, no fault of the program.
 	b.open = []*int{&room.Else}
@@ -365,18 +424,8 @@ func (b *builder) appendSlice(c *ssa.CallCommon, args [][]*ir.Expr, rt types.Typ
 	arr := types.NewArray(st.Elem(), appendCap)
 	b.assign(ptr, b.newObject(b.curBlock, "append", b.layout(arr), nil))
 	b.assign(capa, constant(ir.I64, appendCap))
-	for i := range appendCap - 1 {
-		has := b.emit(&ir.Node{Op: ir.OpBranch, X: &ir.Expr{Op: ir.ELt, Type: ir.Bool, X: constant(ir.I64, int64(i)), Y: s[1], Pos: b.pos}})
-		b.open = []*int{&has.Next}
-		for j := range n {
-			t := b.layout(st.Elem()).cells[j].typ
-			off := constant(ir.I64, int64(i*n+j))
-			b.emit(&ir.Node{Op: ir.OpAssign, LHS: &ir.LValue{Ptr: ptrAdd(varRef(ptr), off), Type: t, Pos: b.pos},
-				X: &ir.Expr{Op: ir.EDeref, Type: t, X: ptrAdd(s[0], off), Pos: b.pos}})
-		}
-		b.open = append(b.open, &has.Else)
-	}
-	copyElems()
+	b.copyElems(varRef(ptr), s[0], s[1], elem, appendCap-1, false)
+	appended()
 	b.endAtomic()
 	b.open = append(b.open, done...)
 	return []*ir.Expr{varRef(ptr), varRef(length), varRef(capa)}
