@@ -149,6 +149,8 @@ func TestModel(t *testing.T) {
 		{"copy to an earlier part of one array", "package p\nfunc main() { s := []int{1, 2, 3, 4}; copy(s, s[1:]); if s[0] != 2 || s[1] != 3 || s[2] != 4 || s[3] != 4 { panic(\"memmove\") } }\n", ir.NoViolation},
 		{"append of a slice of unknown length", "package p\nfunc main() { var xs []int; for i := 0; i < 3; i++ { xs = append(xs, i) }\n" +
 			"ys := append([]int{9}, xs...); if len(ys) != 4 || ys[0] != 9 || ys[3] != 2 { panic(\"append\") } }\n", ir.NoViolation},
+		{"make of a run-time length", "package p\nfunc mk(n int) []int { return make([]int, n) }\nfunc main() { k := 0; for i := 0; i < 3; i++ { k++ }; s := mk(k); s[2] = 1; if len(s) != 3 || cap(s) != 3 { panic(\"make\") } }\n", ir.NoViolation},
+		{"make of a negative run-time length", "package p\nfunc main() { k := 0; for i := 0; i < 3; i++ { k-- }; _ = make([]int, k) }\n", ir.Panic},
 		{"recover without a panic is nil", "package p\nfunc f() (r int) { defer func() { if recover() != nil { r = 2 } }(); return 1 }\nfunc main() { if f() != 1 { panic(\"recovered\") } }\n", ir.NoViolation},
 		{"a panic a deferred recover may stop", "package p\nfunc f() { defer func() { recover() }(); panic(\"boom\") }\nfunc main() { f() }\n", ir.Unsupported},
 		{"a run-time panic a deferred recover may stop", "package p\nfunc g(m map[int]int) { m[1] = 1 }\nfunc f() { defer func() { recover() }(); var m map[int]int; g(m) }\nfunc main() { f() }\n", ir.Unsupported},

@@ -634,13 +634,20 @@ func (b *builder) asInt(x *ir.Expr) *ir.Expr {
 	return &ir.Expr{Op: ir.EConv, Type: ir.I64, X: x, Pos: b.pos}
 }
 
-// makeSlice is make([]T, n, m) of constant sizes: the backing array is an
-// object (or a pool's block).
+// makeSlice is make([]T, n, m): the backing array is an object (or a pool's
+// block) of m elements, or of append's block of appendCap elements when the
+// sizes are known only at run time (more stop the run as unsupported).
 func (b *builder) makeSlice(in *ssa.MakeSlice) {
 	n, m := b.scalarValue(in.Len), b.scalarValue(in.Cap)
+	elem := in.Type().Underlying().(*types.Slice).Elem()
 	if n.Op != ir.EConst || m.Op != ir.EConst {
-		b.errorf("make of a slice whose length is not a constant is not supported")
-		b.frame.vals[in] = b.zero(in.Type())
+		n, m = b.hold(n), b.hold(m)
+		b.assertOr(&ir.Expr{Op: ir.ELAnd, Type: ir.Bool, X: &ir.Expr{Op: ir.ELe, Type: ir.Bool, X: constant(ir.I64, 0), Y: n, Pos: b.pos},
+			Y: &ir.Expr{Op: ir.ELe, Type: ir.Bool, X: n, Y: m, Pos: b.pos}, Pos: b.pos}, "runtime error: makeslice: len out of range")
+		b.emit(&ir.Node{Op: ir.OpAssert, X: &ir.Expr{Op: ir.ELe, Type: ir.Bool, X: m, Y: constant(ir.I64, appendCap), Pos: b.pos},
+			Kind: ir.Unsupported, Msg: fmt.Sprintf("a slice made with more than %d elements: not supported", appendCap)})
+		p := b.newObject(in.Block(), "make", b.layout(types.NewArray(elem, appendCap)), nil)
+		b.define(in, []*ir.Expr{p, n, m})
 		return
 	}
 	if n.Val < 0 || m.Val < n.Val {
@@ -648,7 +655,6 @@ func (b *builder) makeSlice(in *ssa.MakeSlice) {
 		b.frame.vals[in] = b.zero(in.Type())
 		return
 	}
-	elem := in.Type().Underlying().(*types.Slice).Elem()
 	arr := types.NewArray(elem, max(m.Val, 1))
 	lo := b.layout(arr)
 	p := b.newObject(in.Block(), "make", lo, nil)
