@@ -73,7 +73,7 @@ func (b *builder) callee(c *ssa.CallCommon) (cl *closure, args [][]*ir.Expr, far
 		}
 		vals = c.Args
 	}
-	if cl.fn != nil && (len(cl.fn.Blocks) == 0 || cl.fn.Pkg != b.l.pkg) {
+	if cl.fn != nil && (len(cl.fn.Blocks) == 0 || cl.fn.Pkg != b.l.pkg && !b.l.ownWrapper(cl.fn)) {
 		lib = libName(cl.fn)
 	}
 	for _, v := range vals {
@@ -90,6 +90,21 @@ func libName(fn *ssa.Function) string {
 		fn = o
 	}
 	return fn.String()
+}
+
+// ownWrapper reports whether fn is a wrapper go/ssa made for a method of one
+// of the package's types (a method promoted from an embedded field, called
+// through an interface): lowered as the package's own code.
+func (l *lowerer) ownWrapper(fn *ssa.Function) bool {
+	recv := fn.Signature.Recv()
+	if fn.Synthetic == "" || len(fn.Blocks) == 0 || recv == nil {
+		return false
+	}
+	t := recv.Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	return isNamedInPkg(t, l.pkg.Pkg)
 }
 
 // invokeTarget resolves an interface method call: the one method of the

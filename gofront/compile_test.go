@@ -151,6 +151,9 @@ func TestModel(t *testing.T) {
 			"ys := append([]int{9}, xs...); if len(ys) != 4 || ys[0] != 9 || ys[3] != 2 { panic(\"append\") } }\n", ir.NoViolation},
 		{"make of a run-time length", "package p\nfunc mk(n int) []int { return make([]int, n) }\nfunc main() { k := 0; for i := 0; i < 3; i++ { k++ }; s := mk(k); s[2] = 1; if len(s) != 3 || cap(s) != 3 { panic(\"make\") } }\n", ir.NoViolation},
 		{"make of a negative run-time length", "package p\nfunc main() { k := 0; for i := 0; i < 3; i++ { k-- }; _ = make([]int, k) }\n", ir.Panic},
+		{"a promoted Lock through a Locker", "package p\nimport \"sync\"\ntype S struct{ n int; sync.Mutex }\nfunc main() { s := &S{}; var l sync.Locker = s; l.Lock(); s.Lock() }\n", ir.Deadlock},
+		{"a promoted method through an interface", "package p\ntype G interface{ Get() int }\ntype Base struct{ v int }\nfunc (b *Base) Get() int { return b.v }\ntype D struct{ x int; Base }\n" +
+			"func main() { var g G = &D{Base: Base{v: 5}}; if g.Get() != 5 { panic(\"promoted\") } }\n", ir.NoViolation},
 		{"recover without a panic is nil", "package p\nfunc f() (r int) { defer func() { if recover() != nil { r = 2 } }(); return 1 }\nfunc main() { if f() != 1 { panic(\"recovered\") } }\n", ir.NoViolation},
 		{"a panic a deferred recover may stop", "package p\nfunc f() { defer func() { recover() }(); panic(\"boom\") }\nfunc main() { f() }\n", ir.Unsupported},
 		{"a run-time panic a deferred recover may stop", "package p\nfunc g(m map[int]int) { m[1] = 1 }\nfunc f() { defer func() { recover() }(); var m map[int]int; g(m) }\nfunc main() { f() }\n", ir.Unsupported},
