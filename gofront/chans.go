@@ -2,6 +2,7 @@ package gofront
 
 import (
 	"fmt"
+	goconstant "go/constant"
 	"go/types"
 
 	"golang.org/x/tools/go/ssa"
@@ -225,9 +226,27 @@ func (b *builder) send(in *ssa.Send) {
 	}, nil)
 }
 
-// lenCap is len or cap of a slice, an array or a channel.
+// lenCap is len or cap of a slice, an array, a map, a channel, or the len
+// of a string kbmc knows (a constant's: others stop the run as unsupported).
 func (b *builder) lenCap(isLen bool, v ssa.Value, cells []*ir.Expr) *ir.Expr {
 	switch t := v.Type().Underlying().(type) {
+	case *types.Basic:
+		if !isString(t) {
+			break
+		}
+		tok := cells[0]
+		if c, ok := v.(*ssa.Const); ok {
+			if c.Value == nil {
+				return constant(ir.I64, 0)
+			}
+			return constant(ir.I64, int64(len(goconstant.StringVal(c.Value))))
+		}
+		tok = b.hold(tok)
+		b.emit(&ir.Node{Op: ir.OpAssert, X: &ir.Expr{Op: ir.EGe, Type: ir.Bool, X: tok, Y: constant(ir.I64, 0), Pos: b.pos},
+			Kind: ir.Unsupported, Msg: "len of a string kbmc does not know (made by fmt.Sprintf, an error's Error, …): not supported"})
+		x := constant(ir.I64, 0)
+		b.l.stringLength(x, tok)
+		return b.hold(x)
 	case *types.Slice:
 		if isLen {
 			return cells[1]

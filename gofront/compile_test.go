@@ -154,6 +154,10 @@ func TestModel(t *testing.T) {
 		{"a promoted Lock through a Locker", "package p\nimport \"sync\"\ntype S struct{ n int; sync.Mutex }\nfunc main() { s := &S{}; var l sync.Locker = s; l.Lock(); s.Lock() }\n", ir.Deadlock},
 		{"a promoted method through an interface", "package p\ntype G interface{ Get() int }\ntype Base struct{ v int }\nfunc (b *Base) Get() int { return b.v }\ntype D struct{ x int; Base }\n" +
 			"func main() { var g G = &D{Base: Base{v: 5}}; if g.Get() != 5 { panic(\"promoted\") } }\n", ir.NoViolation},
+		{"the zero string is empty", "package p\nvar g string\nfunc main() { var s string; if s != \"\" || g != \"\" || len(s) != 0 { panic(\"empty\") } }\n", ir.NoViolation},
+		{"len of a string", "package p\nimport \"errors\"\nfunc name(i int) string { if i > 0 { return \"héllo\" }; return \"\" }\n" +
+			"func main() { k := 0; for i := 0; i < 2; i++ { k++ }; e := errors.New(\"boom\"); if len(name(k)) != 6 || len(name(0)) != 0 || len(\"ab\") != 2 { panic(\"len\") }; _ = e }\n", ir.NoViolation},
+		{"len of a string kbmc does not know", "package p\nimport \"fmt\"\nfunc main() { s := fmt.Sprint(1); if len(s) > 5 { panic(\"len\") } }\n", ir.Unsupported},
 		{"recover without a panic is nil", "package p\nfunc f() (r int) { defer func() { if recover() != nil { r = 2 } }(); return 1 }\nfunc main() { if f() != 1 { panic(\"recovered\") } }\n", ir.NoViolation},
 		{"a panic a deferred recover may stop", "package p\nfunc f() { defer func() { recover() }(); panic(\"boom\") }\nfunc main() { f() }\n", ir.Unsupported},
 		{"a run-time panic a deferred recover may stop", "package p\nfunc g(m map[int]int) { m[1] = 1 }\nfunc f() { defer func() { recover() }(); var m map[int]int; g(m) }\nfunc main() { f() }\n", ir.Unsupported},

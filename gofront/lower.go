@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/types/typeutil"
@@ -316,15 +317,45 @@ func (l *lowerer) token(name string) int64 {
 	return -1 - l.stringToken("\x00"+name)
 }
 
-// stringToken is the value of a string constant: equal strings, equal
-// tokens.
+// stringToken is the value of a string constant, given as its quoted text
+// (constant.Value's ExactString): equal strings, equal tokens, and "" is 0,
+// a string variable's zero value.
 func (l *lowerer) stringToken(s string) int64 {
+	if s == `""` {
+		return 0
+	}
 	if v, ok := l.strings[s]; ok {
 		return v
 	}
 	v := int64(len(l.strings) + 1)
 	l.strings[s] = v
 	return v
+}
+
+// stringLength sets x to the length of the string whose token is tok, once
+// every constant of the program has its token (a finals step): a choice
+// over the constants' tokens.
+func (l *lowerer) stringLength(x, tok *ir.Expr) {
+	l.finals = append(l.finals, func() {
+		type constant struct {
+			tok int64
+			n   int
+		}
+		var list []constant
+		for quoted, t := range l.strings {
+			if text, err := strconv.Unquote(quoted); err == nil { // not a token's name (token)
+				list = append(list, constant{t, len(text)})
+			}
+		}
+		sort.Slice(list, func(i, j int) bool { return list[i].tok < list[j].tok })
+		y := &ir.Expr{Op: ir.EConst, Type: ir.I64, Val: 0, Pos: x.Pos} // "", and tokens no constant has
+		for _, c := range list {
+			y = &ir.Expr{Op: ir.ECond, Type: ir.I64, Pos: x.Pos,
+				X: &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: tok, Y: &ir.Expr{Op: ir.EConst, Type: ir.I64, Val: c.tok, Pos: x.Pos}, Pos: x.Pos},
+				Y: &ir.Expr{Op: ir.EConst, Type: ir.I64, Val: int64(c.n), Pos: x.Pos}, Z: y}
+		}
+		*x = *y
+	})
 }
 
 // sortedFuncs lists the package's functions with bodies, anonymous ones
