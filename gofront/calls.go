@@ -803,6 +803,8 @@ func (b *builder) atomicOp(name string, args [][]*ir.Expr, rt types.Type) ([]*ir
 		t = ir.U64
 	case "Pointer":
 		t = ir.Ptr
+	case "Bool": // atomic.Bool's methods
+		t = ir.Bool
 	default:
 		return nil, false
 	}

@@ -266,7 +266,7 @@ func choosePackage(pkgs []*packages.Package, path, abs string, isDir bool) (*pac
 		if strings.HasSuffix(p.ID, ".test") || !isDir && !holds(p, abs) {
 			continue
 		}
-		if isDir && strings.HasSuffix(p.PkgPath, "_test") && len(p.CompiledGoFiles) > 0 {
+		if isDir && strings.HasSuffix(p.PkgPath, "_test") && len(p.CompiledGoFiles) > 0 && hasPackageFiles(pkgs, p) {
 			return nil, fmt.Errorf("%s: %s is an external test package (package %s), which kbmc does not read: move its tests into package %s",
 				path, filepath.Base(p.CompiledGoFiles[0]), p.Name, strings.TrimSuffix(p.Name, "_test"))
 		}
@@ -278,6 +278,18 @@ func choosePackage(pkgs []*packages.Package, path, abs string, isDir bool) (*pac
 		return nil, fmt.Errorf("%s: the go tool found no package holding this file", path)
 	}
 	return pkg, nil
+}
+
+// hasPackageFiles reports whether the package an external test package ext
+// tests has Go files of its own. A directory of _test.go files of package
+// x_test alone is a package of its own for kbmc: nothing else is lowered.
+func hasPackageFiles(pkgs []*packages.Package, ext *packages.Package) bool {
+	for _, p := range pkgs {
+		if p != ext && !strings.HasSuffix(p.PkgPath, "_test") && !strings.HasSuffix(p.ID, ".test") && len(p.CompiledGoFiles) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func holds(p *packages.Package, abs string) bool {

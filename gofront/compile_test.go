@@ -158,6 +158,7 @@ func TestModel(t *testing.T) {
 		{"len of a string", "package p\nimport \"errors\"\nfunc name(i int) string { if i > 0 { return \"héllo\" }; return \"\" }\n" +
 			"func main() { k := 0; for i := 0; i < 2; i++ { k++ }; e := errors.New(\"boom\"); if len(name(k)) != 6 || len(name(0)) != 0 || len(\"ab\") != 2 { panic(\"len\") }; _ = e }\n", ir.NoViolation},
 		{"len of a string kbmc does not know", "package p\nimport \"fmt\"\nfunc main() { s := fmt.Sprint(1); if len(s) > 5 { panic(\"len\") } }\n", ir.Unsupported},
+		{"atomic.Bool", "package p\nimport \"sync/atomic\"\nfunc main() { var b atomic.Bool; b.Store(true); if !b.Load() || !b.Swap(false) || !b.CompareAndSwap(false, true) || !b.Load() { panic(\"bool\") } }\n", ir.NoViolation},
 		{"recover without a panic is nil", "package p\nfunc f() (r int) { defer func() { if recover() != nil { r = 2 } }(); return 1 }\nfunc main() { if f() != 1 { panic(\"recovered\") } }\n", ir.NoViolation},
 		{"a panic a deferred recover may stop", "package p\nfunc f() { defer func() { recover() }(); panic(\"boom\") }\nfunc main() { f() }\n", ir.Unsupported},
 		{"a run-time panic a deferred recover may stop", "package p\nfunc g(m map[int]int) { m[1] = 1 }\nfunc f() { defer func() { recover() }(); var m map[int]int; g(m) }\nfunc main() { f() }\n", ir.Unsupported},
@@ -386,6 +387,15 @@ func TestPackage(t *testing.T) {
 	})
 	if _, err := Compile(ext, Config{}); err == nil || !strings.Contains(err.Error(), "a_test.go is an external test package (package p_test)") {
 		t.Errorf("an external test package: %v", err)
+	}
+	// A directory of an external test package alone is that package.
+	only := writePackage(t, map[string]string{
+		"a_test.go": "package p_test\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) { c := make(chan int); go func() { c <- 1 }() }\n",
+	})
+	if res, err := Compile(only, Config{}); err != nil {
+		t.Errorf("a directory of an external test package alone: %v", err)
+	} else if r := check(t, res.Program, "dfs", 100); r.Violation == nil || r.Violation.Kind != ir.Leak {
+		t.Errorf("a directory of an external test package alone: got %v, want a leak", r.Violation)
 	}
 	// A file of a package of several files is a package of its own, as go
 	// run reads it.
