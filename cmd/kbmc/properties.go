@@ -86,13 +86,12 @@ func properties(l *loaded, localDeadlock bool) []property {
 		props = append(props, property{ID: "leak", Kind: ir.Leak.String(),
 			Text: "no reachable state where " + l.prog.Entry.Name + " returned and other goroutines wait for ever", kind: ir.Leak})
 	}
-	if len(l.prog.Threads) > 1 {
-		// Checked only when selected: programs of the .kb language race by
-		// design (docs/decisions.md, "Data races").
-		props = append(props, property{ID: noDataRace, Kind: ir.DataRace.String(),
-			Text: "no reachable state with a data race: two threads about to access one location, one writing",
-			kind: ir.DataRace})
-	}
+	// Checked only when selected: programs of the .kb language race by
+	// design (docs/decisions.md, "Data races"). A program of one thread
+	// has it too, and holds it, as SV-COMP answers it.
+	props = append(props, property{ID: noDataRace, Kind: ir.DataRace.String(),
+		Text: "no reachable state with a data race: two threads about to access one location, one writing",
+		kind: ir.DataRace})
 	if cfront.IsC(l.path) {
 		// Checked only when selected. C's signed overflow is undefined;
 		// .kb's arithmetic wraps by definition (ir/overflow.go).
