@@ -560,15 +560,19 @@ func (u *Unrolling) merged(moves []*move, thread int, k ir.StoreKey, old val) va
 }
 
 // keyName names a shared cell, lock or channel cell key, for variable names.
+// The builder makes one variable of one name, so the name ends with the key:
+// two cells may have one location name (the Go front end names every object
+// of one allocation site after the site), and sharing their variables made
+// them one cell.
 func (u *Unrolling) keyName(k ir.StoreKey) string {
 	if u.isChanKey(k) {
-		return u.chanKeyName(k)
+		return fmt.Sprintf("%s#%d", u.chanKeyName(k), k)
 	}
 	name := u.p.LocationName(u.p.KeyLocation(k))
 	if kind, _ := u.p.LocateKey(k); kind == ir.LocLock {
-		return "lock:" + name
+		name = "lock:" + name
 	}
-	return name
+	return fmt.Sprintf("%s#%d", name, k)
 }
 
 // statusOf computes enabledness, termination and deadlock of a state, following
