@@ -656,9 +656,9 @@ func (f *frame) node(n *ir.Node) {
 
 // checkUnlock is machine.exec's check of an unlock of a mutex whose owner
 // is own: the owner's own (BadUnlock), or for Go's unlock (ir.Node.AnyOwner)
-// any goroutine's of a held mutex (a Panic). Either way ir's unlock writes
-// the mutex: the caller records Go's failing one (a .kb unlock that fails
-// writes nothing here, as before).
+// any goroutine's of a held mutex (a Panic). As in ir, a failing Go unlock
+// writes the mutex (the caller records it) and a failing .kb one touches
+// nothing.
 func (f *frame) checkUnlock(n *ir.Node, own val) {
 	if n.AnyOwner {
 		f.check(f.u.is(own, 0), ir.Panic, n.Pos, "sync: unlock of unlocked mutex")
