@@ -109,6 +109,7 @@ func TestRandom(t *testing.T) {
 	ran := 0
 	var withSelect, withLossy, withUnordered int // distributed programs using each
 	var withGo goUses                            // programs using each of Go's constructs
+	var leaks int                                // programs dfs finds a goroutine leak in
 	for _, family := range []struct {
 		name   string
 		n      int
@@ -157,6 +158,9 @@ func TestRandom(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s seed %d: dfs: %v\n%s", family.name, seed, err, src)
 			}
+			if ref.Violation != nil && ref.Violation.Kind == ir.Leak {
+				leaks++
+			}
 			for _, c := range cs {
 				if c.solver == "portfolio" && seed%4 != 0 && !*heavy {
 					continue // a quarter of the seeds: both members are checked on all
@@ -187,8 +191,8 @@ func TestRandom(t *testing.T) {
 	}
 	t.Logf("%d classic and %d distributed seeds × %d combinations: %d runs", n, nChan, len(cs), ran)
 	t.Logf("programs with select: %d, with a lossy channel: %d, with an unordered channel: %d", withSelect, withLossy, withUnordered)
-	t.Logf("programs with close: %d, an ok flag: %d, a when: %d, Go's mutexes: %d, an entry goroutine: %d",
-		withGo.close, withGo.ok, withGo.when, withGo.anyOwner, withGo.entry)
+	t.Logf("programs with close: %d, an ok flag: %d, a when: %d, Go's mutexes: %d, an entry goroutine: %d (a leak: %d)",
+		withGo.close, withGo.ok, withGo.when, withGo.anyOwner, withGo.entry, leaks)
 }
 
 // goSeed reports whether seed's program uses Go's constructs: every fifth,
