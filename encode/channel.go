@@ -26,12 +26,18 @@ import (
 // location per channel (ir.Program.ChannelLocation): a send or receive writes
 // it, len reads it.
 
-// Cells of a channel, relative to its first store key.
+// Cells of a channel, relative to its first store key. A closable channel
+// (ir.Channel.Closable) has one more, after its slots: its closed flag, a
+// Boolean (closedCell).
 const (
 	chanLen  = 0
 	chanHead = 1
 	chanSlot = 2 // slot s, field f: chanSlot + s·len(Fields) + f
 )
+
+// closedCell is the cell of a closable channel's closed flag, relative to
+// its first store key.
+func closedCell(ch *ir.Channel) int { return chanSlot + ch.Cap*len(ch.Fields) }
 
 // layoutChannels assigns the channels' store keys from key 0 on and returns
 // the first key after them.
@@ -42,7 +48,10 @@ func (u *Unrolling) layoutChannels(k0 ir.StoreKey) ir.StoreKey {
 	for c := 0; c < p.NumChannels; c++ {
 		ch := p.ChannelOf(c)
 		u.chanKey = append(u.chanKey, k)
-		n := chanSlot + ch.Cap*len(ch.Fields)
+		n := closedCell(ch)
+		if ch.Closable {
+			n++
+		}
 		for range n {
 			u.keyChan = append(u.keyChan, c)
 		}
@@ -70,12 +79,16 @@ func (u *Unrolling) chanCell(k ir.StoreKey) (c, cell int) {
 // isChanKey reports whether store key k is a channel cell.
 func (u *Unrolling) isChanKey(k ir.StoreKey) bool { return k >= u.chanKey0 && k < u.keyLocal0 }
 
-// chanZero is a channel cell's initial value: every channel starts empty.
+// chanZero is a channel cell's initial value: every channel starts empty
+// and open.
 func (u *Unrolling) chanZero(k ir.StoreKey) val {
 	c, cell := u.chanCell(k)
 	ch := u.p.ChannelOf(c)
-	if cell < chanSlot {
+	switch {
+	case cell < chanSlot:
 		return u.constVal(0, u.countWidth(ch))
+	case cell == closedCell(ch):
+		return termVal(u.b.False())
 	}
 	return u.value(ch.Fields[(cell-chanSlot)%len(ch.Fields)], 0)
 }
@@ -93,6 +106,8 @@ func (u *Unrolling) chanKeyName(k ir.StoreKey) string {
 		return name + ".len"
 	case cell == chanHead:
 		return name + ".head"
+	case cell == closedCell(u.p.ChannelOf(c)):
+		return name + ".closed"
 	}
 	f := len(u.p.ChannelOf(c).Fields)
 	return fmt.Sprintf("%s.slot%d.%d", name, (cell-chanSlot)/f, (cell-chanSlot)%f)
@@ -192,6 +207,21 @@ func (f *frame) sendOn(n *ir.Node, conds []*solver.Term) {
 	for i, a := range n.Args {
 		msg[i] = f.conv(ch.Fields[i], f.eval(a))
 	}
+	if ch.Closable {
+		// Go's send on a closed channel panics (machine.send), before a
+		// lossy channel draws; it writes the channel, as a close does.
+		var closed []*solver.Term
+		for j, at := range conds {
+			if at.IsFalse() {
+				continue
+			}
+			c := ch.Offset + j
+			at = b.And(at, f.closed(c))
+			f.access(u.p.ChannelLocation(c), true, at)
+			closed = append(closed, at)
+		}
+		f.check(b.Or(closed...), ir.Panic, n.Pos, "send on closed channel")
+	}
 	lost := f.lose(ch, conds)
 	if u.numbered {
 		f.sendNumbered(ch, conds, msg, lost)
@@ -250,8 +280,10 @@ func (f *frame) recv(n *ir.Node) {
 
 // recvOn is machine.recv on the channel conds names: the oldest message (on
 // an unordered channel, the one a draw names) leaves the channel, then its
-// fields are stored left to right. Enabledness guarantees that the channel
-// is not empty.
+// fields are stored left to right, then true into the OK flag. Enabledness
+// guarantees that the channel is not empty, or closed: a closed channel
+// without messages leaves as it is, and zeros go into the destinations and
+// false into the OK flag (machine.recvClosed).
 //
 // ir moves the messages after the one taken forward; the ring buffer moves
 // those before it back by one slot instead and advances the head: the
@@ -262,12 +294,26 @@ func (f *frame) recvOn(n *ir.Node, conds []*solver.Term) {
 	ch := n.Chan
 	nf := len(ch.Fields)
 	w := u.countWidth(ch)
-	var which []*solver.Term // the channel taken from
+	var which []*solver.Term // the channel taken from, or found closed and drained
+	var took []*solver.Term  // a message was taken
 	fields := make([][]val, nf)
 	for j, at := range conds {
 		if at.IsFalse() {
 			continue
 		}
+		if ch.Closable && !u.numbered { // the partial-order encoding refuses close
+			c := ch.Offset + j
+			drained := b.And(at, f.closed(c), u.is(f.chanLength(c), 0))
+			if !drained.IsFalse() {
+				for i := range fields {
+					fields[i] = append(fields[i], u.value(ch.Fields[i], 0))
+				}
+				which = append(which, drained)
+				f.access(u.p.ChannelLocation(c), true, drained)
+			}
+			at = b.And(at, b.Not(drained))
+		}
+		took = append(took, at)
 		if u.numbered {
 			for i, v := range f.recvNumbered(ch, ch.Offset+j, at) {
 				fields[i] = append(fields[i], v)
@@ -330,6 +376,43 @@ func (f *frame) recvOn(n *ir.Node, conds []*solver.Term) {
 	}
 	for i, lv := range n.Dsts {
 		f.store(lv, u.choose(which, fields[i]))
+	}
+	if n.OK != nil {
+		f.store(n.OK, termVal(b.Or(took...)))
+	}
+}
+
+// closed is the condition that channel c is closed: its closed flag, false
+// on a channel no close names.
+func (f *frame) closed(c int) *solver.Term {
+	ch := f.u.p.ChannelOf(c)
+	if !ch.Closable {
+		return f.b.False()
+	}
+	return f.u.toBool(f.get(f.u.chanKey[c] + ir.StoreKey(closedCell(ch))))
+}
+
+// closeChan is machine.exec's OpClose: the index, then the closed flag is
+// set; closing a closed channel panics. Either way it writes the channel
+// (machine.closeChannel writes both of its ends).
+func (f *frame) closeChan(n *ir.Node) {
+	b, u := f.b, f.u
+	ch := n.Chan
+	conds := f.chanCells(ch, n.CIndex)
+	var again []*solver.Term
+	for j, at := range conds {
+		if at.IsFalse() {
+			continue
+		}
+		c := ch.Offset + j
+		f.access(u.p.ChannelLocation(c), true, at)
+		again = append(again, b.And(at, f.closed(c)))
+	}
+	f.check(b.Or(again...), ir.Panic, n.Pos, "close of closed channel")
+	for j, at := range conds {
+		if !at.IsFalse() {
+			f.putKey(u.chanKey[ch.Offset+j]+ir.StoreKey(closedCell(ch)), termVal(b.True()), at)
+		}
 	}
 }
 
@@ -443,6 +526,9 @@ func (f *frame) readyOn(n *ir.Node, conds []*solver.Term, matched bool) *solver.
 		if n.Op == ir.OpSend {
 			blocked = u.is(ln, uint64(ch.Cap))
 		}
+		// On a closed channel both are ready: a send to panic, a recv to
+		// take a message left or zeros.
+		blocked = b.And(blocked, b.Not(f.closed(ch.Offset+j)))
 		ok = append(ok, b.And(at, b.Not(blocked)))
 	}
 	return b.Or(ok...)

@@ -567,10 +567,13 @@ func (f *frame) node(n *ir.Node) {
 		}
 		conds := f.lockCells(n)
 		own := f.owner(n.Mutex, conds)
-		f.check(u.is(own, f.me()), ir.Relock, n.Pos, "lock of a mutex the thread already holds")
+		if !n.AnyOwner {
+			// Go's Lock of a mutex its thread holds waits instead (guard).
+			f.check(u.is(own, f.me()), ir.Relock, n.Pos, "lock of a mutex the thread already holds")
+		}
 		if f.inner {
-			// Taken by another thread: the thread is stuck (ir reads the
-			// lock there).
+			// Taken by another thread (or, for Go's Lock, by any): the
+			// thread is stuck (ir reads the lock there).
 			held := b.Not(u.is(own, 0))
 			for j, at := range conds {
 				f.access(u.p.LockLocation(n.Mutex.Offset+j), false, b.And(at, held))
@@ -587,7 +590,12 @@ func (f *frame) node(n *ir.Node) {
 		}
 		conds := f.lockCells(n)
 		own := f.owner(n.Mutex, conds)
-		f.check(b.Not(u.is(own, f.me())), ir.BadUnlock, n.Pos, "unlock of a mutex the thread does not hold")
+		if n.AnyOwner {
+			for j, at := range conds { // the panic's write too
+				f.access(u.p.LockLocation(n.Mutex.Offset+j), true, at)
+			}
+		}
+		f.checkUnlock(n, own)
 		f.setOwner(n.Mutex, conds, u.constVal(0, u.ownWidth))
 	case ir.OpTryLock:
 		f.tryLock(n)
@@ -639,9 +647,34 @@ func (f *frame) node(n *ir.Node) {
 		f.send(n)
 	case ir.OpRecv:
 		f.recv(n)
+	case ir.OpClose:
+		f.closeChan(n)
 	default:
 		panic(fmt.Sprintf("encode: unknown operation %v", n.Op))
 	}
+}
+
+// checkUnlock is machine.exec's check of an unlock of a mutex whose owner
+// is own: the owner's own (BadUnlock), or for Go's unlock (ir.Node.AnyOwner)
+// any goroutine's of a held mutex (a Panic). As in ir, a failing Go unlock
+// writes the mutex (the caller records it) and a failing .kb one touches
+// nothing.
+func (f *frame) checkUnlock(n *ir.Node, own val) {
+	if n.AnyOwner {
+		f.check(f.u.is(own, 0), ir.Panic, n.Pos, "sync: unlock of unlocked mutex")
+		return
+	}
+	f.check(f.b.Not(f.u.is(own, f.me())), ir.BadUnlock, n.Pos, "unlock of a mutex the thread does not hold")
+}
+
+// lockFree is Program.Status's condition on a lock's owner own: the lock is
+// free, or the thread holds it (to fail as a relock), except for Go's Lock,
+// which waits for a mutex its thread holds too.
+func (f *frame) lockFree(n *ir.Node, own val) *solver.Term {
+	if n.AnyOwner {
+		return f.u.is(own, 0)
+	}
+	return f.b.Or(f.u.is(own, 0), f.u.is(own, f.me()))
 }
 
 // blocked is machine.blocked: an operation whose guard fails when c holds.
@@ -934,14 +967,12 @@ func (u *Unrolling) guard(s *state, th *ir.Thread, tr *ir.Transition) guardVal {
 		if n.Addr != nil {
 			ts := f.mutexCells(n)
 			own := f.cellsValue(ts, ir.MutexCell)
-			free := b.Or(u.is(own, 0), u.is(own, f.me()))
-			g.en = b.Or(free, failed())
+			g.en = b.Or(f.lockFree(n, own), failed())
 			break
 		}
 		conds := f.lockCells(n)
 		own := f.owner(n.Mutex, conds)
-		free := b.Or(u.is(own, 0), u.is(own, f.me()))
-		g.en = b.Or(free, failed())
+		g.en = b.Or(f.lockFree(n, own), failed())
 	case ir.OpJoin:
 		var ts []int
 		var cs []*solver.Term

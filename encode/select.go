@@ -24,8 +24,19 @@ import (
 // is ready. In a step (f.mv set) it records the read of each channel's
 // location: a send or receive by another thread may change which cases are
 // ready.
+//
+// A case with a When is considered only where it holds (machine.considered):
+// its channel index is evaluated, and its channel read, under that condition
+// alone, as the operands of && are.
 func (f *frame) caseReady(n *ir.Node) (conds [][]*solver.Term, ready []*solver.Term) {
+	b := f.b
 	for _, cs := range n.Cases {
+		g0, on := f.g, b.True()
+		if cs.When != nil {
+			on = f.u.toBool(f.eval(cs.When))
+			g0 = f.g // after the When's own checks
+			f.g = b.And(g0, on)
+		}
 		cc := f.chanCells(cs.Chan, cs.CIndex)
 		for j, at := range cc {
 			if !at.IsFalse() {
@@ -33,7 +44,10 @@ func (f *frame) caseReady(n *ir.Node) (conds [][]*solver.Term, ready []*solver.T
 			}
 		}
 		conds = append(conds, cc)
-		ready = append(ready, f.readyOn(cs, cc, false))
+		ready = append(ready, b.And(on, f.readyOn(cs, cc, false)))
+		if cs.When != nil {
+			f.g = b.Or(b.And(g0, b.Not(on)), f.g)
+		}
 	}
 	return conds, ready
 }

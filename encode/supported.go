@@ -11,7 +11,7 @@ import (
 //   - nondet in the guard of an operation that starts its transition (an
 //     await or assume condition, a lock's index or address, a join's index or
 //     thread value, an allocation's size, a channel index of a send, a recv
-//     or a select's case): ir decides enabledness with every
+//     or a select's case, a select case's When): ir decides enabledness with every
 //     draw at its low end but draws again when the step executes, so the step
 //     may not be the one that was enabled. lang rejects these programs
 //     already;
@@ -22,9 +22,13 @@ import (
 //     internal error on them, so they have no semantics to encode. Neither
 //     lang nor cfront produces one (inside a C atomic section these are inner
 //     guards, ir.Transition.InnerGuard);
-//   - Go's constructs, which the explicit engine alone executes (goConstruct):
-//     close, a receive's ok flag, a select case's When, an unlock by any
-//     owner, a program's entry goroutine (its leaks).
+//   - a rendezvous channel (capacity 0), whose step moves two threads;
+//   - a node whose panics a deferred recover may stop (Node.Recoverable),
+//     which ir stops as unsupported.
+//
+// Go's other constructs are encoded (close, a receive's ok flag, a select
+// case's When, Go's unlock and relock, an entry goroutine and its leaks);
+// the partial-order encoding refuses close itself (NewPartialOrder).
 func Supported(p *ir.Program) error {
 	const engine = "symbolic engine"
 	if p.HasPhantoms() {
@@ -49,17 +53,15 @@ func Supported(p *ir.Program) error {
 				Msg: "channel " + ch.Name + " is a rendezvous (capacity 0), which is not supported yet (the explicit engine checks it: --engine explicit)"}
 		}
 	}
-	if p.Entry != nil {
-		// End states are encoded as deadlocks, not told apart from leaks.
-		return &verify.UnsupportedError{Pos: p.Entry.Pos, Engine: engine,
-			Msg: "goroutine leaks (a program with an entry goroutine) are not encoded; use --engine explicit"}
-	}
 	for _, tm := range p.Templates {
 		for _, tr := range tm.Transitions {
 			for j, n := range tr.Nodes {
 				node := tm.Nodes[n]
-				if err := goConstruct(node); err != nil {
-					return err
+				if node.Recoverable {
+					// ir turns such a node's panics into Unsupported; the
+					// encodings report them as panics.
+					return &verify.UnsupportedError{Pos: node.Pos, Engine: engine,
+						Msg: "code whose panics a deferred recover may stop is not encoded (the explicit engine checks it: --engine explicit)"}
 				}
 				props := node.Op.Props()
 				if !props.Encoded {
@@ -78,7 +80,7 @@ func Supported(p *ir.Program) error {
 				}
 				guards := []*ir.Expr{node.Guard()}
 				for _, cs := range node.Cases {
-					guards = append(guards, cs.Guard()) // a select's case indices
+					guards = append(guards, cs.Guard(), cs.When) // a select's case indices and conditions
 				}
 				var nd *ir.Expr
 				for _, g := range guards {
@@ -94,33 +96,6 @@ func Supported(p *ir.Program) error {
 						Msg: "nondet in the guard of " + node.Op.String() + " (its enabledness would not match the step)"}
 				}
 			}
-		}
-	}
-	return nil
-}
-
-// goConstruct refuses the Go constructs of node n that the encoding does not
-// express: a close (and the closed channels it makes), a receive's ok flag, a
-// guarded select case, Go's unlock.
-func goConstruct(n *ir.Node) error {
-	const engine = "symbolic engine"
-	refuse := func(pos ir.Pos, what string) error {
-		return &verify.UnsupportedError{Pos: pos, Engine: engine, Msg: what + " is not supported by the symbolic engine; use --engine explicit"}
-	}
-	switch {
-	case n.Op == ir.OpClose:
-		return refuse(n.Pos, "close")
-	case n.OK != nil:
-		return refuse(n.Pos, "a receive's ok flag")
-	case n.AnyOwner:
-		return refuse(n.Pos, "Go's unlock (by any goroutine)")
-	}
-	for _, c := range n.Cases {
-		switch {
-		case c.When != nil:
-			return refuse(c.When.Pos, "a guarded select case (when)")
-		case c.OK != nil:
-			return refuse(c.Pos, "a receive's ok flag")
 		}
 	}
 	return nil

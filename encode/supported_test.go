@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"kbmc/ir"
+	"kbmc/solver"
 	"kbmc/verify"
 )
 
@@ -34,6 +35,12 @@ func TestSupported(t *testing.T) {
 		tm.Nodes[lock].Pos = ir.Pos{Line: 9, Col: 9}
 		tm.Transitions[0].Nodes = append(tm.Transitions[0].Nodes, lock)
 	}
+	// Go code under a deferred recover: ir stops its panics as
+	// unsupported.
+	recoverable := func(p *ir.Program) {
+		n := p.Templates[0].Transitions[0].EntryNode()
+		n.Recoverable, n.Pos = true, ir.Pos{Line: 9, Col: 9}
+	}
 	tests := []struct {
 		src  string
 		edit func(*ir.Program)
@@ -43,6 +50,7 @@ func TestSupported(t *testing.T) {
 		{"mutex m[2]; thread a { lock(m[0]); }", lockIndex},
 		{"shared int x; mutex m; thread a { x = 1; lock(m); }", innerLock},
 		{"chan (int) c[2] capacity 1; thread a { select { case send(c[0], 1): ; case send(c[1], 2): ; } }", caseIndex},
+		{"shared int x; thread a { x = 1; }", recoverable},
 	}
 	for _, tt := range tests {
 		p := compile(t, tt.src)
@@ -58,13 +66,15 @@ func TestSupported(t *testing.T) {
 	}
 }
 
-// TestSupportedRefusesGo: the Go constructs the encodings do not express are
-// refused at their position, saying the explicit engine checks them.
-func TestSupportedRefusesGo(t *testing.T) {
+// TestSupportedGo: Go's constructs are encoded, a rendezvous is refused at
+// its declaration, and the partial-order encoding refuses a closed channel
+// at its declaration (the engine's default then falls back to the step
+// encoding).
+func TestSupportedGo(t *testing.T) {
 	entry := func(p *ir.Program) { p.Entry = p.Templates[0] }
 	anyOwner := func(p *ir.Program) {
 		for _, n := range p.Templates[0].Nodes {
-			if n.Op == ir.OpUnlock {
+			if n.Op == ir.OpUnlock || n.Op == ir.OpLock {
 				n.AnyOwner = true
 			}
 		}
@@ -72,25 +82,35 @@ func TestSupportedRefusesGo(t *testing.T) {
 	for _, tt := range []struct {
 		src  string
 		edit func(*ir.Program)
-		msg  string
+		step string // the refusal of Supported, "" for none
+		po   string // the partial-order encoding's, "" for none
 	}{
-		{"chan (int) c capacity 1; thread a { close(c); }", nil, "close is not supported by the symbolic engine; use --engine explicit"},
-		{"chan (int) c capacity 1; thread a { int x; bool b; recv(c, x) ok(b); }", nil, "a receive's ok flag is not supported"},
-		{"chan (int) c capacity 1; thread a { int x; bool on = true; select { case recv(c, x) when (on): } }", nil, "a guarded select case (when) is not supported"},
-		{"mutex m; thread a { lock(m); unlock(m); }", anyOwner, "Go's unlock (by any goroutine) is not supported"},
-		{"thread a { yield; }", entry, "goroutine leaks (a program with an entry goroutine) are not encoded"},
+		{"chan (int) c capacity 1; thread a { close(c); }", nil, "", "channel c is closed by a close"},
+		{"chan (int) c capacity 1; thread a { int x; bool b; recv(c, x) ok(b); }", nil, "", ""},
+		{"chan (int) c capacity 1; thread a { int x; bool on = true; select { case recv(c, x) when (on): } }", nil, "", ""},
+		{"mutex m; thread a { lock(m); unlock(m); }", anyOwner, "", ""},
+		{"thread a { yield; }", entry, "", ""},
+		{"chan (int) c capacity 0; thread a { send(c, 1); }", nil, "channel c is a rendezvous", "channel c is a rendezvous"},
 	} {
 		p := compile(t, tt.src)
 		if tt.edit != nil {
-			if err := Supported(p); err != nil {
-				t.Fatalf("%s: %v", tt.src, err)
-			}
 			tt.edit(p)
 		}
-		err := Supported(p)
-		var ue *verify.UnsupportedError
-		if !errors.As(err, &ue) || !strings.Contains(ue.Msg, tt.msg) || ue.Pos == (ir.Pos{}) {
-			t.Errorf("%s: %v, want a positioned refusal saying %q", tt.src, err, tt.msg)
+		for _, c := range []struct {
+			name string
+			err  error
+			want string
+		}{
+			{"Supported", Supported(p), tt.step},
+			{"NewPartialOrder", func() error { _, err := NewPartialOrder(p, solver.NewBuilder(), nil, Options{}, 4); return err }(), tt.po},
+		} {
+			var ue *verify.UnsupportedError
+			switch {
+			case c.want == "" && c.err != nil:
+				t.Errorf("%s: %s: %v, want none", tt.src, c.name, c.err)
+			case c.want != "" && (!errors.As(c.err, &ue) || !strings.Contains(ue.Msg, c.want) || ue.Pos == (ir.Pos{})):
+				t.Errorf("%s: %s: %v, want a positioned refusal saying %q", tt.src, c.name, c.err, c.want)
+			}
 		}
 	}
 }

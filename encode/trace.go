@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -116,14 +117,34 @@ func (u *Unrolling) Counterexample(m Model, k int) ([]ir.Move, *ir.Violation, er
 		}
 		return moves, v, nil
 	}
-	if u.wanted(ir.Deadlock) {
-		dl, err := m.BoolValue(u.status[k].deadlock)
-		if err != nil {
-			return nil, nil, fmt.Errorf("encode: model: %w", err)
-		}
-		if dl {
-			return moves, &ir.Violation{Kind: ir.Deadlock, Msg: "deadlock", Thread: -1}, nil
-		}
+	v, err = u.endViolation(m, u.status[k])
+	if err != nil || v == nil {
+		return nil, nil, cmp.Or(err, ErrNoViolation)
 	}
-	return moves, nil, ErrNoViolation
+	return moves, v, nil
+}
+
+// endViolation is the violation of a model's final state of status st, as
+// ir.Program.End reports it, if Bad looks for it: a Deadlock, or a Leak when
+// the program's entry goroutine has returned; nil if the state is neither.
+func (u *Unrolling) endViolation(m Model, st *status) (*ir.Violation, error) {
+	dl, err := m.BoolValue(st.deadlock)
+	if err != nil {
+		return nil, fmt.Errorf("encode: model: %w", err)
+	}
+	if !dl {
+		return nil, nil
+	}
+	leak, err := m.BoolValue(st.entryDone)
+	if err != nil {
+		return nil, fmt.Errorf("encode: model: %w", err)
+	}
+	v := &ir.Violation{Kind: ir.Deadlock, Msg: "deadlock", Thread: -1}
+	if leak {
+		v = &ir.Violation{Kind: ir.Leak, Msg: "goroutine leak", Thread: -1}
+	}
+	if !u.wanted(v.Kind) {
+		return nil, nil
+	}
+	return v, nil
 }

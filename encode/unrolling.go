@@ -75,6 +75,7 @@ type status struct {
 	assume     []*solver.Term // per thread: sitting on a false assume (BlockedAssume)
 	limit      []*solver.Term // per thread: waiting at a bound of the model (BlockedLimit)
 	deadlock   *solver.Term   // ir.Program.Deadlock: nobody enabled, someone waiting, no false assume
+	entryDone  *solver.Term   // every instance of the entry goroutine terminated (false without one): a deadlock is a Leak
 	anyEnabled *solver.Term
 	anyLimit   *solver.Term
 	allDone    *solver.Term
@@ -559,15 +560,19 @@ func (u *Unrolling) merged(moves []*move, thread int, k ir.StoreKey, old val) va
 }
 
 // keyName names a shared cell, lock or channel cell key, for variable names.
+// The builder makes one variable of one name, so the name ends with the key:
+// two cells may have one location name (the Go front end names every object
+// of one allocation site after the site), and sharing their variables made
+// them one cell.
 func (u *Unrolling) keyName(k ir.StoreKey) string {
 	if u.isChanKey(k) {
-		return u.chanKeyName(k)
+		return fmt.Sprintf("%s#%d", u.chanKeyName(k), k)
 	}
 	name := u.p.LocationName(u.p.KeyLocation(k))
 	if kind, _ := u.p.LocateKey(k); kind == ir.LocLock {
-		return "lock:" + name
+		name = "lock:" + name
 	}
-	return name
+	return fmt.Sprintf("%s#%d", name, k)
 }
 
 // statusOf computes enabledness, termination and deadlock of a state, following
@@ -634,6 +639,10 @@ func (u *Unrolling) statusOf(s *state, reach [][]bool) *status {
 	// assume, none waiting at a bound of the model (that ending is a cut),
 	// and one blocked: not terminated and not Dormant.
 	st.deadlock = b.And(b.And(notEn...), b.And(notAssume...), b.And(notLimit...), b.Or(notIdle...))
+	st.entryDone = b.False()
+	if e := p.Entry; e != nil {
+		st.entryDone = b.And(st.terminated[e.First : e.First+e.Instances()]...)
+	}
 	return st
 }
 
@@ -660,7 +669,7 @@ func (u *Unrolling) checkDepth(k int) {
 
 // wanted reports whether Bad looks for violations of kind k.
 func (u *Unrolling) wanted(k ir.ViolationKind) bool {
-	if k == ir.Deadlock && u.opts.NoDeadlock {
+	if k.Deadlocks() && u.opts.NoDeadlock {
 		return false
 	}
 	return len(u.opts.Kinds) == 0 || slices.Contains(u.opts.Kinds, k)
@@ -672,11 +681,23 @@ func (u *Unrolling) wanted(k ir.ViolationKind) bool {
 // execution in which no step failed: after a failed step the state is not one
 // the program reaches.
 func (u *Unrolling) violation(k int) *solver.Term {
-	if !u.wanted(ir.Deadlock) {
-		return u.badFail[k]
-	}
 	b := u.b
-	return b.Or(u.badFail[k], b.And(b.Not(u.failed[k]), u.status[k].deadlock))
+	return b.Or(u.badFail[k], b.And(b.Not(u.failed[k]), u.endBad(u.status[k])))
+}
+
+// endBad is "a state of status st is a deadlocked end state Bad looks for":
+// ir.Program.End's Deadlock, or its Leak when the entry goroutine has
+// returned (entryDone), each if wanted.
+func (u *Unrolling) endBad(st *status) *solver.Term {
+	b := u.b
+	var or []*solver.Term
+	if u.wanted(ir.Deadlock) {
+		or = append(or, b.And(st.deadlock, b.Not(st.entryDone)))
+	}
+	if u.wanted(ir.Leak) {
+		or = append(or, b.And(st.deadlock, st.entryDone))
+	}
+	return b.Or(or...)
 }
 
 // Bad returns an assumption literal that holds only in executions with a

@@ -345,7 +345,7 @@ var opTable = [...]OpProps{
 	OpSelect:  {Name: "select", Blocks: true, Visible: true, Release: true, Encoded: true},
 	// A close releases: it enables the receivers and senders waiting on the
 	// channel (a sender to panic).
-	OpClose: {Name: "close", Visible: true, Release: true},
+	OpClose: {Name: "close", Visible: true, Release: true, Encoded: true},
 }
 
 // Props returns the operation's properties.

@@ -270,3 +270,28 @@ thread a {
 		}
 	}
 }
+
+// TestCellsOfOneName: two shared variables of one name (the Go front end
+// names every object of one allocation site after the site) are two cells,
+// on every combination; they once shared their solver variables, so that a
+// step could write one only if another wrote the other.
+func TestCellsOfOneName(t *testing.T) {
+	p, err := lang.Compile("test.kb", []byte(`
+shared int x; shared int y;
+thread a { x = 1; }
+thread b { y = 1; }
+thread c { int v = x; assert(v == 0 || y == 1, "x before y"); }`), lang.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Shared[1].Name = p.Shared[0].Name
+	if p.LocationName(0) != p.LocationName(1) {
+		t.Fatalf("cells named %s and %s", p.LocationName(0), p.LocationName(1))
+	}
+	for _, c := range combos(t) {
+		r, err := symbolicRun(p, verify.Options{}, c, time.Minute)
+		if err != nil || outcomeOf(r) != (outcome{verify.Unsafe, ir.Assertion}) {
+			t.Errorf("%s: %v, %v; want an assertion violation", c, r, err)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kbmc/internal/progen"
+	"kbmc/ir"
 	"kbmc/lang"
 	"kbmc/verify"
 )
@@ -22,6 +23,7 @@ var (
 	firstSeed = flag.Uint64("symbolic.from", 1, "TestRandom: the first seed")
 	only      = flag.String("symbolic.combos", "", "TestRandom: run only the combinations whose name (solver/variant) matches this regular expression")
 	allKinds  = flag.Bool("symbolic.chan-kinds", false, "TestRandom: every distributed program with selects, lossy and unordered channels (progen.ChannelKinds), not every third")
+	goAll     = flag.Bool("symbolic.go", false, "TestRandom: every program with Go's constructs (asGo; distributed ones with progen.Close), not every fifth")
 	features  = flag.String("symbolic.features", "", "TestRandom: the progen features the programs use, as names joined by | (default: progen.DefaultConfig's); any feature progen has, channels and processes included once it generates them")
 )
 
@@ -106,6 +108,8 @@ func TestRandom(t *testing.T) {
 	}
 	ran := 0
 	var withSelect, withLossy, withUnordered int // distributed programs using each
+	var withGo goUses                            // programs using each of Go's constructs
+	var leaks int                                // programs dfs finds a goroutine leak in
 	for _, family := range []struct {
 		name   string
 		n      int
@@ -122,6 +126,9 @@ func TestRandom(t *testing.T) {
 					// (as the explicit engine's differential test).
 					cfg.Features |= progen.ChannelKinds
 				}
+				if goSeed(seed) {
+					cfg.Features |= progen.Close // close, ok-receives, guarded select cases
+				}
 			}
 			return cfg
 		}},
@@ -136,12 +143,23 @@ func TestRandom(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s seed %d: compile: %v\n%s", family.name, seed, err, src)
 			}
+			if goSeed(seed) {
+				if err := asGo(p); err != nil {
+					t.Fatalf("%s seed %d: %v\n%s", family.name, seed, err, src)
+				}
+			}
 			sel, lossy, unordered := channelKinds(p)
 			withSelect, withLossy, withUnordered = withSelect+b2i(sel), withLossy+b2i(lossy), withUnordered+b2i(unordered)
+			uses := goUsesOf(p)
+			withGo.add(uses)
+			closable := uses.close > 0
 			opts := verify.Options{}
 			ref, err := dfs(context.Background(), p, opts)
 			if err != nil {
 				t.Fatalf("%s seed %d: dfs: %v\n%s", family.name, seed, err, src)
+			}
+			if ref.Violation != nil && ref.Violation.Kind == ir.Leak {
+				leaks++
 			}
 			for _, c := range cs {
 				if c.solver == "portfolio" && seed%4 != 0 && !*heavy {
@@ -153,10 +171,11 @@ func TestRandom(t *testing.T) {
 				r, err := symbolicRun(p, opts, c, 2*time.Minute)
 				ran++
 				var unsup *verify.UnsupportedError
-				if unordered && c.encoding == "partial-order" {
-					// It refuses unordered channels by name (TestTestdata).
-					if !errors.As(err, &unsup) || !strings.Contains(unsup.Msg, "unordered") {
-						t.Errorf("%s seed %d, %s: %v, %v; want the refusal of an unordered channel\n%s", family.name, seed, c, r, err, src)
+				if (unordered || closable) && c.encoding == "partial-order" {
+					// It refuses unordered and closed channels by name
+					// (TestTestdata, TestSupportedGo).
+					if !errors.As(err, &unsup) || !strings.Contains(unsup.Msg, "unordered") && !strings.Contains(unsup.Msg, "closed by a close") {
+						t.Errorf("%s seed %d, %s: %v, %v; want the refusal of an unordered or closed channel\n%s", family.name, seed, c, r, err, src)
 					}
 					continue
 				}
@@ -172,6 +191,57 @@ func TestRandom(t *testing.T) {
 	}
 	t.Logf("%d classic and %d distributed seeds × %d combinations: %d runs", n, nChan, len(cs), ran)
 	t.Logf("programs with select: %d, with a lossy channel: %d, with an unordered channel: %d", withSelect, withLossy, withUnordered)
+	t.Logf("programs with close: %d, an ok flag: %d, a when: %d, Go's mutexes: %d, an entry goroutine: %d (a leak: %d)",
+		withGo.close, withGo.ok, withGo.when, withGo.anyOwner, withGo.entry, leaks)
+}
+
+// goSeed reports whether seed's program uses Go's constructs: every fifth,
+// or every one with -symbolic.go.
+func goSeed(seed uint64) bool { return seed%5 == 4 || *goAll }
+
+// asGo makes p a Go program as the Go front end lowers one, which .kb cannot
+// write: its first template is the entry goroutine (a deadlocked end state
+// once every instance of it has terminated is a leak), and its mutexes are
+// Go's (ir.Node.AnyOwner: a relock waits, any thread may unlock, an unlock of
+// an unlocked mutex panics). Finish lays the program out again.
+func asGo(p *ir.Program) error {
+	p.Entry = p.Templates[0]
+	for _, tm := range p.Templates {
+		for _, n := range tm.Nodes {
+			if n.Op == ir.OpLock || n.Op == ir.OpUnlock {
+				n.AnyOwner = true
+			}
+		}
+	}
+	if err := p.Finish(); err != nil {
+		return fmt.Errorf("asGo: %w", err)
+	}
+	return nil
+}
+
+// goUses counts the Go constructs of programs (in nodes, for one program).
+type goUses struct{ close, ok, when, anyOwner, entry int }
+
+func (g *goUses) add(o goUses) {
+	g.close, g.ok, g.when = g.close+b2i(o.close > 0), g.ok+b2i(o.ok > 0), g.when+b2i(o.when > 0)
+	g.anyOwner, g.entry = g.anyOwner+b2i(o.anyOwner > 0), g.entry+o.entry
+}
+
+func goUsesOf(p *ir.Program) goUses {
+	var g goUses
+	g.entry = b2i(p.Entry != nil)
+	for _, tm := range p.Templates {
+		for _, n := range tm.Nodes {
+			g.close += b2i(n.Op == ir.OpClose)
+			g.ok += b2i(n.OK != nil)
+			g.anyOwner += b2i(n.AnyOwner)
+			for _, c := range n.Cases {
+				g.ok += b2i(c.OK != nil)
+				g.when += b2i(c.When != nil)
+			}
+		}
+	}
+	return g
 }
 
 // b2i counts a true as 1.
