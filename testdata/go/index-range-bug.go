@@ -1,5 +1,6 @@
 //@ expect: unsafe
 //@ violation: panic
+//@ engines: explicit/dfs, explicit/bfs, explicit/dpor, explicit/lazypor, explicit/persistent, explicit/process-local, explicit/dfs/stateful, symbolic/gini
 // main waits for one done signal but reads two results: if only one worker has
 // appended by then, results[1] is out of range.
 

@@ -1,4 +1,5 @@
 //@ expect: safe
+//@ engines: explicit/dfs, explicit/bfs, explicit/dpor, explicit/lazypor, explicit/persistent, explicit/process-local, explicit/dfs/stateful, symbolic/z3
 // newRegistry makes the map before any goroutine can register, and every access holds
 // r.mu; both names are there at the end.
 
