@@ -253,7 +253,9 @@ func (g *gen) newChannel(n int) *channel {
 	if g.chance(0.15) {
 		c.fields = []typ{tBool}
 	}
-	if g.chance(0.15) {
+	if g.chance(0.15) && !(g.cfg.GoForm && len(c.fields) == 2) {
+		// The Go form packs a message into 64 bits: two ints and a bool
+		// do not fit.
 		c.fields = append([]typ{tInt}, c.fields...)
 	}
 	var types []string
@@ -272,10 +274,10 @@ func (g *gen) newChannel(n int) *channel {
 		capText = k
 	}
 	attrs := ""
-	if g.has(ChannelKinds) && g.chance(0.15) {
+	if g.has(ChannelKinds) && !g.cfg.GoForm && g.chance(0.15) {
 		attrs += " lossy"
 	}
-	if g.has(ChannelKinds) && g.chance(0.15) {
+	if g.has(ChannelKinds) && !g.cfg.GoForm && g.chance(0.15) {
 		attrs += " unordered"
 	}
 	if g.has(Rendezvous) && attrs == "" && g.chance(0.4) {
@@ -713,13 +715,18 @@ func (b *body) okFlag(cost *int) string {
 }
 
 // whenGuard is the condition of a guarded select case: a channel's length,
-// or a constant (false: a case never taken, Go's nil channel).
+// or a constant (false: a case never taken, Go's nil channel). In the Go
+// form the condition reads no channel (Go evaluates it in a step before the
+// select's): a local condition instead of a length.
 func (b *body) whenGuard() string {
 	switch b.g.pick(4) {
 	case 0:
 		return "false"
 	case 1:
 		return "true"
+	}
+	if b.g.cfg.GoForm {
+		return b.localBool(1).text
 	}
 	return b.lenGuard().text
 }
