@@ -140,6 +140,9 @@ func newDualCase(seed uint64, dir string) (*dualCase, error) {
 	if err != nil {
 		return dc, fmt.Errorf("the Go form does not compile: %v", err)
 	}
+	if err := local(res.Program); err != nil {
+		return dc, err
+	}
 	dc.kb = form{name: ".kb", p: pk, depth: kbDepth}
 	dc.goF = form{name: "Go", p: res.Program, depth: prog.Depth(kbDepth)}
 	for _, f := range []*form{&dc.kb, &dc.goF} {
@@ -181,6 +184,20 @@ func (dc *dualCase) translation() (compared bool, fail string) {
 			gobj.Longest, ko.Longest, dc.prog.Depth(ko.Longest), ko, gobj)
 	}
 	return true, ""
+}
+
+// local checks that gofront kept every goroutine's own memory (its
+// process's memory and its locals) in the goroutine: a variable of a
+// function that became memory of its own (gofront names it function::name)
+// would make each of its accesses a step, and the Go form's steps would no
+// longer be the .kb form's.
+func local(p *ir.Program) error {
+	for _, v := range slices.Concat(p.Shared, p.Objects) {
+		if strings.Contains(v.Name, "::") {
+			return fmt.Errorf("the Go form keeps %s in memory, not in its goroutine's registers", v.Name)
+		}
+	}
+	return nil
 }
 
 // An engine is one explicit algorithm with one setting of its options.
