@@ -2,6 +2,7 @@ package kb2go
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"kbmc/lang/syntax"
@@ -76,7 +77,7 @@ func (b *body) varDecl(d *syntax.VarDecl) {
 	if s.size == 0 {
 		init := "" // the zero value
 		if d.Init != nil {
-			init = " = " + b.expr(d.Init)
+			init = " = " + b.hoist(d.Init)
 		}
 		b.scopes[len(b.scopes)-1][d.Name.Name] = s
 		b.line("var %s %s%s", s.goName, s.typ.Go(), init)
@@ -90,7 +91,7 @@ func (b *body) varDecl(d *syntax.VarDecl) {
 	for i := range s.size {
 		init := ""
 		if i < len(elems) {
-			init = " = " + b.expr(elems[i])
+			init = " = " + b.hoist(elems[i])
 		}
 		b.line("var %s %s%s", s.element(i), s.typ.Go(), init)
 		b.line("_ = %s", s.element(i))
@@ -160,6 +161,9 @@ func (b *body) stmt(s syntax.Stmt) {
 		b.line("}")
 	case *syntax.VarDecl:
 		if b.oneStep(s.Pos(), 1, s.Init) {
+			if lens(s.Init) > 0 {
+				b.cut(s.Init)
+			}
 			b.varDecl(s)
 		}
 	case *syntax.AssignStmt:
@@ -171,10 +175,16 @@ func (b *body) stmt(s syntax.Stmt) {
 			case syntax.SUB_ASSIGN:
 				op = "-="
 			}
-			b.store(s.LHS, op, b.expr(s.RHS))
+			if lens(s.LHS)+lens(s.RHS) > 0 {
+				b.cut(s.LHS, s.RHS)
+			}
+			b.store(s.LHS, op, b.hoist(s.RHS))
 		}
 	case *syntax.IncDecStmt:
 		if b.oneStep(s.Pos(), 1, s.X) {
+			if lens(s.X) > 0 {
+				b.cut(s.X)
+			}
 			op := "++"
 			if s.Tok == syntax.DEC {
 				op = "--"
@@ -185,10 +195,13 @@ func (b *body) stmt(s syntax.Stmt) {
 		if !b.oneStep(s.Pos(), 1, s.Cond) {
 			return
 		}
-		b.line("if %s {", b.expr(s.Cond))
+		if lens(s.Cond) > 0 {
+			b.cut(s.Cond)
+		}
+		b.line("if %s {", b.hoist(s.Cond))
 		b.block(s.Then)
 		for s.Else != nil {
-			if elif, ok := s.Else.(*syntax.IfStmt); ok && lens(elif.Cond) == 0 {
+			if elif, ok := s.Else.(*syntax.IfStmt); ok && lens(elif.Cond) == 0 && !b.hoisted(elif.Cond) {
 				// else if: the condition is local code, folded in both forms.
 				b.line("} else if %s {", b.expr(elif.Cond))
 				b.block(elif.Then)
@@ -226,11 +239,14 @@ func (b *body) stmt(s syntax.Stmt) {
 		if !b.oneStep(s.Pos(), 1, s.Cond) {
 			return
 		}
+		if lens(s.Cond) > 0 {
+			b.cut(s.Cond)
+		}
 		msg := AssertionPanic
 		if s.Msg != nil {
 			msg += ": " + s.Msg.Value
 		}
-		b.line("if !(%s) {", b.expr(s.Cond))
+		b.line("if !(%s) {", b.hoist(s.Cond))
 		b.line("\tpanic(%q)", msg)
 		b.line("}")
 	case *syntax.GuardStmt:
@@ -282,6 +298,7 @@ func (b *body) guard(s *syntax.GuardStmt) {
 		b.errorf(s.Pos(), "await on a channel's length: Go has no statement that waits for a condition on shared state")
 		return
 	}
+	b.gosched("await")
 	b.line("if !(%s) {", b.expr(s.Cond))
 	b.line("\tselect {} // waits for ever: nothing else writes the goroutine's memory")
 	b.line("}")
@@ -294,6 +311,7 @@ func (b *body) atomic(s *syntax.AtomicStmt) {
 	if !b.oneStep(s.Pos(), 1, s.Body) {
 		return
 	}
+	b.gosched("the atomic block")
 	b.line("{")
 	b.block(s.Body)
 	b.line("}")
@@ -309,10 +327,6 @@ func (b *body) loop(init syntax.Stmt, cond syntax.Expr, post syntax.Stmt, loopBo
 	if init != nil {
 		b.stmt(init)
 	}
-	c := ""
-	if cond != nil {
-		c = b.expr(cond)
-	}
 	p := ""
 	if post != nil {
 		p = b.simple(post)
@@ -322,6 +336,19 @@ func (b *body) loop(init syntax.Stmt, cond syntax.Expr, post syntax.Stmt, loopBo
 	outer := b.w
 	var inner strings.Builder
 	b.w = &inner
+	b.indent++
+	// Each evaluation of the condition starts a .kb transition: a step of
+	// its own in Go too, unless the condition's read of a channel's
+	// length is that step (with nothing before it that may fail).
+	if cond == nil || lens(cond) == 0 || !b.safe(cond) {
+		b.gosched("the loop head")
+	}
+	if cond != nil {
+		b.line("if !(%s) {", b.hoist(cond))
+		b.line("\tbreak")
+		b.line("}")
+	}
+	b.indent--
 	b.block(loopBody)
 	b.w = outer
 	b.loops = b.loops[:len(b.loops)-1]
@@ -330,12 +357,39 @@ func (b *body) loop(init syntax.Stmt, cond syntax.Expr, post syntax.Stmt, loopBo
 		b.line("%s:", l.label)
 		b.indent++
 	}
-	b.line("for ; %s; %s {", c, p)
+	if p == "" {
+		b.line("for {")
+	} else {
+		b.line("for ; ; %s {", p)
+	}
 	b.w.WriteString(inner.String())
 	b.line("}")
 	b.pop()
 	b.indent--
 	b.line("}")
+}
+
+// gosched writes a step that does nothing, where .kb starts a transition
+// that Go would otherwise fold into the step before: a loop head, an atomic
+// block, an await, or a statement whose evaluation before its channel
+// operation may fail. Go then fails in a step that starts where .kb's
+// does, after the same interleavings.
+func (b *body) gosched(what string) {
+	b.t.runtime = true
+	b.line("runtime.Gosched() // %s: .kb's transition starts here", what)
+}
+
+// cut writes a Gosched before a statement with a channel operation (or a
+// read of a channel's length) when the evaluation that precedes the
+// operation may fail: .kb evaluates it in the operation's step, Go in the
+// step before.
+func (b *body) cut(exprs ...syntax.Expr) {
+	for _, e := range exprs {
+		if e != nil && !b.safe(e) {
+			b.gosched("the statement")
+			return
+		}
+	}
 }
 
 // simple is a for loop's post statement as a Go simple statement.
@@ -346,6 +400,14 @@ func (b *body) simple(s syntax.Stmt) string {
 		lhs = s.LHS
 	case *syntax.IncDecStmt:
 		lhs = s.X
+	}
+	if as, ok := s.(*syntax.AssignStmt); ok && b.hoisted(as.RHS) {
+		b.errorf(s.Pos(), "a conditional whose branches may fail or draw, in a for loop's post statement: Go's post statement is a simple statement, with no room for the statements that evaluate the branch taken only")
+		return ""
+	}
+	if lens(s) > 0 {
+		b.errorf(s.Pos(), "len of a channel in a for loop's post statement: Go's post statement runs where .kb's statement starts no step")
+		return ""
 	}
 	id, ok := lhs.(*syntax.Ident)
 	if !ok || b.lookup(id.Name) == nil || b.lookup(id.Name).size > 0 {
@@ -424,7 +486,7 @@ func (b *body) channelOf(x syntax.Expr) (string, *channel) {
 			if i, _, ok := b.t.constValue(b, e.Index); ok && i >= 0 && i < int64(c.size) {
 				return c.element(int(i)), c
 			}
-			args := []string{b.expr(e.Index)}
+			args := []string{b.hoist(e.Index)}
 			for i := range c.size {
 				args = append(args, c.element(i))
 			}
@@ -438,8 +500,19 @@ func (b *body) channelOf(x syntax.Expr) (string, *channel) {
 // message is the Go value of a message: the field, or the fields packed.
 func (b *body) message(c *channel, fields []syntax.Expr) string {
 	var xs []string
-	for _, f := range fields {
-		xs = append(xs, b.expr(f))
+	for i, f := range fields {
+		x := b.hoist(f)
+		if i+1 < len(fields) && slices.ContainsFunc(fields[i+1:], b.hoisted) {
+			// A later field's statements must not run before this one.
+			v := b.temp("kbt")
+			ty := tInt
+			if b.boolExpr(f) {
+				ty = tBool
+			}
+			b.line("var %s %s = %s", v, ty.Go(), x)
+			x = v
+		}
+		xs = append(xs, x)
 	}
 	if len(c.fields) == 1 {
 		return xs[0]
@@ -459,6 +532,11 @@ func (b *body) received(c *channel, s *syntax.ChanStmt, m, ok string) {
 }
 
 func (b *body) chanStmt(s *syntax.ChanStmt) {
+	if s.Tok == syntax.SEND {
+		b.cut(s.Args...)
+	} else {
+		b.cut(s.Args[0])
+	}
 	switch s.Tok {
 	case syntax.SEND:
 		c := b.channel(s)
@@ -468,6 +546,12 @@ func (b *body) chanStmt(s *syntax.ChanStmt) {
 		// The message first, then the channel: .kb evaluates the fields
 		// before the channel's index.
 		msg := b.message(c, s.Args[1:])
+		if ix, ok := syntax.Unparen(s.Args[0]).(*syntax.IndexExpr); ok && b.hoisted(ix.Index) {
+			// The index's statements must not run before the message.
+			v := b.temp("kbt")
+			b.line("var %s %s = %s", v, c.elem(), msg)
+			msg = v
+		}
 		ch, _ := b.channelOf(s.Args[0])
 		b.line("%s <- %s", ch, msg)
 	case syntax.RECV:
@@ -527,6 +611,28 @@ func (b *body) selectStmt(s *syntax.SelectStmt) {
 			return
 		}
 	}
+	// Whether a rendezvous receiver waits is what a select with a default
+	// sees of a rendezvous send case, and a Go goroutine reaches its first
+	// receive by a step of its own (its start), where a .kb thread is at
+	// its first statement from the initial state.
+	deflt := slices.ContainsFunc(s.Clauses, func(cl *syntax.CommClause) bool { return cl.Comm == nil })
+	var pre []syntax.Expr
+	for _, cl := range s.Clauses {
+		if cl.Comm == nil {
+			continue
+		}
+		if c := b.channel(cl.Comm); deflt && c != nil && c.cap == 0 && cl.Comm.Tok == syntax.SEND {
+			b.errorf(cl.Comm.Pos(), "a select with a default and a send case on a rendezvous channel: it sees whether a receiver already waits, and a goroutine reaches its first receive by a step that a .kb thread does not take")
+			return
+		}
+		if cl.Comm.Tok == syntax.SEND {
+			pre = append(pre, cl.Comm.Args...)
+		} else {
+			pre = append(pre, cl.Comm.Args[0])
+		}
+		pre = append(pre, cl.When)
+	}
+	b.cut(pre...)
 	b.line("{")
 	b.indent++
 	msgs := map[*syntax.CommClause]string{}
@@ -542,6 +648,34 @@ func (b *body) selectStmt(s *syntax.SelectStmt) {
 		b.line("var %s %s = %s", m, c.elem(), b.message(c, cl.Comm.Args[1:]))
 		msgs[cl] = m
 	}
+	// The channels, after the messages: an index that needs statements of
+	// its own (hoist) gets them here, outside the select.
+	chans := map[*syntax.CommClause]string{}
+	for _, cl := range s.Clauses {
+		if cl.Comm == nil {
+			continue
+		}
+		c := b.channel(cl.Comm)
+		if c == nil {
+			return
+		}
+		if cl.When == nil {
+			chans[cl], _ = b.channelOf(cl.Comm.Args[0])
+			continue
+		}
+		// The channel is nil, on which Go never takes a case, while the
+		// guard is false; its index is evaluated only when it is true, as
+		// lang does.
+		ch := b.temp("kbch")
+		b.line("var %s chan %s", ch, c.elem())
+		b.line("if %s {", b.expr(cl.When))
+		b.indent++
+		x, _ := b.channelOf(cl.Comm.Args[0])
+		b.line("%s = %s", ch, x)
+		b.indent--
+		b.line("}")
+		chans[cl] = ch
+	}
 	b.line("select {")
 	for _, cl := range s.Clauses {
 		if cl.Comm == nil {
@@ -549,13 +683,7 @@ func (b *body) selectStmt(s *syntax.SelectStmt) {
 			b.block(cl.Body)
 			continue
 		}
-		ch, c := b.channelOf(cl.Comm.Args[0])
-		if c == nil {
-			return
-		}
-		if cl.When != nil {
-			ch = fmt.Sprintf("%s(%s, %s)", b.t.whenHelper(c.elem()), b.expr(cl.When), ch)
-		}
+		ch, c := chans[cl], b.channel(cl.Comm)
 		if cl.Comm.Tok == syntax.SEND {
 			b.line("case %s <- %s:", ch, msgs[cl])
 			b.block(cl.Body)

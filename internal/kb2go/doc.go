@@ -25,17 +25,33 @@
 //   - a Go statement is not atomic, but only accesses to memory other
 //     goroutines reach are steps, and here that is only the channels: send,
 //     recv, close, select and each len(c) are one step in each form, and
-//     everything else is goroutine-local code that folds into the step
-//     before it in both. So a statement may read at most one channel length,
-//     and none when it is a channel operation or a select itself (Go would
-//     read it in a step of its own); a statement that breaks this rule is
-//     refused;
+//     the goroutine-local code after one folds into its step in both. So a
+//     statement may read at most one channel length, and none when it is a
+//     channel operation or a select itself (Go would read it in a step of
+//     its own); a statement that breaks this rule is refused;
+//   - where a .kb transition starts without a channel operation (a loop
+//     head, each time its condition is evaluated; an atomic block; an
+//     await) Go would fold the code into the step before, and where the
+//     evaluation before a statement's channel operation may fail (a message
+//     that divides, an index that may be out of range) Go would evaluate it
+//     in the step before. Local code that may fail has to fail in a step
+//     that starts where .kb's does, after the same interleavings: a failing
+//     atomic block folded into the receive before it would fail before
+//     another goroutine could act, and hide that goroutine's violation. So
+//     the Go form takes a step there that does nothing (runtime.Gosched);
+//     where the code before a channel operation cannot fail, moving it into
+//     the step before changes nothing;
+//   - a select with a default and a send case on a rendezvous channel is
+//     refused: it sees whether a receiver already waits, and a goroutine
+//     reaches its first receive by its start, a step a .kb thread, at its
+//     first statement from the initial state, does not take;
 //   - select is Go's select: lang evaluates the messages of the send cases
 //     before the select, in case order, and the Go form does so into
 //     temporaries; a when guard is Go's nil-channel idiom (the case's channel
 //     is nil while the guard is false, and Go never takes a case on a nil
-//     channel), with a guard that can neither fail nor draw; a default is
-//     Go's, which, as .kb's, never receives from a waiting rendezvous sender;
+//     channel; its index is evaluated only when the guard holds, as lang
+//     does), with a guard that can neither fail nor draw; a default is Go's,
+//     which, as .kb's, never receives from a waiting rendezvous sender;
 //   - close(c) and recv(c, …) ok(b) are Go's close and v, ok := <-c, with
 //     the same semantics: a send on a closed channel and a second close
 //     panic, a receive from a closed and drained channel gives zeros;
@@ -51,10 +67,11 @@
 //     subexpressions are folded at width 32 as lang folds them, so that Go's
 //     exact constant arithmetic never meets an overflow or a constant
 //     division by zero; operations are parenthesised (Go's precedences are
-//     not C's); a conditional is a helper, which evaluates both branches, so
-//     only a conditional whose branches can neither fail nor draw
-//     translates; & and | on bools are helpers, which evaluate both
-//     operands as .kb does;
+//     not C's); a conditional whose branches can neither fail nor draw is a
+//     helper, which evaluates both, and any other is evaluated by
+//     statements into temporaries, in .kb's order, where the expression is
+//     part of a statement (not in a for loop's post statement); & and | on
+//     bools are helpers, which evaluate both operands as .kb does;
 //   - nondet(lo, hi) is lo + rand.Intn(hi-lo+1) over constant bounds, each
 //     of whose values gofront explores;
 //   - main makes the channels, starts one goroutine per process instance and
@@ -65,8 +82,7 @@
 //
 // The Go form takes more steps than the .kb form: main's (its start, a make
 // per channel, a go statement per goroutine) and each goroutine's start;
-// a .kb step that touches only a goroutine's memory (a loop head, an atomic
-// block) is none in Go. Program.Depth gives a depth for the Go form that
+// every other Go step is a .kb step's. Program.Depth gives a depth for the Go form that
 // covers every execution of the .kb form within a depth.
 //
 // What has no faithful Go form is an input error, never a loose

@@ -552,10 +552,9 @@ func TestDualForm(t *testing.T) {
 	if len(refusals) > 0 {
 		t.Logf("refused by the translator, e.g. %s", refusals[0])
 	}
-	// The generator is meant to emit only what translates: a few programs
-	// with a conditional whose branches may fail are refused; more says the
-	// generator and the translator have drifted apart.
-	if n := len(refusals); n*50 > len(seeds) {
+	// The generator emits only what translates (progen.GoFormConfig): a
+	// refusal says the two have drifted apart.
+	if n := len(refusals); n > 0 {
 		t.Errorf("the translator refused %d of %d programs:\n  %s", n, len(seeds), strings.Join(refusals[:min(n, 5)], "\n  "))
 	}
 }

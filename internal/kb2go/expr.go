@@ -69,7 +69,7 @@ func (b *body) expr(e syntax.Expr) string {
 		// A helper evaluates both branches: only when neither can fail
 		// nor draw is that the same as evaluating the one taken.
 		if !b.safe(e.X) || !b.safe(e.Y) {
-			b.errorf(e.Pos(), "a conditional whose branches may fail or draw: Go has no conditional expression, and a helper evaluates both")
+			b.errorf(e.Pos(), "a conditional whose branches may fail or draw where Go has no statement to evaluate it in (a loop's condition or post statement, a select's guard): Go has no conditional expression, and a helper evaluates both branches")
 			return "0"
 		}
 		name := "kbCondI"
@@ -87,7 +87,11 @@ func (b *body) expr(e syntax.Expr) string {
 
 // binary is x op y.
 func (b *body) binary(e *syntax.BinaryExpr) string {
-	x, y := b.expr(e.X), b.expr(e.Y)
+	return b.binaryText(e, b.expr(e.X), b.expr(e.Y))
+}
+
+// binaryText is x op y, of the Go texts of e's operands.
+func (b *body) binaryText(e *syntax.BinaryExpr, x, y string) string {
 	op := e.Op.String()
 	switch e.Op {
 	case syntax.QUO, syntax.REM:
@@ -180,4 +184,96 @@ func (b *body) nondet(e *syntax.NondetExpr) string {
 		return fmt.Sprintf("int32(rand.Intn(%d))", hi+1)
 	}
 	return fmt.Sprintf("(%s + int32(rand.Intn(%d)))", literal(lo, tInt), hi-lo+1)
+}
+
+// hoisted reports whether e holds a conditional whose branches may fail or
+// draw: then it is evaluated statement by statement (hoist).
+func (b *body) hoisted(e syntax.Expr) bool {
+	found := false
+	syntax.Inspect(e, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CondExpr); ok && (!b.safe(c.X) || !b.safe(c.Y)) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// hoist writes statements that evaluate e into temporaries, in .kb's
+// order, where e holds a conditional that must evaluate the branch taken
+// only, and returns the Go text of its value (expr's, for any other e). An
+// operand evaluated before one that needs statements goes into a temporary
+// first, so that nothing is evaluated out of order. Temporaries are
+// goroutine-local: they fold into the step before, as the .kb statement's
+// local evaluation does.
+func (b *body) hoist(e syntax.Expr) string {
+	if !b.hoisted(e) {
+		return b.expr(e)
+	}
+	tyOf := func(x syntax.Expr) typ {
+		if b.boolExpr(x) {
+			return tBool
+		}
+		return tInt
+	}
+	switch e := e.(type) {
+	case *syntax.ParenExpr:
+		return b.hoist(e.X)
+	case *syntax.CondExpr:
+		v := b.temp("kbt")
+		b.line("var %s %s", v, tyOf(e.X).Go())
+		b.line("if %s {", b.hoist(e.Cond))
+		b.indent++
+		b.line("%s = %s", v, b.hoist(e.X))
+		b.indent--
+		b.line("} else {")
+		b.indent++
+		b.line("%s = %s", v, b.hoist(e.Y))
+		b.indent--
+		b.line("}")
+		return v
+	case *syntax.UnaryExpr:
+		x := b.hoist(e.X)
+		switch e.Op {
+		case syntax.SUB:
+			return "(-" + x + ")"
+		case syntax.TILDE:
+			return "(^" + x + ")"
+		}
+		return "(!" + x + ")"
+	case *syntax.BinaryExpr:
+		if e.Op == syntax.LAND || e.Op == syntax.LOR {
+			v := b.temp("kbt")
+			b.line("var %s bool = %s", v, b.hoist(e.X))
+			if e.Op == syntax.LAND {
+				b.line("if %s {", v)
+			} else {
+				b.line("if !%s {", v)
+			}
+			b.indent++
+			b.line("%s = %s", v, b.hoist(e.Y))
+			b.indent--
+			b.line("}")
+			return v
+		}
+		x := b.hoist(e.X)
+		if b.hoisted(e.Y) {
+			v := b.temp("kbt")
+			b.line("var %s %s = %s", v, tyOf(e.X).Go(), x)
+			x = v
+		}
+		return b.binaryText(e, x, b.hoist(e.Y))
+	case *syntax.IndexExpr:
+		s := b.lookup(e.X.Name)
+		if s == nil || s.size == 0 {
+			b.errorf(e.Pos(), "internal error: %s is no array", e.X.Name)
+			return "0"
+		}
+		args := []string{b.hoist(e.Index)}
+		for i := range s.size {
+			args = append(args, s.element(i))
+		}
+		return fmt.Sprintf("%s(%s)", b.t.getHelper(s.typ, s.size), strings.Join(args, ", "))
+	}
+	return b.expr(e)
 }

@@ -44,8 +44,8 @@ type Program struct {
 
 // Depth returns a depth bound for the Go form that covers every execution
 // of the .kb form within d steps. Every .kb step is at most one Go step (a
-// channel operation, a select, a read of len(c), a yield), and a .kb step
-// that touches only a goroutine's own memory is none; the Go form adds
+// channel operation, a select, a read of len(c), a Gosched where .kb starts
+// a transition without one); the Go form adds
 // main's steps (its start, one make per channel, a go statement per
 // goroutine) and each goroutine's start.
 func (p *Program) Depth(d int) int {
@@ -409,13 +409,6 @@ func (t *translator) chanHelper(elem string, n int) string {
 	}
 	fmt.Fprintf(&b, "\t}\n\tpanic(%q)\n}\n", BoundsPanic)
 	return t.helper(name, b.String())
-}
-
-// whenHelper is a select case's channel under a when guard: nil while the
-// guard is false, so that the case is never ready, as .kb's.
-func (t *translator) whenHelper(elem string) string {
-	name := "kbWhen" + elem
-	return t.helper(name, fmt.Sprintf("func %s(on bool, c chan %s) chan %s {\n\tif on {\n\t\treturn c\n\t}\n\treturn nil\n}\n", name, elem, elem))
 }
 
 // packHelper packs a message of c's fields into an int64.

@@ -35,7 +35,7 @@ process p { thread t { int x; bool ok; close(c); recv(c, x) ok(ok); } }`,
 			[]string{"close(kbc_c)", "kbm1, kbok2 := <-kbc_c", "ok = kbok2"}, ""},
 		{"select with a when guard and a default", `chan (int) c capacity 1;
 process p { thread t { int x; select { case recv(c, x) when (x > 0): x = 1; case send(c, x + 1): default: x = 2; } } }`,
-			[]string{"var kbs1 int32 = (x + 1)", "case kbm2 := <-kbWhenint32((x > 0), kbc_c):", "case kbc_c <- kbs1:", "default:"}, ""},
+			[]string{"var kbs1 int32 = (x + 1)", "if (x > 0) {\n\t\t\t\tkbch2 = kbc_c", "case kbm3 := <-kbch2:", "case kbc_c <- kbs1:", "default:"}, ""},
 		{"a channel array and pid", `chan (int) c[2] capacity 1;
 process p[2] { thread t { send(c[(pid + 1) % 2], pid); } }`,
 			[]string{"kbChanint32_2(((pid + 1) % 2), kbc_c_0, kbc_c_1) <- pid", "go kbp_p(1, 0, kbc_c_0, kbc_c_1)"}, ""},
@@ -63,7 +63,12 @@ process p { thread t { int x; while (true) { select { case recv(c, x): break; de
 		{"two lens", `chan (int) c capacity 1; chan (int) d capacity 1; process p { thread t { int x = len(c) + len(d); } }`, nil, "2 reads of channel lengths"},
 		{"end label", `chan (int) c capacity 1; process p { thread t { int x; end: recv(c, x); } }`, nil, "end label"},
 		{"nondet without bounds", `process p { thread t { int x = nondet(); } }`, nil, "nondet() without bounds"},
-		{"conditional that may fail", `process p { shared int a[2]; thread t { int i = nondet(0, 2); int x = i > 0 ? a[i] : 0; } }`, nil, "a conditional whose branches may fail"},
+		{"a conditional that may fail, in statements", `process p { shared int a[2]; thread t { int i = nondet(0, 2); int x = (i > 0 ? a[i] : 0) + 1; } }`,
+			[]string{"var kbt1 int32\n", "if (i > 0) {\n\t\t\tkbt1 = kbGetI2(i, kba_a_0, kba_a_1)", "var x int32 = (kbt1 + 1)"}, ""},
+		{"a conditional that may fail, in a loop's condition", `process p { shared int a[2]; thread t { int i = nondet(0, 2); while ((i > 0 ? a[i] : 0) > 0) { i--; } } }`,
+			[]string{"for {\n\t\t\t\truntime.Gosched()", "if (i > 0) {", "if !((kbt2 > 0)) {\n\t\t\t\t\tbreak"}, ""},
+		{"a conditional that may fail, in a loop's post statement", `process p { shared int a[2]; thread t { int i; for (i = 0; i < 2; i = i > 0 ? a[i] : 2) { } } }`, nil, "a conditional whose branches may fail"},
+		{"a select with a default and a rendezvous send", `chan (int) c capacity 0; process p { thread t { select { case send(c, 1): default: } } }`, nil, "a rendezvous channel"},
 		{"function", `process p { func f(int x) int { return x; } thread t { } }`, nil, "function f"},
 		{"messages over 64 bits", `chan (int, int, bool) c capacity 1; process p { thread t { } }`, nil, "65 bits"},
 	}
@@ -118,9 +123,23 @@ process q { thread t { int x; bool ok = true; recv(c, x) ok(ok); recv(c, x) ok(o
 		{"an index out of range", `process p { shared int a[2]; thread t { int i = nondet(0, 2); a[i] = 1; } }`, []ir.ViolationKind{ir.Bounds}},
 		{"a shift out of range", `process p { thread t { int i = nondet(31, 32); int x = 1 << i; } }`, []ir.ViolationKind{ir.Shift}},
 		{"a division by zero", `process p { thread t { int i = nondet(0, 1); int x = 4 / i; } }`, []ir.ViolationKind{ir.DivisionByZero}},
+		{"a conditional evaluates the branch taken only", `chan (int, bool) c capacity 1;
+process p { thread t { int i = nondet(0, 1); send(c, i == 0 ? 1 : 4 / i, i == 1 && (4 / i) == 4); } }`, nil},
 		{"select with default never takes from a rendezvous sender", `chan (int) c capacity 0;
 process p { thread t { send(c, 1); } }
 process q { thread t { int x = 0; select { case recv(c, x): default: } assert(x == 0); } }`, []ir.ViolationKind{ir.Deadlock}},
+		{"local code that fails after a loop head is a step of its own", `chan (int) c capacity 1;
+process p { thread t { int x; recv(c, x); for (int i = 0; i < 1 / x; i++) { } } }
+process q { thread t { send(c, 0); send(c, 0); assert(false, "q ran on"); } }`, []ir.ViolationKind{ir.Assertion, ir.DivisionByZero}},
+		{"an atomic block is a step of its own", `chan (int) c capacity 0;
+process p { thread t { send(c, 1); close(c); } }
+process q { thread t { int x; recv(c, x); atomic { assert(x == 0); } } }
+process r { thread t { send(c, 2); } }`, []ir.ViolationKind{ir.Assertion, ir.Panic}},
+		{"a send whose message fails starts its step before the message", `chan (int) c capacity 1;
+process p { thread t { int x; recv(c, x); send(c, 1 / x); } }
+process q { thread t { send(c, 0); send(c, 0); assert(false, "q ran on"); } }`, []ir.ViolationKind{ir.Assertion, ir.DivisionByZero}},
+		{"a guarded case's index is evaluated only when the guard holds", `chan (int) c[2] capacity 1;
+process p { thread t { int i = 2; int x; send(c[0], 1); select { case recv(c[i], x) when (i < 2): case recv(c[0], x): } } }`, nil},
 		{"a guard that is false is a nil channel", `chan (int) c capacity 1;
 process p { thread t { int x = 0; send(c, 3); select { case recv(c, x) when (false): case send(c, 1) when (x > 0): } } }`, []ir.ViolationKind{ir.Deadlock}},
 	}

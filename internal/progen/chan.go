@@ -646,10 +646,12 @@ func (b *body) unplannedSelect() int {
 	}
 	var comms []comm
 	cost := 0
+	rendezvousSend := false
 	for k := range 2 {
 		c, index := b.anyChannel()
 		var fields []string
 		recv := g.chance(0.5)
+		rendezvousSend = rendezvousSend || !recv && c.cap == 0
 		for _, t := range c.fields {
 			if !recv {
 				fields = append(fields, b.exprOf(t, 1).text)
@@ -685,7 +687,10 @@ func (b *body) unplannedSelect() int {
 			b.line("    %s", cm.clause)
 		}
 	}
-	if g.chance(0.4) {
+	// A default beside a rendezvous send case sees whether a receiver
+	// already waits, which the Go form cannot keep (a goroutine reaches its
+	// first receive by a step of its own).
+	if !(g.cfg.GoForm && rendezvousSend) && g.chance(0.4) {
 		b.line("default:")
 	}
 	b.close("}")
