@@ -312,6 +312,7 @@ func (b *body) atomic(s *syntax.AtomicStmt) {
 		return
 	}
 	b.gosched("the atomic block")
+	b.t.split = b.t.split || lens(s.Body) > 0
 	b.line("{")
 	b.block(s.Body)
 	b.line("}")
@@ -342,6 +343,7 @@ func (b *body) loop(init syntax.Stmt, cond syntax.Expr, post syntax.Stmt, loopBo
 	// length is that step (with nothing before it that may fail).
 	if cond == nil || lens(cond) == 0 || !b.safe(cond) {
 		b.gosched("the loop head")
+		b.t.split = b.t.split || lens(cond) > 0
 	}
 	if cond != nil {
 		b.line("if !(%s) {", b.hoist(cond))
@@ -387,6 +389,7 @@ func (b *body) cut(exprs ...syntax.Expr) {
 	for _, e := range exprs {
 		if e != nil && !b.safe(e) {
 			b.gosched("the statement")
+			b.t.split = true
 			return
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -237,6 +238,7 @@ type run struct {
 	res     *verify.Result
 	refused *verify.UnsupportedError
 	err     error
+	took    time.Duration
 }
 
 func (e engine) run(f *form, noDeadlock bool) (out run) {
@@ -253,6 +255,8 @@ func (e engine) run(f *form, noDeadlock bool) (out run) {
 	if err != nil {
 		return run{err: err}
 	}
+	start := time.Now()
+	defer func() { out.took = time.Since(start) }()
 	r, err := eng.Check(ctx, f.p)
 	if errors.As(err, &out.refused) {
 		return out
@@ -329,9 +333,15 @@ func verdictString(r *verify.Result) string {
 // tally counts one program's runs.
 type tally struct {
 	runs, agree, kindDiffers, cutDiffers, refused, disagree int
+	// the slowest run: its time, engine, form and seed
+	slowest  time.Duration
+	slowWhat string
 }
 
 func (a *tally) add(b tally) {
+	if b.slowest > a.slowest {
+		a.slowest, a.slowWhat = b.slowest, b.slowWhat
+	}
 	a.runs += b.runs
 	a.agree += b.agree
 	a.kindDiffers += b.kindDiffers
@@ -351,6 +361,14 @@ func (e engine) compare(t *testing.T, dc *dualCase, st *tally, verbose bool) []s
 			mode = " with NoDeadlock"
 		}
 		rk, rg := e.run(&dc.kb, noDeadlock), e.run(&dc.goF, noDeadlock)
+		for _, x := range []struct {
+			f string
+			r run
+		}{{".kb", rk}, {"Go", rg}} {
+			if x.r.took > st.slowest {
+				st.slowest, st.slowWhat = x.r.took, fmt.Sprintf("%s%s on the %s form of seed %d", e.name, mode, x.f, dc.seed)
+			}
+		}
 		if verbose {
 			t.Logf("%s%s: .kb %s; Go %s", e.name, mode, rk, rg)
 		}
@@ -462,11 +480,15 @@ func TestDualForm(t *testing.T) {
 	tallies := make([]tally, len(seeds))
 	stats := make([]caseStats, len(seeds))
 	one := len(seeds) == 1
+	var done atomic.Int64
 	parallelEach(len(seeds), func(i int) {
 		dc, err := newDualCase(seeds[i], dir)
 		defer func() {
 			if len(fails[i]) > 0 || one {
 				programs[i] = dc.programs()
+			}
+			if n := done.Add(1); n%500 == 0 {
+				t.Logf("%d of %d programs checked, %v", n, len(seeds), time.Since(start).Round(time.Second))
 			}
 		}()
 		if err != nil {
@@ -547,8 +569,8 @@ func TestDualForm(t *testing.T) {
 		checked, len(refusals), time.Since(start).Round(time.Millisecond), compared, tooBig, complete)
 	t.Logf("constructs: %s", counts(feats))
 	t.Logf("unsafe at some depth: %d programs; violation kinds reachable: %s", unsafe, counts(kinds))
-	t.Logf("engine runs on both forms (%d engines, both deadlock modes): %d; agree %d, another kind first %d, differ where a bound cuts %d, refused (lazypor, a rendezvous select) %d, disagree %d",
-		len(es), total.runs, total.agree, total.kindDiffers, total.cutDiffers, total.refused, total.disagree)
+	t.Logf("engine runs on both forms (%d engines, both deadlock modes): %d; agree %d, another kind first %d, differ where a bound cuts %d, refused (lazypor, a rendezvous select) %d, disagree %d; slowest %v (%s)",
+		len(es), total.runs, total.agree, total.kindDiffers, total.cutDiffers, total.refused, total.disagree, total.slowest.Round(time.Millisecond), total.slowWhat)
 	if len(refusals) > 0 {
 		t.Logf("refused by the translator, e.g. %s", refusals[0])
 	}

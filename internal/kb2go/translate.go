@@ -40,15 +40,22 @@ type Program struct {
 	Goroutines int
 	// Channels is the number of channels main makes.
 	Channels int
+	// Split says that some .kb step may be two Go steps: a Gosched where
+	// the .kb transition starts, then its channel operation.
+	Split bool
 }
 
 // Depth returns a depth bound for the Go form that covers every execution
-// of the .kb form within d steps. Every .kb step is at most one Go step (a
-// channel operation, a select, a read of len(c), a Gosched where .kb starts
-// a transition without one); the Go form adds
-// main's steps (its start, one make per channel, a go statement per
-// goroutine) and each goroutine's start.
+// of the .kb form within d steps. Every .kb step is one Go step (a channel
+// operation, a select, a read of len(c), a Gosched where .kb starts a
+// transition without one), or two where a Gosched starts a transition
+// whose channel operation comes after an evaluation that may fail (Split);
+// the Go form adds main's steps (its start, one make per channel, a go
+// statement per goroutine) and each goroutine's start.
 func (p *Program) Depth(d int) int {
+	if p.Split {
+		d *= 2
+	}
 	return d + 1 + p.Channels + 2*p.Goroutines
 }
 
@@ -74,7 +81,7 @@ func Translate(filename string, src []byte) (*Program, error) {
 		t.errs.Sort()
 		return nil, t.errs
 	}
-	return &Program{Go: []byte(t.out.String()), Goroutines: t.goroutines, Channels: t.makes}, nil
+	return &Program{Go: []byte(t.out.String()), Goroutines: t.goroutines, Channels: t.makes, Split: t.split}, nil
 }
 
 type typ uint8
@@ -159,6 +166,7 @@ type translator struct {
 	runtime    bool              // runtime is imported
 	goroutines int
 	makes      int
+	split      bool // see Program.Split
 	out        strings.Builder
 	errs       syntax.ErrorList
 }
