@@ -28,6 +28,7 @@ type loop struct {
 // A body writes the statements of one goroutine.
 type body struct {
 	t      *translator
+	pids   int // the instances of the process: pid is in [0, pids)
 	w      *strings.Builder
 	indent int
 	scopes []map[string]*sym
@@ -710,6 +711,41 @@ func (b *body) selectStmt(s *syntax.SelectStmt) {
 	b.line("}")
 }
 
+// bounds returns an interval that holds every value of the int expression
+// e, when it knows one: constants, pid and tid, and the sums, remainders
+// and masks of them that index rings of channels ((pid + 1) % N), so that
+// such an index is known to be in range.
+func (b *body) bounds(e syntax.Expr) (lo, hi int64, known bool) {
+	if v, _, ok := b.t.constValue(b, e); ok {
+		return v, v, true
+	}
+	switch e := e.(type) {
+	case *syntax.ParenExpr:
+		return b.bounds(e.X)
+	case *syntax.PidExpr:
+		return 0, int64(b.pids - 1), true
+	case *syntax.TidExpr:
+		return 0, 0, true // one thread per process instance
+	case *syntax.BinaryExpr:
+		xl, xh, ok1 := b.bounds(e.X)
+		yl, yh, ok2 := b.bounds(e.Y)
+		if !ok1 || !ok2 || xl < 0 || yl < 0 || xh > 1<<20 || yh > 1<<20 {
+			return 0, 0, false
+		}
+		switch e.Op {
+		case syntax.ADD:
+			return xl + yl, xh + yh, true
+		case syntax.REM:
+			if yl == yh && yl > 0 {
+				return 0, min(xh, yl-1), true
+			}
+		case syntax.AND:
+			return 0, min(xh, yh), true
+		}
+	}
+	return 0, 0, false
+}
+
 // safe reports whether evaluating e can neither fail nor draw a value: then
 // evaluating it where .kb would not (a conditional's branch not taken, a
 // select case's guard or message) changes nothing.
@@ -727,7 +763,7 @@ func (b *body) safe(e syntax.Expr) bool {
 			} else if c := b.t.chans[n.X.Name]; c != nil {
 				size = c.size
 			}
-			if i, _, c := b.t.constValue(b, n.Index); !c || i < 0 || i >= int64(size) {
+			if lo, hi, known := b.bounds(n.Index); !known || lo < 0 || hi >= int64(size) {
 				ok = false
 			}
 		case *syntax.BinaryExpr:

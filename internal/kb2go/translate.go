@@ -49,14 +49,16 @@ type Program struct {
 // of the .kb form within d steps. Every .kb step is one Go step (a channel
 // operation, a select, a read of len(c), a Gosched where .kb starts a
 // transition without one), or two where a Gosched starts a transition
-// whose channel operation comes after an evaluation that may fail (Split);
-// the Go form adds main's steps (its start, one make per channel, a go
-// statement per goroutine) and each goroutine's start.
+// whose channel operation comes after an evaluation that may fail (Split).
+// The Go form adds main's steps (its start, one make per channel, a go
+// statement per goroutine), each goroutine's start, and for each goroutine
+// a Gosched before the operation it waits at for ever, where the .kb thread
+// waits at the transition's start.
 func (p *Program) Depth(d int) int {
 	if p.Split {
 		d *= 2
 	}
-	return d + 1 + p.Channels + 2*p.Goroutines
+	return d + 1 + p.Channels + 3*p.Goroutines
 }
 
 // Translate returns the Go form of a distributed .kb program read from src:
@@ -365,7 +367,7 @@ func (t *translator) emitProcess(w *strings.Builder, p *process) {
 		w.WriteString(", " + s)
 	}
 	w.WriteString(") {\n")
-	b := &body{t: t, w: w, indent: 1, scopes: []map[string]*sym{{}}}
+	b := &body{t: t, w: w, indent: 1, scopes: []map[string]*sym{{}}, pids: p.count}
 	for _, d := range p.vars {
 		b.varDecl(d)
 	}
