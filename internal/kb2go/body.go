@@ -339,13 +339,11 @@ func (b *body) loop(init syntax.Stmt, cond syntax.Expr, post syntax.Stmt, loopBo
 	var inner strings.Builder
 	b.w = &inner
 	b.indent++
-	// Each evaluation of the condition starts a .kb transition: a step of
-	// its own in Go too, unless the condition's read of a channel's
-	// length is that step (with nothing before it that may fail).
-	if cond == nil || lens(cond) == 0 || !b.safe(cond) {
-		b.gosched("the loop head")
-		b.t.split = b.t.split || lens(cond) > 0
-	}
+	// Each evaluation of the condition starts a .kb transition, and gofront
+	// makes a loop's header a cut point too: the loop head is a step in
+	// both forms, with nothing in between. A read of a channel's length in
+	// the condition is one more Go step.
+	b.t.split = b.t.split || lens(cond) > 0
 	if cond != nil {
 		b.line("if !(%s) {", b.hoist(cond))
 		b.line("\tbreak")
@@ -373,9 +371,9 @@ func (b *body) loop(init syntax.Stmt, cond syntax.Expr, post syntax.Stmt, loopBo
 }
 
 // gosched writes a step that does nothing, where .kb starts a transition
-// that Go would otherwise fold into the step before: a loop head, an atomic
-// block, an await, or a statement whose evaluation before its channel
-// operation may fail. Go then fails in a step that starts where .kb's
+// that Go would otherwise fold into the step before: an atomic block, an
+// await, or a statement whose evaluation before its channel operation may
+// fail. Go then fails in a step that starts where .kb's
 // does, after the same interleavings.
 func (b *body) gosched(what string) {
 	b.t.runtime = true

@@ -29,9 +29,11 @@
 //     statement may read at most one channel length, and none when it is a
 //     channel operation or a select itself (Go would read it in a step of
 //     its own); a statement that breaks this rule is refused;
-//   - where a .kb transition starts without a channel operation (a loop
-//     head, each time its condition is evaluated; an atomic block; an
-//     await) Go would fold the code into the step before, and where the
+//   - a loop head starts a transition in both forms (gofront makes a loop
+//     header a cut point, as .kb does each evaluation of a condition);
+//     where a .kb transition starts without a channel operation otherwise
+//     (an atomic block, an await) Go would fold the code into the step
+//     before, and where the
 //     evaluation before a statement's channel operation may fail (a message
 //     that divides, an index that may be out of range) Go would evaluate it
 //     in the step before. Local code that may fail has to fail in a step

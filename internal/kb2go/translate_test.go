@@ -66,7 +66,7 @@ process p { thread t { int x; while (true) { select { case recv(c, x): break; de
 		{"a conditional that may fail, in statements", `process p { shared int a[2]; thread t { int i = nondet(0, 2); int x = (i > 0 ? a[i] : 0) + 1; } }`,
 			[]string{"var kbt1 int32\n", "if (i > 0) {\n\t\t\tkbt1 = kbGetI2(i, kba_a_0, kba_a_1)", "var x int32 = (kbt1 + 1)"}, ""},
 		{"a conditional that may fail, in a loop's condition", `process p { shared int a[2]; thread t { int i = nondet(0, 2); while ((i > 0 ? a[i] : 0) > 0) { i--; } } }`,
-			[]string{"for {\n\t\t\t\truntime.Gosched()", "if (i > 0) {", "if !((kbt2 > 0)) {\n\t\t\t\t\tbreak"}, ""},
+			[]string{"for {\n\t\t\t\tvar kbt2 int32\n", "if (i > 0) {", "if !((kbt2 > 0)) {\n\t\t\t\t\tbreak"}, ""},
 		{"a conditional that may fail, in a loop's post statement", `process p { shared int a[2]; thread t { int i; for (i = 0; i < 2; i = i > 0 ? a[i] : 2) { } } }`, nil, "a conditional whose branches may fail"},
 		{"a select with a default and a rendezvous send", `chan (int) c capacity 0; process p { thread t { select { case send(c, 1): default: } } }`, nil, "a rendezvous channel"},
 		{"function", `process p { func f(int x) int { return x; } thread t { } }`, nil, "function f"},
