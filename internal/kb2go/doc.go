@@ -29,20 +29,19 @@
 //     statement may read at most one channel length, and none when it is a
 //     channel operation or a select itself (Go would read it in a step of
 //     its own); a statement that breaks this rule is refused;
-//   - a loop head starts a transition in both forms (gofront makes a loop
-//     header a cut point, as .kb does each evaluation of a condition);
-//     where a .kb transition starts without a channel operation otherwise
-//     (an atomic block, an await) Go would fold the code into the step
-//     before, and where the
-//     evaluation before a statement's channel operation may fail (a message
-//     that divides, an index that may be out of range) Go would evaluate it
-//     in the step before. Local code that may fail has to fail in a step
-//     that starts where .kb's does, after the same interleavings: a failing
-//     atomic block folded into the receive before it would fail before
-//     another goroutine could act, and hide that goroutine's violation. So
-//     the Go form takes a step there that does nothing (runtime.Gosched);
-//     where the code before a channel operation cannot fail, moving it into
-//     the step before changes nothing;
+//   - local code that may fail has to fail in a step that starts where the
+//     .kb transition holding it starts, after the same interleavings: a
+//     failing atomic block folded into the receive before it would fail
+//     before another goroutine could act, and hide that goroutine's
+//     violation. A loop head starts a transition in both forms (gofront
+//     makes a loop header a cut point, as .kb does each evaluation of a
+//     condition). Where a .kb transition starts without a channel operation
+//     otherwise (an atomic block, an await), and before a statement whose
+//     evaluation ahead of its channel operation may fail (a message that
+//     divides, an index not known to be in range), Go would fold the code
+//     into the step before: the Go form takes a step there that does
+//     nothing (runtime.Gosched). Where the code before a channel operation
+//     cannot fail, moving it into the step before changes nothing;
 //   - a select with a default and a send case on a rendezvous channel is
 //     refused: it sees whether a receiver already waits, and a goroutine
 //     reaches its first receive by its start, a step a .kb thread, at its
@@ -83,9 +82,19 @@
 //     multiplies a stateless search's interleavings.
 //
 // The Go form takes more steps than the .kb form: main's (its start, a make
-// per channel, a go statement per goroutine) and each goroutine's start;
-// every other Go step is a .kb step's. Program.Depth gives a depth for the Go form that
-// covers every execution of the .kb form within a depth.
+// per channel, a go statement per goroutine), each goroutine's start, a
+// Gosched before an operation a goroutine waits at for ever, and a second
+// step in a .kb transition that holds both a Gosched (or a loop header) and
+// a channel operation (Program.Split). Program.Depth gives a depth for the
+// Go form that covers every execution of the .kb form within a depth.
+//
+// Threads over shared memory do not translate. A faithful scheme would
+// need every .kb statement to touch shared memory at most once (Go takes a
+// step per access) and the local code that may fail to start its steps
+// where .kb's do, as above; x++ on a shared x, one step in .kb, is a read
+// and a write in Go, and mutexes and joins would need forms of their own.
+// That is left for later: the channel programs are the ones Go programmers
+// write.
 //
 // What has no faithful Go form is an input error, never a loose
 // translation: threads over shared memory (each Go statement would take a

@@ -59,7 +59,7 @@ import (
 // failure). lazypor refuses, by name, a select that a rendezvous handoff may
 // consume, on either form: such a refusal is counted, any other is a failure.
 var (
-	dualSeeds   = flag.Int("dual.seeds", 60, "TestDualForm checks the programs of seeds from..from+N-1")
+	dualSeeds   = flag.Int("dual.seeds", 200, "TestDualForm checks the programs of seeds from..from+N-1")
 	dualFrom    = flag.Uint64("dual.from", 0, "TestDualForm's first seed")
 	dualSeed    = flag.Int64("dual.seed", -1, "TestDualForm checks only this seed, and shows both programs")
 	dualTimeout = flag.Duration("dual.timeout", 30*time.Second, "time limit of one engine on one form of one program")
@@ -438,7 +438,7 @@ func dualSeedList() []uint64 {
 	}
 	n := *dualSeeds
 	if testing.Short() {
-		n = min(n, 15)
+		n = min(n, 40)
 	}
 	seeds := make([]uint64, n)
 	for i := range seeds {
