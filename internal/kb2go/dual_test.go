@@ -450,6 +450,7 @@ func dualSeedList() []uint64 {
 // features are the channel constructs a .kb program uses, by the text
 // that shows each.
 var features = []struct{ name, text string }{
+	{"channels", "chan ("},
 	{"rendezvous", "capacity 0"},
 	{"select", "select {"},
 	{"select with default", "default:"},
