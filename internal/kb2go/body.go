@@ -534,11 +534,10 @@ func (b *body) received(c *channel, s *syntax.ChanStmt, m, ok string) {
 }
 
 func (b *body) chanStmt(s *syntax.ChanStmt) {
-	if s.Tok == syntax.SEND {
-		b.cut(s.Args...)
-	} else {
-		b.cut(s.Args[0])
+	if s.Tok == syntax.SEND && !b.messageSafe(s) {
+		return
 	}
+	b.cut(s.Args[0])
 	switch s.Tok {
 	case syntax.SEND:
 		c := b.channel(s)
@@ -627,12 +626,10 @@ func (b *body) selectStmt(s *syntax.SelectStmt) {
 			b.errorf(cl.Comm.Pos(), "a select with a default and a send case on a rendezvous channel: it sees whether a receiver already waits, and a goroutine reaches its first receive by a step that a .kb thread does not take")
 			return
 		}
-		if cl.Comm.Tok == syntax.SEND {
-			pre = append(pre, cl.Comm.Args...)
-		} else {
-			pre = append(pre, cl.Comm.Args[0])
+		if cl.Comm.Tok == syntax.SEND && !b.messageSafe(cl.Comm) {
+			return
 		}
-		pre = append(pre, cl.When)
+		pre = append(pre, cl.Comm.Args[0], cl.When)
 	}
 	b.cut(pre...)
 	b.line("{")
@@ -727,6 +724,15 @@ func (b *body) bounds(e syntax.Expr) (lo, hi int64, known bool) {
 	case *syntax.BinaryExpr:
 		xl, xh, ok1 := b.bounds(e.X)
 		yl, yh, ok2 := b.bounds(e.Y)
+		if e.Op == syntax.AND {
+			// A mask k >= 0 keeps any int in [0, k].
+			switch {
+			case ok2 && yl == yh && yl >= 0:
+				return 0, yl, true
+			case ok1 && xl == xh && xl >= 0:
+				return 0, xl, true
+			}
+		}
 		if !ok1 || !ok2 || xl < 0 || yl < 0 || xh > 1<<20 || yh > 1<<20 {
 			return 0, 0, false
 		}
@@ -744,14 +750,37 @@ func (b *body) bounds(e syntax.Expr) (lo, hi int64, known bool) {
 	return 0, 0, false
 }
 
+// messageSafe refuses a send whose message may fail: Go evaluates a send's
+// message before it waits, .kb when the send proceeds, so a send that
+// waits for ever fails in Go and not in .kb. (A draw in the message is
+// local: drawn earlier, it changes nothing.)
+func (b *body) messageSafe(s *syntax.ChanStmt) bool {
+	for _, f := range s.Args[1:] {
+		if !b.failFree(f) {
+			b.errorf(f.Pos(), "a message that may fail: Go evaluates a send's message before the send waits, .kb when it proceeds")
+			return false
+		}
+	}
+	return true
+}
+
 // safe reports whether evaluating e can neither fail nor draw a value: then
 // evaluating it where .kb would not (a conditional's branch not taken, a
 // select case's guard or message) changes nothing.
-func (b *body) safe(e syntax.Expr) bool {
+func (b *body) safe(e syntax.Expr) bool { return b.pure(e, false) }
+
+// failFree reports whether evaluating e cannot fail; it may draw.
+func (b *body) failFree(e syntax.Expr) bool { return b.pure(e, true) }
+
+// pure reports whether evaluating e can neither fail nor, unless draws,
+// draw a value.
+func (b *body) pure(e syntax.Expr, draws bool) bool {
 	ok := true
 	syntax.Inspect(e, func(n syntax.Node) bool {
 		switch n := n.(type) {
-		case *syntax.NondetExpr, *syntax.CallExpr, *syntax.CasExpr:
+		case *syntax.NondetExpr:
+			ok = draws // its bounds are constants
+		case *syntax.CallExpr, *syntax.CasExpr:
 			ok = false
 		case *syntax.IndexExpr:
 			s := b.lookup(n.X.Name)

@@ -68,6 +68,8 @@ process p { thread t { int x; while (true) { select { case recv(c, x): break; de
 		{"a conditional that may fail, in a loop's condition", `process p { shared int a[2]; thread t { int i = nondet(0, 2); while ((i > 0 ? a[i] : 0) > 0) { i--; } } }`,
 			[]string{"for {\n\t\t\t\tvar kbt2 int32\n", "if (i > 0) {", "if !((kbt2 > 0)) {\n\t\t\t\t\tbreak"}, ""},
 		{"a conditional that may fail, in a loop's post statement", `process p { shared int a[2]; thread t { int i; for (i = 0; i < 2; i = i > 0 ? a[i] : 2) { } } }`, nil, "a conditional whose branches may fail"},
+		{"a message that may fail", `chan (int) c capacity 0; process p { shared int a[2]; thread t { int i = nondet(1, 2); send(c, a[i]); } }`, nil, "a message that may fail"},
+		{"a select's message that may fail", `chan (int) c capacity 0; process p { shared int a[2]; thread t { int i = nondet(1, 2); int x; select { case send(c, a[i]): case recv(c, x): } } }`, nil, "a message that may fail"},
 		{"a select with a default and a rendezvous send", `chan (int) c capacity 0; process p { thread t { select { case send(c, 1): default: } } }`, nil, "a rendezvous channel"},
 		{"function", `process p { func f(int x) int { return x; } thread t { } }`, nil, "function f"},
 		{"messages over 64 bits", `chan (int, int, bool) c capacity 1; process p { thread t { } }`, nil, "65 bits"},
@@ -124,7 +126,7 @@ process q { thread t { int x; bool ok = true; recv(c, x) ok(ok); recv(c, x) ok(o
 		{"a shift out of range", `process p { thread t { int i = nondet(31, 32); int x = 1 << i; } }`, []ir.ViolationKind{ir.Shift}},
 		{"a division by zero", `process p { thread t { int i = nondet(0, 1); int x = 4 / i; } }`, []ir.ViolationKind{ir.DivisionByZero}},
 		{"a conditional evaluates the branch taken only", `chan (int, bool) c capacity 1;
-process p { thread t { int i = nondet(0, 1); send(c, i == 0 ? 1 : 4 / i, i == 1 && (4 / i) == 4); } }`, nil},
+process p { thread t { int i = nondet(0, 1); int y = i == 0 ? 1 : 4 / i; bool f = i == 1 && (4 / i) == 4; send(c, y, f); } }`, nil},
 		{"select with default never takes from a rendezvous sender", `chan (int) c capacity 0;
 process p { thread t { send(c, 1); } }
 process q { thread t { int x = 0; select { case recv(c, x): default: } assert(x == 0); } }`, []ir.ViolationKind{ir.Deadlock}},
@@ -135,9 +137,11 @@ process q { thread t { send(c, 0); send(c, 0); assert(false, "q ran on"); } }`, 
 process p { thread t { send(c, 1); close(c); } }
 process q { thread t { int x; recv(c, x); atomic { assert(x == 0); } } }
 process r { thread t { send(c, 2); } }`, []ir.ViolationKind{ir.Assertion, ir.Panic}},
-		{"a send whose message fails starts its step before the message", `chan (int) c capacity 1;
-process p { thread t { int x; recv(c, x); send(c, 1 / x); } }
-process q { thread t { send(c, 0); send(c, 0); assert(false, "q ran on"); } }`, []ir.ViolationKind{ir.Assertion, ir.DivisionByZero}},
+		{"a receive whose channel index fails starts its step before the index", `chan (int) c[2] capacity 1;
+process p { thread t { int x; recv(c[0], x); recv(c[x + 2], x); } }
+process q { thread t { send(c[0], 0); send(c[0], 0); assert(false, "q ran on"); } }`, []ir.ViolationKind{ir.Assertion, ir.Bounds}},
+		{"a channel index out of range fails though the send would wait", `chan (int) c[2] capacity 0;
+process p { thread t { int i = nondet(1, 2); send(c[i], 1); } }`, []ir.ViolationKind{ir.Bounds, ir.Deadlock}},
 		{"a guarded case's index is evaluated only when the guard holds", `chan (int) c[2] capacity 1;
 process p { thread t { int i = 2; int x; send(c[0], 1); select { case recv(c[i], x) when (i < 2): case recv(c[0], x): } } }`, nil},
 		{"a guard that is false is a nil channel", `chan (int) c capacity 1;

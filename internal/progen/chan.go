@@ -487,7 +487,7 @@ func (b *body) message(op *chanOp, index, seq string) int {
 		case t == tBool && g.chance(0.3):
 			args = append(args, fmt.Sprint(g.chance(0.5)))
 		default:
-			args = append(args, b.exprOf(t, 1).text)
+			args = append(args, b.messageExpr(t))
 		}
 	}
 	cost := b.visibleCost()
@@ -654,7 +654,7 @@ func (b *body) unplannedSelect() int {
 		rendezvousSend = rendezvousSend || !recv && c.cap == 0
 		for _, t := range c.fields {
 			if !recv {
-				fields = append(fields, b.exprOf(t, 1).text)
+				fields = append(fields, b.messageExpr(t))
 				continue
 			}
 			dst := b.fresh(t)
@@ -695,6 +695,20 @@ func (b *body) unplannedSelect() int {
 	}
 	b.close("}")
 	return cost
+}
+
+// messageExpr is a field of a message to send. In the Go form it reads
+// locals only: Go evaluates a message before the send waits, .kb when it
+// proceeds, so a message that may fail (an element of process memory at an
+// index out of range) has no Go form.
+func (b *body) messageExpr(t typ) string {
+	if b.g.cfg.GoForm {
+		if t == tBool {
+			return b.localBool(1).text
+		}
+		return b.localInt(1).text
+	}
+	return b.exprOf(t, 1).text
 }
 
 // closeStmt closes some channel (Close): a later send on it panics, a recv
