@@ -189,6 +189,9 @@ func GoFormConfig() Config {
 	c.Features |= ChannelKinds | Rendezvous | Close
 	c.Features &^= Mutexes | Cas | Assume | Await | Funcs | Join | SharedIndices
 	c.GoForm = true
+	// main's go statement and the goroutine's start are two steps of each
+	// thread more, which a search interleaves with every other step.
+	c.StartSteps = 2
 	return c
 }
 
