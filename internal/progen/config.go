@@ -182,16 +182,21 @@ func DualFormConfig() Config {
 // Go's channel constructs (select with and without default, rendezvous,
 // close and ok receives, when guards) and without what has no faithful Go
 // form: mutexes (Go's relock blocks where .kb reports it), cas, assume and
-// await (no Go statement waits for a condition), functions and joins. The
-// same seed gives another program than DistributedConfig's.
+// await (no Go statement waits for a condition), functions and joins; at
+// most three process instances, each counted with the two steps a goroutine
+// takes to start (StartSteps). The same seed gives another program than
+// DistributedConfig's.
 func GoFormConfig() Config {
 	c := DistributedConfig()
 	c.Features |= ChannelKinds | Rendezvous | Close
 	c.Features &^= Mutexes | Cas | Assume | Await | Funcs | Join | SharedIndices
 	c.GoForm = true
 	// main's go statement and the goroutine's start are two steps of each
-	// thread more, which a search interleaves with every other step.
+	// thread more, which a search interleaves with every other step; with
+	// four threads, the programs that cannot shrink further stay above the
+	// size bound (as DualFormConfig's C forms did).
 	c.StartSteps = 2
+	c.MaxThreads = 3
 	return c
 }
 
