@@ -19,6 +19,7 @@ import (
 	"kbmc/encode"
 	"kbmc/explicit"
 	"kbmc/internal/kb2c"
+	"kbmc/internal/oracle"
 	"kbmc/internal/progen"
 	"kbmc/ir"
 	"kbmc/lang"
@@ -98,7 +99,7 @@ type form struct {
 	name  string // ".kb" or "C"
 	p     *ir.Program
 	depth int
-	o     *oracle
+	o     *oracle.Graph
 	oerr  error // the oracle's failure (a graph too large for it)
 }
 
@@ -137,8 +138,8 @@ func newDualCase(seed uint64) (*dualCase, error) {
 	dc.kb = form{name: ".kb", p: pk, depth: depth}
 	dc.c = form{name: "C", p: pc, depth: prog.Depth(depth)}
 	for _, f := range []*form{&dc.kb, &dc.c} {
-		f.o, f.oerr = explore(f.p, *dualStates)
-		if f.oerr != nil && !errors.Is(f.oerr, errTooBig) {
+		f.o, f.oerr = oracle.Explore(f.p, *dualStates, nil)
+		if f.oerr != nil && !errors.Is(f.oerr, oracle.ErrTooBig) {
 			return dc, fmt.Errorf("oracle on the %s form: %v", f.name, f.oerr)
 		}
 	}
@@ -166,7 +167,7 @@ func (dc *dualCase) complete() bool {
 	if dc.kb.o == nil || dc.c.o == nil {
 		return dc.ref[0].Verdict != verify.BoundedSafe
 	}
-	return dc.kb.o.complete(dc.kb.depth) && dc.c.o.complete(dc.c.depth)
+	return dc.kb.o.Complete(dc.kb.depth) && dc.c.o.Complete(dc.c.depth)
 }
 
 // translation compares the two forms' whole state graphs: they reach the
@@ -178,16 +179,16 @@ func (dc *dualCase) translation() (compared bool, fail string) {
 		return false, ""
 	}
 	const unbounded = int(^uint(0) >> 1)
-	kk := canonicalKinds(ko.kinds(unbounded, false))
-	ck := canonicalKinds(co.kinds(unbounded, false))
+	kk := canonicalKinds(ko.Kinds(unbounded, false))
+	ck := canonicalKinds(co.Kinds(unbounded, false))
 	switch {
 	case !slices.Equal(kk, ck):
 		return true, fmt.Sprintf("the forms reach different violations: .kb %s; C %s", ko, co)
-	case (ko.longest < 0) != (co.longest < 0):
+	case (ko.Longest < 0) != (co.Longest < 0):
 		return true, fmt.Sprintf("one form has an execution that runs for ever, the other not: .kb %s; C %s", ko, co)
-	case ko.longest >= 0 && co.longest > dc.kbProg.Depth(ko.longest):
+	case ko.Longest >= 0 && co.Longest > dc.kbProg.Depth(ko.Longest):
 		return true, fmt.Sprintf("the longest C execution takes %d steps, more than Depth(%d) = %d: .kb %s; C %s",
-			co.longest, ko.longest, dc.kbProg.Depth(ko.longest), ko, co)
+			co.Longest, ko.Longest, dc.kbProg.Depth(ko.Longest), ko, co)
 	}
 	return true, ""
 }
@@ -364,8 +365,8 @@ func (e engine) check(f *form, noDeadlock bool, r run) error {
 	if o == nil {
 		return nil
 	}
-	want := o.verdict(f.depth, noDeadlock)
-	kinds := o.kinds(f.depth, noDeadlock)
+	want := o.Verdict(f.depth, noDeadlock)
+	kinds := o.Kinds(f.depth, noDeadlock)
 	switch {
 	case res.Verdict == verify.Unsafe && !slices.Contains(kinds, res.Violation.Kind):
 		return fmt.Errorf("says %s, which the oracle does not reach within %d steps (%s)", verdictString(res), f.depth, o)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"kbmc/internal/constfold"
 	"kbmc/lang"
 	"kbmc/lang/syntax"
 )
@@ -237,109 +238,22 @@ func (t *translator) collect() {
 // operation that would fail at run time is no constant), seen from body b
 // (nil: top level, where locals hide nothing).
 func (t *translator) constValue(b *body, e syntax.Expr) (int64, typ, bool) {
-	wrap := func(v int64) int64 { return v << 32 >> 32 }
-	switch e := e.(type) {
-	case *syntax.IntLit:
-		return wrap(int64(e.Value)), tInt, !e.Overflow
-	case *syntax.BoolLit:
-		if e.Value {
-			return 1, tBool, true
-		}
-		return 0, tBool, true
-	case *syntax.ParenExpr:
-		return t.constValue(b, e.X)
-	case *syntax.Ident:
+	v, isBool, ok := constfold.Fold(e, Width, func(name string) (int64, bool) {
 		var s *sym
 		if b != nil {
-			s = b.lookup(e.Name)
+			s = b.lookup(name)
 		} else {
-			s = t.top[e.Name]
+			s = t.top[name]
 		}
 		if s != nil && s.kind == symConst {
-			return s.val, tInt, true
+			return s.val, true
 		}
-	case *syntax.UnaryExpr:
-		x, xt, ok := t.constValue(b, e.X)
-		if !ok {
-			return 0, 0, false
-		}
-		switch e.Op {
-		case syntax.SUB:
-			return wrap(-x), tInt, true
-		case syntax.TILDE:
-			return wrap(^x), tInt, true
-		case syntax.NOT:
-			return 1 - x, xt, true
-		}
-	case *syntax.BinaryExpr:
-		x, xt, ok1 := t.constValue(b, e.X)
-		y, _, ok2 := t.constValue(b, e.Y)
-		if !ok1 || !ok2 {
-			return 0, 0, false
-		}
-		b2i := func(c bool) int64 {
-			if c {
-				return 1
-			}
-			return 0
-		}
-		switch e.Op {
-		case syntax.ADD:
-			return wrap(x + y), tInt, true
-		case syntax.SUB:
-			return wrap(x - y), tInt, true
-		case syntax.MUL:
-			return wrap(x * y), tInt, true
-		case syntax.QUO, syntax.REM:
-			if y == 0 {
-				return 0, 0, false
-			}
-			if e.Op == syntax.QUO {
-				return wrap(x / y), tInt, true
-			}
-			return x % y, tInt, true
-		case syntax.SHL, syntax.SHR:
-			if y < 0 || y >= Width {
-				return 0, 0, false
-			}
-			if e.Op == syntax.SHL {
-				return wrap(x << uint(y)), tInt, true
-			}
-			return x >> uint(y), tInt, true
-		case syntax.AND:
-			return x & y, xt, true
-		case syntax.OR:
-			return x | y, xt, true
-		case syntax.XOR:
-			return x ^ y, xt, true
-		case syntax.LSS:
-			return b2i(x < y), tBool, true
-		case syntax.LEQ:
-			return b2i(x <= y), tBool, true
-		case syntax.GTR:
-			return b2i(x > y), tBool, true
-		case syntax.GEQ:
-			return b2i(x >= y), tBool, true
-		case syntax.EQL:
-			return b2i(x == y), tBool, true
-		case syntax.NEQ:
-			return b2i(x != y), tBool, true
-		case syntax.LAND:
-			return b2i(x != 0 && y != 0), tBool, true
-		case syntax.LOR:
-			return b2i(x != 0 || y != 0), tBool, true
-		}
-	case *syntax.CondExpr:
-		c, _, ok := t.constValue(b, e.Cond)
-		if !ok {
-			return 0, 0, false
-		}
-		if c != 0 {
-			return t.constValue(b, e.X)
-		}
-		return t.constValue(b, e.Y)
+		return 0, false
+	})
+	if isBool {
+		return v, tBool, ok
 	}
-	return 0, 0, false
+	return v, tInt, ok
 }
 
 // literal is the C text of a constant of type ty.

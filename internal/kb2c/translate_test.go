@@ -7,6 +7,7 @@ import (
 
 	"kbmc/cfront"
 	"kbmc/internal/kb2c"
+	"kbmc/internal/oracle"
 	"kbmc/lang"
 )
 
@@ -476,26 +477,26 @@ func TestTranslate(t *testing.T) {
 			if tc.kinds != "" {
 				want = strings.Split(tc.kinds, ",")
 			}
-			ok, err := explore(pk, 1<<16)
+			ok, err := oracle.Explore(pk, 1<<16, nil)
 			if err != nil {
 				t.Fatalf("oracle on the .kb form: %v", err)
 			}
-			oc, err := explore(pc, 1<<16)
+			oc, err := oracle.Explore(pc, 1<<16, nil)
 			if err != nil {
 				t.Fatalf("oracle on the C form: %v\n%s", err, prog.C)
 			}
 			for _, x := range []struct {
 				name string
-				o    *oracle
+				o    *oracle.Graph
 			}{{".kb", ok}, {"C", oc}} {
 				var got []string
-				for _, k := range canonicalKinds(x.o.kinds(1<<30, false)) {
+				for _, k := range canonicalKinds(x.o.Kinds(1<<30, false)) {
 					got = append(got, k.String())
 				}
 				if got == nil {
 					got = []string{}
 				}
-				if !slices.Equal(got, want) || (x.o.longest < 0) != tc.cycle {
+				if !slices.Equal(got, want) || (x.o.Longest < 0) != tc.cycle {
 					t.Errorf("%s form: %s; want violations {%s}, a cycle %v", x.name, x.o, tc.kinds, tc.cycle)
 				}
 			}
@@ -503,8 +504,8 @@ func TestTranslate(t *testing.T) {
 				t.Logf("C form:\n%s", prog.C)
 				return
 			}
-			if ok.longest >= 0 && oc.longest > prog.Depth(ok.longest) {
-				t.Errorf("the longest C execution takes %d steps, more than Depth(%d) = %d", oc.longest, ok.longest, prog.Depth(ok.longest))
+			if ok.Longest >= 0 && oc.Longest > prog.Depth(ok.Longest) {
+				t.Errorf("the longest C execution takes %d steps, more than Depth(%d) = %d", oc.Longest, ok.Longest, prog.Depth(ok.Longest))
 			}
 		})
 	}

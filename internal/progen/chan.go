@@ -253,7 +253,9 @@ func (g *gen) newChannel(n int) *channel {
 	if g.chance(0.15) {
 		c.fields = []typ{tBool}
 	}
-	if g.chance(0.15) {
+	if g.chance(0.15) && !(g.cfg.GoForm && len(c.fields) == 2) {
+		// The Go form packs a message into 64 bits: two ints and a bool
+		// do not fit.
 		c.fields = append([]typ{tInt}, c.fields...)
 	}
 	var types []string
@@ -272,10 +274,10 @@ func (g *gen) newChannel(n int) *channel {
 		capText = k
 	}
 	attrs := ""
-	if g.has(ChannelKinds) && g.chance(0.15) {
+	if g.has(ChannelKinds) && !g.cfg.GoForm && g.chance(0.15) {
 		attrs += " lossy"
 	}
-	if g.has(ChannelKinds) && g.chance(0.15) {
+	if g.has(ChannelKinds) && !g.cfg.GoForm && g.chance(0.15) {
 		attrs += " unordered"
 	}
 	if g.has(Rendezvous) && attrs == "" && g.chance(0.4) {
@@ -485,7 +487,7 @@ func (b *body) message(op *chanOp, index, seq string) int {
 		case t == tBool && g.chance(0.3):
 			args = append(args, fmt.Sprint(g.chance(0.5)))
 		default:
-			args = append(args, b.exprOf(t, 1).text)
+			args = append(args, b.messageExpr(t))
 		}
 	}
 	cost := b.visibleCost()
@@ -644,13 +646,15 @@ func (b *body) unplannedSelect() int {
 	}
 	var comms []comm
 	cost := 0
+	rendezvousSend := false
 	for k := range 2 {
 		c, index := b.anyChannel()
 		var fields []string
 		recv := g.chance(0.5)
+		rendezvousSend = rendezvousSend || !recv && c.cap == 0
 		for _, t := range c.fields {
 			if !recv {
-				fields = append(fields, b.exprOf(t, 1).text)
+				fields = append(fields, b.messageExpr(t))
 				continue
 			}
 			dst := b.fresh(t)
@@ -683,11 +687,28 @@ func (b *body) unplannedSelect() int {
 			b.line("    %s", cm.clause)
 		}
 	}
-	if g.chance(0.4) {
+	// A default beside a rendezvous send case sees whether a receiver
+	// already waits, which the Go form cannot keep (a goroutine reaches its
+	// first receive by a step of its own).
+	if !(g.cfg.GoForm && rendezvousSend) && g.chance(0.4) {
 		b.line("default:")
 	}
 	b.close("}")
 	return cost
+}
+
+// messageExpr is a field of a message to send. In the Go form it reads
+// locals only: Go evaluates a message before the send waits, .kb when it
+// proceeds, so a message that may fail (an element of process memory at an
+// index out of range) has no Go form.
+func (b *body) messageExpr(t typ) string {
+	if b.g.cfg.GoForm {
+		if t == tBool {
+			return b.localBool(1).text
+		}
+		return b.localInt(1).text
+	}
+	return b.exprOf(t, 1).text
 }
 
 // closeStmt closes some channel (Close): a later send on it panics, a recv
@@ -713,13 +734,18 @@ func (b *body) okFlag(cost *int) string {
 }
 
 // whenGuard is the condition of a guarded select case: a channel's length,
-// or a constant (false: a case never taken, Go's nil channel).
+// or a constant (false: a case never taken, Go's nil channel). In the Go
+// form the condition reads no channel (Go evaluates it in a step before the
+// select's): a local condition instead of a length.
 func (b *body) whenGuard() string {
 	switch b.g.pick(4) {
 	case 0:
 		return "false"
 	case 1:
 		return "true"
+	}
+	if b.g.cfg.GoForm {
+		return b.localBool(1).text
 	}
 	return b.lenGuard().text
 }

@@ -118,6 +118,13 @@ type Config struct {
 	// other thread's.
 	StartSteps int
 
+	// GoForm restricts distributed programs to what the Go translation
+	// (internal/kb2go) keeps: one thread per process instance (its memory
+	// is then a goroutine's own), no lossy or unordered channels, messages
+	// of at most 64 bits, and select guards that read no channel. Off, the
+	// generator draws exactly as before.
+	GoForm bool
+
 	// Invariants is how many global invariants (invariant NAME: …;) to
 	// append, over the shared ints of every space. They are drawn from a
 	// stream of their own: the rest of the program is the one the seed makes
@@ -167,6 +174,29 @@ func DualFormConfig() Config {
 	c.Features &^= Await
 	c.MaxThreads = 3
 	c.StartSteps = 1
+	return c
+}
+
+// GoFormConfig is DistributedConfig for the Go translation (package
+// kb2go): processes of one thread each talking through channels, with
+// Go's channel constructs (select with and without default, rendezvous,
+// close and ok receives, when guards) and without what has no faithful Go
+// form: mutexes (Go's relock blocks where .kb reports it), cas, assume and
+// await (no Go statement waits for a condition), functions and joins; at
+// most three process instances, each counted with the two steps a goroutine
+// takes to start (StartSteps). The same seed gives another program than
+// DistributedConfig's.
+func GoFormConfig() Config {
+	c := DistributedConfig()
+	c.Features |= ChannelKinds | Rendezvous | Close
+	c.Features &^= Mutexes | Cas | Assume | Await | Funcs | Join | SharedIndices
+	c.GoForm = true
+	// main's go statement and the goroutine's start are two steps of each
+	// thread more, which a search interleaves with every other step; with
+	// four threads, the programs that cannot shrink further stay above the
+	// size bound (as DualFormConfig's C forms did).
+	c.StartSteps = 2
+	c.MaxThreads = 3
 	return c
 }
 

@@ -55,7 +55,10 @@ func (b *body) sharedInt() expr {
 // sharedIntAtom is a shared int scalar or array element.
 func (b *body) sharedIntAtom() expr {
 	g := b.g
-	if g.has(Channels) && len(g.chans) > 0 && g.chance(0.1) {
+	// The Go form reads a channel's length in a step of its own, so it
+	// takes a statement with one such read at most: none here, where a
+	// statement may hold several atoms.
+	if g.has(Channels) && len(g.chans) > 0 && !g.cfg.GoForm && g.chance(0.1) {
 		return b.lenExpr()
 	}
 	if arr := g.intArray(); arr != nil && g.chance(0.3) {

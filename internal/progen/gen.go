@@ -84,6 +84,8 @@ func (g *gen) distributed() {
 		most := rest / sp.instances()
 		per := 1
 		switch {
+		case g.cfg.GoForm:
+			// One goroutine per process instance: its memory stays local.
 		case len(g.spaces) == len(processNames) || sp.instances() == rest && g.chance(0.3):
 			per = most
 		case most >= 2 && g.chance(0.3):

@@ -29,7 +29,7 @@ func configs() map[string]Config {
 	bigClassic := big
 	bigClassic.Features &^= Processes | Channels
 	cs := map[string]Config{"default": DefaultConfig(), "no-fold": noFold, "width-8": narrow,
-		"spin": spin, "faulty": faulty, "big": big, "big-classic": bigClassic, "dual-form": DualFormConfig()}
+		"spin": spin, "faulty": faulty, "big": big, "big-classic": bigClassic, "dual-form": DualFormConfig(), "go-form": GoFormConfig()}
 	// The same variations of distributed programs, and each of their two
 	// features alone.
 	for name, c := range map[string]Config{"no-fold": noFold, "width-8": narrow, "spin": spin, "faulty": faulty} {
