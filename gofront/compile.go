@@ -36,7 +36,7 @@ type Config struct {
 // DefaultDepth is the depth bound kbmc check uses for a Go program when none
 // is given: a Go statement takes a step per memory access, so a program's
 // executions are several times longer than a .kb program's of the same
-// logic (GoBench's blocking kernels: 49 found at depth 100, 55 at 400 — see
+// logic (GoBench's blocking kernels: 53 found at depth 100, 59 at 400 — see
 // docs/gobench.md).
 const DefaultDepth = 400
 
