@@ -176,6 +176,16 @@ func (b *builder) newLocal(name string, t ir.Type) *ir.Var {
 
 func (b *builder) temp(t ir.Type) *ir.Var { return b.newLocal("$t", t) }
 
+// cellLocal adds a local for a cell of a layout, marked when it holds a
+// channel value (ir.Var.ChanCells).
+func (b *builder) cellLocal(name string, c cellInfo) *ir.Var {
+	v := b.newLocal(name, c.typ)
+	if c.chanVal {
+		v.ChanCells = []bool{true}
+	}
+	return v
+}
+
 func constant(t ir.Type, v int64) *ir.Expr {
 	return &ir.Expr{Op: ir.EConst, Type: t, Val: ir.Convert(t, 64, v)}
 }
@@ -355,7 +365,7 @@ func (b *builder) inline(fn *ssa.Function, args [][]*ir.Expr, fargs []*closure, 
 	rt := resultType(fn)
 	if rt != nil {
 		for i, c := range b.layout(rt).cells {
-			f.results = append(f.results, b.newLocal(fmt.Sprintf("%s$r%d", fn.Name(), i), c.typ))
+			f.results = append(f.results, b.cellLocal(fmt.Sprintf("%s$r%d", fn.Name(), i), c))
 		}
 	}
 	saved := b.frame
@@ -542,7 +552,7 @@ func (b *builder) phiVars(phi *ssa.Phi) []*ir.Var {
 	}
 	vs := make([]*ir.Var, lo.n())
 	for i, c := range lo.cells {
-		vs[i] = b.newLocal(name+c.name, c.typ)
+		vs[i] = b.cellLocal(name+c.name, c)
 	}
 	b.frame.phis[phi] = vs
 	return vs

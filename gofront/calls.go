@@ -312,7 +312,7 @@ func (b *builder) spawn(in *ssa.Go) {
 	if lib == "builtin.close" {
 		// go close(ch): a goroutine of the library that closes it.
 		t := c.Args[0].Type()
-		pi := b.l.libPool(fmt.Sprintf("go close at %s", site(b.pos)), &layout{cells: []cellInfo{{ir.I64, ".ch"}}}, func(g *builder, cells []*ir.Expr) {
+		pi := b.l.libPool(fmt.Sprintf("go close at %s", site(b.pos)), &layout{cells: []cellInfo{{typ: ir.I64, name: ".ch", chanVal: true}}}, func(g *builder, cells []*ir.Expr) {
 			g.closeChan(t, cells[0])
 		})
 		b.startSlot(pi, in.Block(), args[0])
@@ -344,7 +344,7 @@ func (b *builder) startGoroutine(in *ssa.Go, cl *closure, args [][]*ir.Expr) {
 	if cl.builtin != "" {
 		// go cancel(): a library goroutine that calls it.
 		name := cl.builtin
-		pi := b.l.libPool("go "+name, &layout{cells: []cellInfo{{ir.Ptr, ".ctx"}}}, func(g *builder, cells []*ir.Expr) {
+		pi := b.l.libPool("go "+name, &layout{cells: []cellInfo{{typ: ir.Ptr, name: ".ctx"}}}, func(g *builder, cells []*ir.Expr) {
 			g.callBuiltin(&closure{builtin: name, bindings: [][]*ir.Expr{{cells[0]}}})
 		})
 		b.startSlot(pi, in.Block(), cl.bindings[0])
@@ -662,7 +662,7 @@ func (b *builder) library(name string, c *ssa.CallCommon, args [][]*ir.Expr, rt 
 		b.unlock(m)
 		return nil
 	case "sync.NewCond":
-		lo := &layout{cells: []cellInfo{{ir.Ptr, ".L"}, {ir.I64, ".wait"}, {ir.I64, ".notify"}}}
+		lo := &layout{cells: []cellInfo{{typ: ir.Ptr, name: ".L"}, {typ: ir.I64, name: ".wait"}, {typ: ir.I64, name: ".notify"}}}
 		p := b.newObject(b.curBlock, "sync.NewCond", lo, nil)
 		b.storeCell(p, condL, ir.Ptr, arg(0))
 		return []*ir.Expr{p}

@@ -98,14 +98,14 @@ func (l *lowerer) builtinValue(name string, sig *types.Signature) *funcValue {
 
 // closureLayout is the layout of fn's closure object.
 func (l *lowerer) closureLayout(fn *ssa.Function) (*layout, error) {
-	lo := &layout{cells: []cellInfo{{ir.I64, ".fn"}}}
+	lo := &layout{cells: []cellInfo{{typ: ir.I64, name: ".fn"}}}
 	for _, fv := range fn.FreeVars {
 		flo, err := l.layoutOf(fv.Type())
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range flo.cells {
-			lo.cells = append(lo.cells, cellInfo{c.typ, "." + fv.Name() + c.name})
+			lo.cells = append(lo.cells, c.renamed("." + fv.Name() + c.name))
 		}
 	}
 	return lo, nil
@@ -176,7 +176,7 @@ func (b *builder) dynamicCall(p *ir.Expr, sig *types.Signature, call func(cl *cl
 		br := b.emit(&ir.Node{Op: ir.OpBranch, X: &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: id, Y: constant(ir.I64, fv.id), Pos: b.pos}})
 		b.open = []*int{&br.Next}
 		if fv.builtin != "" {
-			cells := b.load(p, &layout{cells: []cellInfo{{ir.I64, ""}, {ir.Ptr, ""}}})
+			cells := b.load(p, &layout{cells: []cellInfo{{typ: ir.I64, name: ""}, {typ: ir.Ptr, name: ""}}})
 			call(&closure{builtin: fv.builtin, bindings: [][]*ir.Expr{{cells[1]}}})
 			done = append(done, b.open...)
 			b.open = []*int{&br.Else}

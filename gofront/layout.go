@@ -19,6 +19,30 @@ type layout struct {
 type cellInfo struct {
 	typ  ir.Type
 	name string // ".f", "[2].x"; "" for a scalar
+	// chanVal: the cell holds a channel value (chans.go), which traces show
+	// by the channel's name (ir.Var.ChanCells).
+	chanVal bool
+}
+
+// renamed is c under another name.
+func (c cellInfo) renamed(name string) cellInfo {
+	c.name = name
+	return c
+}
+
+// chanCells is ir.Var.ChanCells for cells of layout lo: nil when none holds a
+// channel value.
+func (lo *layout) chanCells() []bool {
+	var marks []bool
+	for i, c := range lo.cells {
+		if c.chanVal {
+			if marks == nil {
+				marks = make([]bool, len(lo.cells))
+			}
+			marks[i] = true
+		}
+	}
+	return marks
 }
 
 func (lo *layout) n() int { return len(lo.cells) }
@@ -75,13 +99,13 @@ func (l *lowerer) computeLayout(t types.Type) (*layout, error) {
 		case "sync.Mutex":
 			return scalar(ir.MutexCell), nil
 		case "sync.RWMutex":
-			return &layout{cells: []cellInfo{{ir.MutexCell, ".w"}, {ir.Bool, ".pending"}, {ir.I64, ".readers"}}}, nil
+			return &layout{cells: []cellInfo{{typ: ir.MutexCell, name: ".w"}, {typ: ir.Bool, name: ".pending"}, {typ: ir.I64, name: ".readers"}}}, nil
 		case "sync.WaitGroup":
-			return &layout{cells: []cellInfo{{ir.I64, ".counter"}}}, nil
+			return &layout{cells: []cellInfo{{typ: ir.I64, name: ".counter"}}}, nil
 		case "sync.Once":
-			return &layout{cells: []cellInfo{{ir.MutexCell, ".m"}, {ir.Bool, ".done"}}}, nil
+			return &layout{cells: []cellInfo{{typ: ir.MutexCell, name: ".m"}, {typ: ir.Bool, name: ".done"}}}, nil
 		case "sync.Cond":
-			return &layout{cells: []cellInfo{{ir.Ptr, ".L"}, {ir.I64, ".wait"}, {ir.I64, ".notify"}}}, nil
+			return &layout{cells: []cellInfo{{typ: ir.Ptr, name: ".L"}, {typ: ir.I64, name: ".wait"}, {typ: ir.I64, name: ".notify"}}}, nil
 		case "time.Timer", "time.Ticker":
 			return timerLayout, nil
 		case "context.cancelCtx", "context.emptyCtx":
@@ -125,11 +149,12 @@ func (l *lowerer) computeLayout(t types.Type) (*layout, error) {
 		}
 		return nil, fmt.Errorf("type %s is not supported (floating-point and complex numbers)", t)
 	case *types.Chan:
-		return scalar(ir.I64), nil // a channel's number plus one (chans.go)
+		// A channel's number plus one (chans.go).
+		return &layout{cells: []cellInfo{{typ: ir.I64, chanVal: true}}}, nil
 	case *types.Pointer, *types.Signature, *types.Interface, *types.Map:
 		return scalar(ir.Ptr), nil
 	case *types.Slice:
-		return &layout{cells: []cellInfo{{ir.Ptr, ".ptr"}, {ir.I64, ".len"}, {ir.I64, ".cap"}}}, nil
+		return &layout{cells: []cellInfo{{typ: ir.Ptr, name: ".ptr"}, {typ: ir.I64, name: ".len"}, {typ: ir.I64, name: ".cap"}}}, nil
 	case *types.Struct:
 		lo := &layout{}
 		for i := range u.NumFields() {
@@ -140,7 +165,7 @@ func (l *lowerer) computeLayout(t types.Type) (*layout, error) {
 			}
 			lo.fields = append(lo.fields, len(lo.cells))
 			for _, c := range flo.cells {
-				lo.cells = append(lo.cells, cellInfo{c.typ, "." + f.Name() + c.name})
+				lo.cells = append(lo.cells, c.renamed("." + f.Name() + c.name))
 			}
 		}
 		if len(lo.cells) == 0 {
@@ -160,7 +185,7 @@ func (l *lowerer) computeLayout(t types.Type) (*layout, error) {
 		lo := &layout{}
 		for i := range u.Len() {
 			for _, c := range elo.cells {
-				lo.cells = append(lo.cells, cellInfo{c.typ, fmt.Sprintf("[%d]%s", i, c.name)})
+				lo.cells = append(lo.cells, c.renamed(fmt.Sprintf("[%d]%s", i, c.name)))
 			}
 		}
 		if len(lo.cells) == 0 {
@@ -176,7 +201,7 @@ func (l *lowerer) computeLayout(t types.Type) (*layout, error) {
 			}
 			lo.fields = append(lo.fields, len(lo.cells))
 			for _, c := range flo.cells {
-				lo.cells = append(lo.cells, cellInfo{c.typ, fmt.Sprintf("#%d%s", i, c.name)})
+				lo.cells = append(lo.cells, c.renamed(fmt.Sprintf("#%d%s", i, c.name)))
 			}
 		}
 		return lo, nil

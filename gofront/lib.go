@@ -42,9 +42,9 @@ const (
 )
 
 var ctxLayout = func() *layout {
-	lo := &layout{cells: []cellInfo{{ir.I64, ".done"}, {ir.I64, ".err"}}}
+	lo := &layout{cells: []cellInfo{{typ: ir.I64, name: ".done", chanVal: true}, {typ: ir.I64, name: ".err"}}}
 	for i := range ctxChildren {
-		lo.cells = append(lo.cells, cellInfo{ir.Ptr, fmt.Sprintf(".child[%d]", i)})
+		lo.cells = append(lo.cells, cellInfo{typ: ir.Ptr, name: fmt.Sprintf(".child[%d]", i)})
 	}
 	return lo
 }()
@@ -243,7 +243,7 @@ const (
 	timerFunc         // AfterFunc's function
 )
 
-var timerLayout = &layout{cells: []cellInfo{{ir.I64, ".C"}, {ir.I64, ".state"}, {ir.I64, ".gen"}, {ir.Ptr, ".f"}}}
+var timerLayout = &layout{cells: []cellInfo{{typ: ir.I64, name: ".C", chanVal: true}, {typ: ir.I64, name: ".state"}, {typ: ir.I64, name: ".gen"}, {typ: ir.Ptr, name: ".f"}}}
 
 // timerObject is a new timer object.
 func (b *builder) timerObject(bb *ssa.BasicBlock) *ir.Expr {
@@ -255,7 +255,7 @@ func (b *builder) timerObject(bb *ssa.BasicBlock) *ir.Expr {
 // recorded for the call, so that Reset can start another.
 func (b *builder) startTimer(in ssa.Instruction, p *ir.Expr, fire func(g *builder, p *ir.Expr), ticker bool) {
 	pname := fmt.Sprintf("%s at %s", libName(in.(ssa.CallInstruction).Common().StaticCallee()), site(b.pos))
-	pi := b.l.libPool(pname, &layout{cells: []cellInfo{{ir.Ptr, ".timer"}, {ir.I64, ".gen"}}}, func(g *builder, cells []*ir.Expr) {
+	pi := b.l.libPool(pname, &layout{cells: []cellInfo{{typ: ir.Ptr, name: ".timer"}, {typ: ir.I64, name: ".gen"}}}, func(g *builder, cells []*ir.Expr) {
 		g.timerBody(cells[0], cells[1], fire, ticker)
 	})
 	if v, ok := in.(ssa.Value); ok {
@@ -376,7 +376,7 @@ func (b *builder) contextCall(name string, c *ssa.CallCommon, in ssa.Instruction
 		b.open = append(append(append(registered, done2...), &cancellable.Else), b.open...)
 		b.endAtomic()
 		if name != "context.WithCancel" {
-			pi := b.l.libPool(fmt.Sprintf("%s at %s", name, site(b.pos)), &layout{cells: []cellInfo{{ir.Ptr, ".ctx"}}}, func(g *builder, cells []*ir.Expr) {
+			pi := b.l.libPool(fmt.Sprintf("%s at %s", name, site(b.pos)), &layout{cells: []cellInfo{{typ: ir.Ptr, name: ".ctx"}}}, func(g *builder, cells []*ir.Expr) {
 				g.beginAtomic()
 				g.emit(&ir.Node{Op: ir.OpNop})
 				g.cancelCtx(cells[0], constant(ir.I64, ctxDeadline), ctxDepth)
@@ -463,7 +463,7 @@ func (l *lowerer) contextSites() []*chanSite {
 // closure object of the builtin, whose one free variable is the context.
 func (b *builder) cancelValue(ctx *ir.Expr, bb *ssa.BasicBlock) *ir.Expr {
 	fv := b.l.builtinValue(builtinCancel, types.NewSignatureType(nil, nil, nil, nil, nil, false))
-	lo := &layout{cells: []cellInfo{{ir.I64, ".fn"}, {ir.Ptr, ".ctx"}}}
+	lo := &layout{cells: []cellInfo{{typ: ir.I64, name: ".fn"}, {typ: ir.Ptr, name: ".ctx"}}}
 	p := b.newObject(bb, "cancel", lo, nil)
 	b.beginAtomic()
 	b.store(p, lo, []*ir.Expr{constant(ir.I64, fv.id), ctx})

@@ -186,7 +186,7 @@ func (l *lowerer) poolOf(fn *ssa.Function, pos ir.Pos) *poolInfo {
 			lo = scalar(ir.I64)
 		}
 		for _, c := range lo.cells {
-			pi.args.cells = append(pi.args.cells, cellInfo{c.typ, "." + name + c.name})
+			pi.args.cells = append(pi.args.cells, c.renamed("." + name + c.name))
 		}
 	}
 	for _, p := range fn.Params {
@@ -248,11 +248,14 @@ func (l *lowerer) slot(pi *poolInfo) {
 	start := &ir.Var{Name: name + "$start", Type: ir.I64, Len: ir.StartCells, Shared: true,
 		CellTypes: []ir.Type{ir.I64, argType, ir.I64},
 		CellNames: []string{name + ".started", argName, name + ".returned"}, Pos: pos}
+	if pi.args.n() == 1 && pi.args.cells[0].chanVal {
+		start.ChanCells = []bool{false, true, false}
+	}
 	l.prog.Shared = append(l.prog.Shared, start)
 	var args *ir.Var
 	if pi.args.n() > 1 {
 		args = &ir.Var{Name: name + "$args", Type: pi.args.cells[0].typ, Len: pi.args.n(), Shared: true,
-			CellTypes: pi.args.types(), Pos: pos}
+			CellTypes: pi.args.types(), ChanCells: pi.args.chanCells(), Pos: pos}
 		for _, c := range pi.args.cells {
 			args.CellNames = append(args.CellNames, name+c.name)
 		}
@@ -288,7 +291,7 @@ func (l *lowerer) global(g *ssa.Global) *ir.Var {
 
 // objectVar is a fresh object of the given layout.
 func (l *lowerer) objectVar(name string, lo *layout, pos ir.Pos) *ir.Var {
-	v := &ir.Var{Name: name, Type: lo.cells[0].typ, Shared: true, Addressable: true, Pos: pos}
+	v := &ir.Var{Name: name, Type: lo.cells[0].typ, Shared: true, Addressable: true, Pos: pos, ChanCells: lo.chanCells()}
 	if lo.n() > 1 || lo.cells[0].name != "" {
 		v.Len = lo.n()
 		v.CellTypes = lo.types()

@@ -32,14 +32,14 @@ func (l *lowerer) mapLayout(t *types.Map) (lo *layout, keyN, valN int, err error
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	lo = &layout{cells: []cellInfo{{ir.I64, ".len"}}}
+	lo = &layout{cells: []cellInfo{{typ: ir.I64, name: ".len"}}}
 	for i := range mapSlots {
-		lo.cells = append(lo.cells, cellInfo{ir.Bool, fmt.Sprintf("[%d].used", i)})
+		lo.cells = append(lo.cells, cellInfo{typ: ir.Bool, name: fmt.Sprintf("[%d].used", i)})
 		for _, c := range klo.cells {
-			lo.cells = append(lo.cells, cellInfo{c.typ, fmt.Sprintf("[%d].key%s", i, c.name)})
+			lo.cells = append(lo.cells, c.renamed(fmt.Sprintf("[%d].key%s", i, c.name)))
 		}
 		for _, c := range vlo.cells {
-			lo.cells = append(lo.cells, cellInfo{c.typ, fmt.Sprintf("[%d].value%s", i, c.name)})
+			lo.cells = append(lo.cells, c.renamed(fmt.Sprintf("[%d].value%s", i, c.name)))
 		}
 	}
 	return lo, klo.n(), vlo.n(), nil

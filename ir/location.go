@@ -211,3 +211,18 @@ func (p *Program) ProcessName(i int) string {
 	}
 	return p.Processes[i].Name
 }
+
+// ChannelValueName names a Go channel value (Var.ChanCells): "nil", or the
+// name of the channel numbered v-1.
+func (p *Program) ChannelValueName(v int64) string {
+	if v == 0 {
+		return "nil"
+	}
+	if v < 1 || v > int64(p.NumChannels) {
+		return fmt.Sprint(v)
+	}
+	return p.LocationName(p.ChannelLocation(int(v - 1)))
+}
+
+// ChanCell reports whether cell i of v holds a Go channel value.
+func (v *Var) ChanCell(i int) bool { return i >= 0 && i < len(v.ChanCells) && v.ChanCells[i] }

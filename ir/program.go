@@ -71,6 +71,10 @@ type Var struct {
 	// BlockIndex its index in the pool.
 	Block      *Alloc
 	BlockIndex int
+	// ChanCells marks, per cell, one that holds a Go channel value (the
+	// channel's number plus one, 0 for nil), which traces show by the
+	// channel's name (Program.ChannelValueName); nil when no cell does.
+	ChanCells []bool
 	// Bookkeeping marks a variable of the lowering's own that the program
 	// never names (how many channels a Go make site has made, which of its
 	// channels are in use): traces and final states leave it out. It is state

@@ -85,3 +85,22 @@ func TestGoPackage(t *testing.T) {
 		t.Errorf("replay: exit %d:\n%s%s", code, out, errs)
 	}
 }
+
+// TestGoChannelValues: a cell holding a channel shows the channel's name in
+// the trace and the final state, not its number.
+func TestGoChannelValues(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chans.go")
+	src := "package main\n\ntype P struct{ c chan int }\n\nvar g chan int\n\nfunc main() {\n\tp := &P{c: make(chan int, 1)}\n\tg = p.c\n\tg <- 1\n\t<-make(chan int)\n}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := kbmc(t, "check", path)
+	if code != exitUnsafe {
+		t.Fatalf("exit %d, want %d:\n%s", code, exitUnsafe, out)
+	}
+	for _, want := range []string{"main::complit.c=make(chan int) at 8:17[0]", "g=make(chan int) at 8:17[0]", "g = make(chan int) at 8:17[0]\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

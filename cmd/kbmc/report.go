@@ -111,6 +111,19 @@ func cellValue(p *ir.Program, t ir.Type, v int64) any {
 	return value(t, v)
 }
 
+// varValue is the value val of cell i of variable v as traces show it: a Go
+// channel value by the channel's name, a pointer by what it points to, a
+// number or a Boolean otherwise.
+func varValue(p *ir.Program, v *ir.Var, i int, val int64) any {
+	if v == nil {
+		return cellValue(p, ir.Int, val)
+	}
+	if v.ChanCell(i) {
+		return p.ChannelValueName(val)
+	}
+	return cellValue(p, v.CellType(i), val)
+}
+
 // cellType is the type of shared cell c.
 func cellType(p *ir.Program, c int) ir.Type {
 	if v := sharedVar(p, c); v != nil {
@@ -145,6 +158,14 @@ func localVar(t *ir.Template, c int) *ir.Var {
 		}
 	}
 	return nil
+}
+
+// varOffset is v's first cell, 0 for none.
+func varOffset(v *ir.Var) int {
+	if v == nil {
+		return 0
+	}
+	return v.Offset
 }
 
 func typeOf(v *ir.Var) ir.Type {
@@ -211,7 +232,8 @@ func traceSteps(l *loaded, run *ir.Run, opts traceOptions) *replayed {
 						}
 						continue
 					}
-					val := cellValue(p, cellType(p, idx), a.Value)
+					sv := sharedVar(p, idx)
+					val := varValue(p, sv, idx-varOffset(sv), a.Value)
 					if a.Kind == ir.Write {
 						writes[name] = val
 					} else if _, seen := writes[name]; !seen {
@@ -230,7 +252,8 @@ func traceSteps(l *loaded, run *ir.Run, opts traceOptions) *replayed {
 				if strings.HasPrefix(name, "$") {
 					continue // a temporary of the lowering
 				}
-				writes[name] = cellValue(p, localType(tmpl, a.Loc), a.Value)
+				lv := localVar(tmpl, a.Loc)
+				writes[name] = varValue(p, lv, a.Loc-varOffset(lv), a.Value)
 			}
 			acc, loc = vis.Accesses, vis.LocalWrites
 			var branch *bool
@@ -666,7 +689,7 @@ func finalState(l *loaded, s ir.State) []stateCell {
 			continue
 		}
 		if v.Len == 0 {
-			out = append(out, stateCell{p.LocationName(v.Offset), fmt.Sprint(cellValue(p, v.Type, s[v.Offset]))})
+			out = append(out, stateCell{p.LocationName(v.Offset), fmt.Sprint(varValue(p, v, 0, s[v.Offset]))})
 			continue
 		}
 		if v.CellNames != nil || v.Block != nil {
@@ -675,7 +698,7 @@ func finalState(l *loaded, s ir.State) []stateCell {
 		}
 		vals := make([]string, v.Len)
 		for i := range vals {
-			vals[i] = fmt.Sprint(cellValue(p, v.CellType(i), s[v.Offset+i]))
+			vals[i] = fmt.Sprint(varValue(p, v, i, s[v.Offset+i]))
 		}
 		name := strings.TrimSuffix(p.LocationName(v.Offset), "[0]")
 		out = append(out, stateCell{name, "[" + strings.Join(vals, ", ") + "]"})
@@ -713,7 +736,7 @@ func objectState(p *ir.Program, v *ir.Var, s ir.State) []stateCell {
 	}
 	var out []stateCell
 	for i := range v.Cells() {
-		out = append(out, stateCell{p.LocationName(v.Offset + i), fmt.Sprint(cellValue(p, v.CellType(i), s[v.Offset+i]))})
+		out = append(out, stateCell{p.LocationName(v.Offset + i), fmt.Sprint(varValue(p, v, i, s[v.Offset+i]))})
 	}
 	return out
 }
