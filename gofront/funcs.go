@@ -105,7 +105,7 @@ func (l *lowerer) closureLayout(fn *ssa.Function) (*layout, error) {
 			return nil, err
 		}
 		for _, c := range flo.cells {
-			lo.cells = append(lo.cells, c.renamed("." + fv.Name() + c.name))
+			lo.cells = append(lo.cells, c.renamed("."+fv.Name()+c.name))
 		}
 	}
 	return lo, nil

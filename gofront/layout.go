@@ -165,7 +165,7 @@ func (l *lowerer) computeLayout(t types.Type) (*layout, error) {
 			}
 			lo.fields = append(lo.fields, len(lo.cells))
 			for _, c := range flo.cells {
-				lo.cells = append(lo.cells, c.renamed("." + f.Name() + c.name))
+				lo.cells = append(lo.cells, c.renamed("."+f.Name()+c.name))
 			}
 		}
 		if len(lo.cells) == 0 {

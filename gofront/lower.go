@@ -186,7 +186,7 @@ func (l *lowerer) poolOf(fn *ssa.Function, pos ir.Pos) *poolInfo {
 			lo = scalar(ir.I64)
 		}
 		for _, c := range lo.cells {
-			pi.args.cells = append(pi.args.cells, c.renamed("." + name + c.name))
+			pi.args.cells = append(pi.args.cells, c.renamed("."+name+c.name))
 		}
 	}
 	for _, p := range fn.Params {
