@@ -990,7 +990,7 @@ func (s *persistentSearch) probe(d int) (*ir.Violation, int) {
 				// may access at all.
 				pr.static = &s.info.own[t][p.Location(cur, t)]
 			}
-		case ir.Blocked, ir.BlockedAssume:
+		case ir.Blocked, ir.BlockedAssume, ir.BlockedLimit, ir.Dormant:
 			pr.acc = s.probeAccesses(f, cur, t, pr.status)
 		}
 	}
@@ -1042,7 +1042,11 @@ func (s *persistentSearch) probeAccesses(f *persistentFrame, cur ir.State, t int
 //  2. for every enabled v in S and every u outside S, no transition u may ever
 //     execute from its current location is dependent with v's next step;
 //  3. for every blocked v in S, S holds a necessary enabling set of v: threads of
-//     which one must move before v can (see enablers).
+//     which one must move before v can (see enablers). A thread created at run
+//     time and not started yet (ir.Dormant) is blocked on its start flag: its
+//     creators' spawns enable it. Leaving it out let a set omit the creator of
+//     a goroutine whose future step conflicts with the set's (a goroutine
+//     started by a goroutine), and persistent called a reachable leak safe.
 //
 // By 2 and 3, steps of threads outside S never enable a blocked thread of S and are
 // independent with the next steps of its enabled ones: what the proof of the
@@ -1077,7 +1081,10 @@ func (s *persistentSearch) selectPersistent(d int, safety bool) {
 		switch pr.status {
 		case ir.Enabled:
 			s.affected(cur, v, pr, row)
-		case ir.Blocked, ir.BlockedAssume:
+		case ir.Blocked, ir.BlockedAssume, ir.BlockedLimit, ir.Dormant:
+			// A thread not started yet (Dormant) waits for its start
+			// flag, which its creator's spawn writes; one at a bound of
+			// the model for a free slot: both guards are in pr.acc.
 			s.enablers(cur, v, pr.acc, row)
 		}
 	}
