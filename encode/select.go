@@ -87,7 +87,12 @@ func (f *frame) selectCase(n *ir.Node) []edge {
 		}
 		count = next
 	}
-	multi := b.Not(b.Or(count[0], count[1])) // two or more ready: a draw
+	multi := b.False() // two or more ready: a draw
+	if len(count) > 2 {
+		// (Without cases, as Go's select {} or a select of a default
+		// alone, count is count[0] only.)
+		multi = b.Not(b.Or(count[0], count[1]))
+	}
 	var drawn val
 	if !multi.IsFalse() {
 		drawn = f.channelDraw(len(n.Cases), multi, func(v int) *solver.Term {

@@ -3,10 +3,13 @@ package symbolic
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"kbmc/gofront"
 	"kbmc/ir"
 	"kbmc/lang"
 	"kbmc/verify"
@@ -151,5 +154,40 @@ thread main[2] { if (tid == 1) { int x; recv(c, x); } }`},
 				}
 			}
 		})
+	}
+}
+
+// TestSelectWithoutCases: Go's select {} (blocks for ever) and a select of a
+// default alone, which .kb cannot write, on every combination against dfs.
+// Their select has no case, which the encoding's count of ready cases once
+// indexed past.
+func TestSelectWithoutCases(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sel.go")
+	src := "package main\n\nfunc main() {\n\tgo func() { select {} }()\n\tk := 0\n\tselect {\n\tdefault:\n\t\tk = 1\n\t}\n\tif k != 1 {\n\t\tpanic(\"default\")\n\t}\n}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := gofront.Compile(path, gofront.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Program
+	opts := verify.Options{Depth: 50}
+	ref, err := dfs(context.Background(), p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outcomeOf(ref); got != (outcome{verdict: verify.Unsafe, kind: ir.Leak}) {
+		t.Fatalf("dfs says %s, want a leak", got)
+	}
+	for _, c := range combos(t) {
+		r, err := symbolicRun(p, opts, c, 2*time.Minute)
+		if err != nil {
+			t.Errorf("%s: %v", c, err)
+			continue
+		}
+		if err := agree(p, opts, c, ref, r, 2*time.Minute); err != nil {
+			t.Errorf("%s: %v", c, err)
+		}
 	}
 }
