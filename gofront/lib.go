@@ -201,16 +201,8 @@ func onlyTimerDuration(v ssa.Value, seen map[ssa.Value]bool) bool {
 			default:
 				return false // a comparison: the value matters
 			}
-		case *ssa.Convert:
-			if !onlyTimerDuration(r, seen) {
-				return false
-			}
-		case *ssa.ChangeType:
-			if !onlyTimerDuration(r, seen) {
-				return false
-			}
-		case *ssa.Phi:
-			if !onlyTimerDuration(r, seen) {
+		case *ssa.Convert, *ssa.ChangeType, *ssa.Phi:
+			if !onlyTimerDuration(r.(ssa.Value), seen) {
 				return false
 			}
 		case ssa.CallInstruction:

@@ -220,7 +220,8 @@ func traceSteps(l *loaded, run *ir.Run, opts traceOptions) *replayed {
 				k, idx := p.Locate(a.Loc)
 				switch k {
 				case ir.LocCell:
-					if v := sharedVar(p, idx); v != nil && v.Bookkeeping {
+					sv := sharedVar(p, idx)
+					if sv != nil && sv.Bookkeeping {
 						continue
 					}
 					name := p.LocationName(a.Loc)
@@ -232,7 +233,6 @@ func traceSteps(l *loaded, run *ir.Run, opts traceOptions) *replayed {
 						}
 						continue
 					}
-					sv := sharedVar(p, idx)
 					val := varValue(p, sv, idx-varOffset(sv), a.Value)
 					if a.Kind == ir.Write {
 						writes[name] = val
