@@ -246,7 +246,11 @@ func (b *builder) lenCap(isLen bool, v ssa.Value, cells []*ir.Expr) *ir.Expr {
 			Kind: ir.Unsupported, Msg: "len of a string kbmc does not know (made by fmt.Sprintf, an error's Error, …): not supported"})
 		x := constant(ir.I64, 0)
 		b.l.stringLength(x, tok)
-		return b.hold(x)
+		// x is a constant only until the program's constants are known:
+		// a local holds it, so that no lowering folds the placeholder.
+		n := b.temp(ir.I64)
+		b.assign(n, x)
+		return varRef(n)
 	case *types.Slice:
 		if isLen {
 			return cells[1]

@@ -157,6 +157,8 @@ func TestModel(t *testing.T) {
 		{"the zero string is empty", "package p\nvar g string\nfunc main() { var s string; if s != \"\" || g != \"\" || len(s) != 0 { panic(\"empty\") } }\n", ir.NoViolation},
 		{"len of a string", "package p\nimport \"errors\"\nfunc name(i int) string { if i > 0 { return \"héllo\" }; return \"\" }\n" +
 			"func main() { k := 0; for i := 0; i < 2; i++ { k++ }; e := errors.New(\"boom\"); if len(name(k)) != 6 || len(name(0)) != 0 || len(\"ab\") != 2 { panic(\"len\") }; _ = e }\n", ir.NoViolation},
+		{"len of a string scaled", "package p\nfunc name(i int) string { if i > 0 { return \"abc\" }; return \"\" }\n" +
+			"func main() { k := 0; for i := 0; i < 2; i++ { k++ }; s := make([]int, 8); s[len(name(k))*2] = 1; if len(name(k))*2 != 6 { panic(\"scaled\") } }\n", ir.NoViolation},
 		{"len of a string kbmc does not know", "package p\nimport \"fmt\"\nfunc main() { s := fmt.Sprint(1); if len(s) > 5 { panic(\"len\") } }\n", ir.Unsupported},
 		{"atomic.Bool", "package p\nimport \"sync/atomic\"\nfunc main() { var b atomic.Bool; b.Store(true); if !b.Load() || !b.Swap(false) || !b.CompareAndSwap(false, true) || !b.Load() { panic(\"bool\") } }\n", ir.NoViolation},
 		{"recover without a panic is nil", "package p\nfunc f() (r int) { defer func() { if recover() != nil { r = 2 } }(); return 1 }\nfunc main() { if f() != 1 { panic(\"recovered\") } }\n", ir.NoViolation},
