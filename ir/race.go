@@ -97,6 +97,10 @@ const huntRaceDraws = 16
 // ChecksRaces reports whether runs of p look for data races (SelectRaces).
 func (p *Program) ChecksRaces() bool { return p.races != nil }
 
+// SamplesRaces reports whether runs of p look for data races as SampleRaces
+// makes them.
+func (p *Program) SamplesRaces() bool { return p.races != nil && p.races.sampled }
+
 // raceTable is what the data-race check needs beyond the program: which
 // cells are memory, and scratch for the threads' steps, one per goroutine
 // that checks a state at a time.

@@ -19,6 +19,9 @@ import (
 // with createThread or an assumption continues the step before it, every
 // other edge starts a step. The initial value of an uninitialized local, which
 // no call returns, is an assumption "x == v;" on the edge of its declaration.
+// For a data race the violation node is the state in which the two accesses
+// race; the format has no way to name them (the YAML format's last segment
+// does).
 
 type gmlKey struct {
 	ID      string `xml:"id,attr"`
@@ -228,7 +231,7 @@ func readGraphML(data []byte) (*Witness, error) {
 		return nil, fmt.Errorf("GraphML: the path to the violation node has no steps")
 	}
 	last := w.Steps[len(w.Steps)-1]
-	w.Target, w.TargetThread = last.At, last.Thread
+	w.Targets = []Target{{At: last.At, Thread: last.Thread}}
 	return w, nil
 }
 

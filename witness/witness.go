@@ -27,8 +27,15 @@ type Witness struct {
 	Created       time.Time
 	UUID          string // the YAML entry's identifier (RFC 4122)
 	Steps         []Step
-	Target        Location // where the violation occurs
-	TargetThread  int
+	// Targets is where the violation occurs, and in which thread: one
+	// target, or for a data race the two racing accesses (Build).
+	Targets []Target
+}
+
+// A Target is a place the violation occurs at and the thread that is there.
+type Target struct {
+	At     Location
+	Thread int
 }
 
 // A Location is a place in the program file; Function is empty when unknown
@@ -79,8 +86,25 @@ func Specification(kind ir.ViolationKind) (string, bool) {
 		return "CHECK( init(main()), LTL(G valid-deref) )", true
 	case ir.InvalidFree:
 		return "CHECK( init(main()), LTL(G valid-free) )", true
+	case ir.DataRace:
+		return "CHECK( init(main()), LTL(G ! data-race) )", true
+	case ir.Overflow:
+		return "CHECK( init(main()), LTL(G ! overflow) )", true
 	}
 	return "", false
+}
+
+// Property is the violation kind a run must look for to replay a witness of
+// spec: a data race or a signed overflow, which a program reports only when
+// its run selects them (ir.Program.SelectProperty), and otherwise
+// ir.ReachError, which stands for every kind a run always reports.
+func Property(spec string) ir.ViolationKind {
+	for _, k := range []ir.ViolationKind{ir.DataRace, ir.Overflow} {
+		if Violates(spec, k) {
+			return k
+		}
+	}
+	return ir.ReachError
 }
 
 // Violates says whether a violation of kind k violates spec, an SV-COMP
@@ -125,15 +149,45 @@ func NewUUID() string {
 // nondetCall is the name of a verifier's nondet function in a call's text.
 var nondetCall = regexp.MustCompile(`^__VERIFIER_nondet_[A-Za-z0-9_]+`)
 
+// A Path is a counterexample as the witness formats describe it.
+type Path struct {
+	Steps     []Step
+	Violation *ir.Violation // the violation the last step ends in
+	Targets   []Target      // where it occurs: for a data race, both accesses
+}
+
 // Build describes a counterexample of p, the schedule moves, which must end
 // in a violation: one Step per move. It replays the schedule itself, without
 // keeping its states (a bug hunt's counterexamples have thousands of steps),
-// and returns the violation it ends in. It fails with ErrInexpressible when a
-// step draws a value that neither a __VERIFIER_nondet_* call returns nor an
-// uninitialized local holds, which neither format can state.
-func Build(p *ir.Program, moves []ir.Move) ([]Step, *ir.Violation, error) {
+// and returns the violation it ends in and where: the violation's statement,
+// or for a data race the two racing accesses, as the state the schedule
+// reaches has them (ir.Program.FindRace). It fails with ErrInexpressible when
+// a step draws a value that neither a __VERIFIER_nondet_* call returns nor
+// an uninitialized local holds, which neither format can state.
+func Build(p *ir.Program, moves []ir.Move) (*Path, error) {
+	steps, v, s, err := build(p, moves)
+	if err != nil {
+		return nil, err
+	}
+	path := &Path{Steps: steps, Violation: v,
+		Targets: []Target{{At: Location{Line: v.Pos.Line, Column: v.Pos.Col}, Thread: moves[len(moves)-1].Thread}}}
+	if v.Kind == ir.DataRace {
+		r, _ := p.FindRace(s)
+		if r == nil {
+			return nil, fmt.Errorf("the state the counterexample reaches has no race")
+		}
+		path.Targets = nil
+		for _, a := range []ir.RaceAccess{r.A, r.B} {
+			path.Targets = append(path.Targets, Target{At: Location{Line: a.Node.Pos.Line, Column: a.Node.Pos.Col}, Thread: p.Threads[a.Thread].ID})
+		}
+	}
+	return path, nil
+}
+
+// build replays moves as Build describes them, returning the state they reach.
+func build(p *ir.Program, moves []ir.Move) ([]Step, *ir.Violation, ir.State, error) {
 	if len(moves) == 0 {
-		return nil, nil, fmt.Errorf("%w: the counterexample has no steps", ErrInexpressible)
+		return nil, nil, nil, fmt.Errorf("%w: the counterexample has no steps", ErrInexpressible)
 	}
 	s := p.Initial()
 	var flags []int // the cells saying whether a created thread has started
@@ -151,10 +205,10 @@ func Build(p *ir.Program, moves []ir.Move) ([]Step, *ir.Violation, error) {
 	var v *ir.Violation
 	for i, mv := range moves {
 		if v != nil {
-			return nil, nil, fmt.Errorf("step %d follows the failed step %d", i+1, i)
+			return nil, nil, nil, fmt.Errorf("step %d follows the failed step %d", i+1, i)
 		}
 		if mv.Thread < 0 || mv.Thread >= len(p.Threads) || p.Status(s, mv.Thread) != ir.Enabled {
-			return nil, nil, fmt.Errorf("step %d: thread %d cannot move", i+1, mv.Thread)
+			return nil, nil, nil, fmt.Errorf("step %d: thread %d cannot move", i+1, mv.Thread)
 		}
 		for k, f := range flags {
 			was[k] = s[f]
@@ -163,7 +217,7 @@ func Build(p *ir.Program, moves []ir.Move) ([]Step, *ir.Violation, error) {
 		ev := ir.Event{TraceLocals: true}
 		p.Step(s, mv.Thread, &ch, &ev)
 		if len(ev.Choices) != len(mv.Choices) {
-			return nil, nil, fmt.Errorf("step %d draws %d values, the schedule has %d", i+1, len(ev.Choices), len(mv.Choices))
+			return nil, nil, nil, fmt.Errorf("step %d draws %d values, the schedule has %d", i+1, len(ev.Choices), len(mv.Choices))
 		}
 		v = ev.Violation
 		created := map[*ir.Pool][]int{}
@@ -174,14 +228,14 @@ func Build(p *ir.Program, moves []ir.Move) ([]Step, *ir.Violation, error) {
 		}
 		st, err := step(p, &ev, created)
 		if err != nil {
-			return nil, nil, fmt.Errorf("step %d: %w", i+1, err)
+			return nil, nil, nil, fmt.Errorf("step %d: %w", i+1, err)
 		}
 		steps = append(steps, st)
 	}
 	if v == nil {
-		return nil, nil, fmt.Errorf("%w: the counterexample ends without a violation", ErrInexpressible)
+		return nil, nil, nil, fmt.Errorf("%w: the counterexample ends without a violation", ErrInexpressible)
 	}
-	return steps, v, nil
+	return steps, v, s, nil
 }
 
 // step describes one executed step: where it starts, what it draws, which

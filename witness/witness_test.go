@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,11 +37,17 @@ int main(void) {
 // counterexample compiles src and finds a violation with the stateless dfs,
 // the reference search.
 func counterexample(t *testing.T, src string) (*ir.Program, *ir.Run, *ir.Violation) {
+	return counterexampleOf(t, src, ir.ReachError)
+}
+
+// counterexampleOf is counterexample under the property kind.
+func counterexampleOf(t *testing.T, src string, kind ir.ViolationKind) (*ir.Program, *ir.Run, *ir.Violation) {
 	t.Helper()
 	p, err := cfront.Compile("prog.i", []byte(src), cfront.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	p.SelectProperty(kind)
 	eng, err := explicit.New("dfs", explicit.Options{Options: verify.Options{Depth: 100, NoDeadlock: true}, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -71,15 +78,21 @@ func moves(run *ir.Run) []ir.Move {
 
 func sample(t *testing.T, src string) (*ir.Program, *Witness) {
 	t.Helper()
-	p, run, v := counterexample(t, src)
-	steps, got, err := Build(p, moves(run))
-	if err != nil || got.Kind != v.Kind {
-		t.Fatal(err, got)
+	return sampleOf(t, src, ir.ReachError)
+}
+
+// sampleOf is sample under the property kind.
+func sampleOf(t *testing.T, src string, kind ir.ViolationKind) (*ir.Program, *Witness) {
+	t.Helper()
+	p, run, v := counterexampleOf(t, src, kind)
+	path, err := Build(p, moves(run))
+	if err != nil || path.Violation.Kind != v.Kind {
+		t.Fatal(err, path)
 	}
 	spec, _ := Specification(v.Kind)
 	return p, &Witness{ProgramFile: "prog.i", ProgramHash: Hash([]byte(src)), Specification: spec, DataModel: "ILP32",
 		Producer: "kbmc test", Configuration: "--pool 3", Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-		UUID: NewUUID(), Steps: steps, Target: Location{Line: v.Pos.Line, Column: v.Pos.Col}, TargetThread: run.Events[len(run.Events)-1].Thread}
+		UUID: NewUUID(), Steps: path.Steps, Targets: path.Targets}
 }
 
 // TestBuild checks what a witness records of a counterexample: the creation
@@ -328,7 +341,7 @@ int main(void) {
 func TestInexpressible(t *testing.T) {
 	p, run, _ := counterexample(t, drawSrc)
 	ms := moves(run)
-	if _, _, err := Build(p, ms[:len(ms)-1]); !errors.Is(err, ErrInexpressible) {
+	if _, err := Build(p, ms[:len(ms)-1]); !errors.Is(err, ErrInexpressible) {
 		t.Errorf("Build: %v, want ErrInexpressible", err)
 	}
 }
@@ -362,6 +375,8 @@ func TestMalformed(t *testing.T) {
 		{"no target", yml[:strings.LastIndex(yml, "    - segment:")], "no target"},
 		{"bad constraint", strings.Replace(yml, `\result == 7`, `\result > 7`, 1), "want"},
 		{"branching waypoint", strings.Replace(yml, "type: assumption", "type: branching", 1), "waypoint type"},
+		{"two waypoints", strings.Replace(yml, "    - segment:\n        - waypoint:\n            type: function_return",
+			"    - segment:\n        - waypoint:\n            type: target\n            action: follow\n            location: {file_name: prog.i, line: 2}\n            thread_id: 0\n        - waypoint:\n            type: function_return", 1), "segments of one follow waypoint"},
 	} {
 		if _, err := Read([]byte(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
@@ -392,4 +407,81 @@ func FuzzRead(f *testing.F) {
 			t.Errorf("a witness without steps was accepted")
 		}
 	})
+}
+
+// raceSrc: main and the thread it creates both write x without a lock; the
+// race is between the writer's write on line 5 and main's on line 8.
+const raceSrc = `int pthread_create(unsigned long *t, void *attr, void *(*f)(void *), void *arg);
+int x;
+void *w(void *a) {
+    int y = 1;
+    x = y;
+    return 0;
+}
+int main(void) { unsigned long t; pthread_create(&t, 0, w, 0); x = 2; return 0; }
+`
+
+// overflowSrc: a thread's signed addition overflows when the value drawn is
+// above 47.
+const overflowSrc = `extern unsigned char __VERIFIER_nondet_uchar(void);
+int pthread_create(unsigned long *t, void *attr, void *(*f)(void *), void *arg);
+int x;
+void *w(void *a) { int v = __VERIFIER_nondet_uchar(); x = 2147483600 + v; return 0; }
+int main(void) { unsigned long t; pthread_create(&t, 0, w, 0); return 0; }
+`
+
+// TestPropertyWitnesses: a data race's and an overflow's witnesses carry
+// their specifications, the race's YAML names both accesses in its last
+// segment, and each reads back to a schedule that replays to the violation
+// under the property the specification names.
+func TestPropertyWitnesses(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		src     string
+		kind    ir.ViolationKind
+		spec    string
+		targets []Target
+	}{
+		{"race", raceSrc, ir.DataRace, "CHECK( init(main()), LTL(G ! data-race) )",
+			[]Target{{At: Location{Line: 5, Column: 5}, Thread: 1}, {At: Location{Line: 8, Column: 64}, Thread: 0}}},
+		{"overflow", overflowSrc, ir.Overflow, "CHECK( init(main()), LTL(G ! overflow) )", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, w := sampleOf(t, c.src, c.kind)
+			if w.Specification != c.spec || Property(w.Specification) != c.kind {
+				t.Errorf("specification %q (property %v), want %q", w.Specification, Property(w.Specification), c.spec)
+			}
+			if c.targets != nil {
+				got := slices.Clone(w.Targets)
+				slices.SortFunc(got, func(a, b Target) int { return a.Thread - b.Thread })
+				want := slices.Clone(c.targets)
+				slices.SortFunc(want, func(a, b Target) int { return a.Thread - b.Thread })
+				if !slices.Equal(got, want) {
+					t.Errorf("targets %+v, want %+v", w.Targets, c.targets)
+				}
+			} else if len(w.Targets) != 1 {
+				t.Errorf("targets %+v, want one", w.Targets)
+			}
+			for _, f := range []Format{GraphML, YAML} {
+				var buf bytes.Buffer
+				if err := Write(&buf, f, w); err != nil {
+					t.Fatal(err)
+				}
+				back, err := Read(buf.Bytes())
+				if err != nil {
+					t.Fatalf("%s: %v\n%s", f, err, buf.String())
+				}
+				if f == YAML && !slices.Equal(back.Targets, w.Targets) {
+					t.Errorf("YAML: targets read back as %+v, want %+v", back.Targets, w.Targets)
+				}
+				moves, err := back.Schedule(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, v, err := p.Confirm(moves, c.kind); err != nil || v == nil || v.Kind != c.kind {
+					t.Errorf("%s: the schedule read back does not replay to a %v: %v, %v", f, c.kind, v, err)
+				}
+			}
+		})
+	}
 }

@@ -18,9 +18,12 @@ import (
 // as a function_return waypoint "\result == v" (ACSL) at the nondet call, or,
 // for an uninitialized local, an assumption "x == v" at the statement after
 // its declaration; the
-// violation is the final target waypoint. Every waypoint names its thread in
-// thread_id, which format 2.2 adds for concurrent programs; version 2.0 has
-// no thread information (docs/decisions.md, "Violation witnesses").
+// violation is the final segment's target waypoint. For a data race that
+// segment holds two target waypoints, the racing accesses, one per thread:
+// no format for race witnesses is agreed on, and this is the shape the
+// validators that take them read (docs/decisions.md, "Violation witnesses").
+// Every waypoint names its thread in thread_id, which format 2.2 adds for
+// concurrent programs; version 2.0 has no thread information.
 //
 // FormatVersion is the version kbmc writes.
 const FormatVersion = "2.2"
@@ -113,7 +116,12 @@ func WriteYAML(out io.Writer, w *Witness) error {
 			}
 		}
 	}
-	add(yamlWaypoint{Type: "target", Location: loc(w.Target)}, w.TargetThread)
+	var last []yamlWaypointItem
+	for _, t := range w.Targets {
+		thread := t.Thread
+		last = append(last, yamlWaypointItem{yamlWaypoint{Type: "target", Action: "follow", Location: loc(t.At), ThreadID: &thread}})
+	}
+	e.Content = append(e.Content, yamlSeg{Segment: last})
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
@@ -158,8 +166,20 @@ func readYAML(data []byte) (*Witness, error) {
 		if target {
 			return nil, fmt.Errorf("YAML: segment %d follows the target waypoint", i+1)
 		}
-		if len(seg.Segment) != 1 {
-			return nil, fmt.Errorf("YAML: segment %d has %d waypoints: kbmc replays segments of one follow waypoint", i+1, len(seg.Segment))
+		if len(seg.Segment) == 0 {
+			return nil, fmt.Errorf("YAML: segment %d has no waypoints", i+1)
+		}
+		if len(seg.Segment) > 1 {
+			// A race's two accesses: a final segment of target waypoints.
+			for _, item := range seg.Segment {
+				wp := item.Waypoint
+				if wp.Type != "target" || wp.Action != "follow" || wp.ThreadID == nil {
+					return nil, fmt.Errorf("YAML: segment %d has %d waypoints: kbmc replays segments of one follow waypoint, and a last segment of target waypoints that name their threads", i+1, len(seg.Segment))
+				}
+				w.Targets = append(w.Targets, Target{At: Location{Line: wp.Location.Line, Column: wp.Location.Column, Function: wp.Location.Function}, Thread: *wp.ThreadID})
+			}
+			target = true
+			continue
 		}
 		wp := seg.Segment[0].Waypoint
 		if wp.Action != "follow" {
@@ -211,7 +231,7 @@ func readYAML(data []byte) (*Witness, error) {
 			st.Marks = append(st.Marks, Mark{At: l, Draw: true, Value: v})
 		case wp.Type == "target":
 			target = true
-			w.Target, w.TargetThread = l, tid
+			w.Targets = append(w.Targets, Target{At: l, Thread: tid})
 		default:
 			return nil, fmt.Errorf("YAML: segment %d: waypoint type %q: kbmc replays assumption, function_enter, function_return and target waypoints", i+1, wp.Type)
 		}

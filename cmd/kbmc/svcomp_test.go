@@ -251,9 +251,32 @@ int main(void) {
 	wideRacy := task("wide-racy.yml", "wide-racy.i", race("false"))
 	wideAtomic := task("wide-atomic.yml", "wide-atomic.i", race("true"))
 
-	code, out, errs := kbmc(t, "svcomp", "--timeout", "3s", racy, atomic, wideRacy, wideAtomic)
+	wdir := t.TempDir()
+	code, out, errs := kbmc(t, "svcomp", "--timeout", "3s", "--witness-dir", wdir, racy, atomic, wideRacy, wideAtomic)
 	if code != 0 {
 		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	// Every race found has its witnesses: the YAML one names both racing
+	// accesses, and each replays to the race, the hunt's (sampled) one too.
+	for _, base := range []string{"racy.no-data-race", "wide-racy.no-data-race"} {
+		for _, ext := range []string{".graphml", ".yml"} {
+			w := filepath.Join(wdir, base+ext)
+			data, err := os.ReadFile(w)
+			if err != nil {
+				t.Errorf("%s: %v\n%s", base+ext, err, out)
+				continue
+			}
+			if !strings.Contains(string(data), "LTL(G ! data-race)") {
+				t.Errorf("%s: without the race specification", w)
+			}
+			if ext == ".yml" && strings.Count(string(data), "type: target") != 2 {
+				t.Errorf("%s: want two target waypoints, the racing accesses:\n%s", w, data)
+			}
+			code, rout, rerrs := kbmc(t, "run", "-q", "--replay", w)
+			if code != 10 || !strings.Contains(rout, "the witness's violation, reproduced") || !strings.Contains(rout, "data race") {
+				t.Errorf("%s: run --replay exit %d\n%s%s", w, code, rout, rerrs)
+			}
+		}
 	}
 	for _, want := range []string{
 		"racy.yml: unreach-call: false (expected false, +1)",

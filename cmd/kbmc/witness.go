@@ -52,8 +52,12 @@ func readWitnessFlags(path, format string) (*witnessRequest, error) {
 // witnessConfig is the configuration a witness records: the flags that decide
 // how kbmc lowers the program, which its replay needs to give the same threads
 // and steps. --phantoms (no flag of kbmc's: svcomp's bug hunt lowers so)
-// marks a counterexample of a program lowered with phantom threads.
-func witnessConfig(cfg sourceConfig, phantoms bool) string {
+// marks a counterexample of a program lowered with phantom threads, and
+// --sampled-races one whose races were looked for as the hunt does
+// (ir.Program.SampleRaces), which its replay must do too: with every
+// combination of values, a state on the way may hold a step whose values the
+// data-race check cannot enumerate.
+func witnessConfig(cfg sourceConfig, phantoms, sampledRaces bool) string {
 	parts := []string{"--data-model " + strings.ToUpper(cfg.DataModel), fmt.Sprintf("--pool %d", cfg.Pool)}
 	if cfg.NoFold {
 		parts = append(parts, "--no-fold")
@@ -69,31 +73,41 @@ func witnessConfig(cfg sourceConfig, phantoms bool) string {
 	if phantoms {
 		parts = append(parts, "--phantoms")
 	}
+	if sampledRaces {
+		parts = append(parts, "--sampled-races")
+	}
 	return strings.Join(parts, " ")
 }
 
+// witnessModes are the configuration's flags that are no flags of kbmc's:
+// how svcomp's bug hunt lowered and checked the program (witnessConfig).
+type witnessModes struct {
+	phantoms, sampledRaces bool
+}
+
 // parseWitnessConfig reads a configuration witnessConfig wrote.
-func parseWitnessConfig(s string) (sourceConfig, bool, error) {
+func parseWitnessConfig(s string) (sourceConfig, witnessModes, error) {
 	fs := flag.NewFlagSet("configuration", flag.ContinueOnError)
 	fs.SetOutput(new(bytes.Buffer))
 	dataModel := fs.String("data-model", "ILP32", "")
 	pool := fs.Int("pool", cfront.DefaultLoopThreads, "")
 	noFold := fs.Bool("no-fold", false, "")
 	phantoms := fs.Bool("phantoms", false, "")
+	sampled := fs.Bool("sampled-races", false, "")
 	var defs []string
 	fs.Func("D", "", func(v string) error { defs = append(defs, v); return nil })
 	if err := fs.Parse(strings.Fields(s)); err != nil {
-		return sourceConfig{}, false, fmt.Errorf("configuration %q: %v", s, err)
+		return sourceConfig{}, witnessModes{}, fmt.Errorf("configuration %q: %v", s, err)
 	}
 	if fs.NArg() > 0 {
-		return sourceConfig{}, false, fmt.Errorf("configuration %q: unexpected %q", s, fs.Arg(0))
+		return sourceConfig{}, witnessModes{}, fmt.Errorf("configuration %q: unexpected %q", s, fs.Arg(0))
 	}
 	d, err := parseDefines(defs)
 	if err != nil {
-		return sourceConfig{}, false, fmt.Errorf("configuration %q: %w", s, err)
+		return sourceConfig{}, witnessModes{}, fmt.Errorf("configuration %q: %w", s, err)
 	}
 	cfg := sourceConfig{Config: lang.Config{Width: 64, NoFold: *noFold, Defines: d}, DataModel: *dataModel, Pool: *pool}
-	return cfg, *phantoms, nil
+	return cfg, witnessModes{phantoms: *phantoms, sampledRaces: *sampled}, nil
 }
 
 // buildWitness describes a counterexample of l's program as a violation
@@ -110,18 +124,18 @@ func buildWitness(l *loaded, cfg sourceConfig, phantoms bool, res *verify.Result
 			return nil, fmt.Errorf("a %s violation has no SV-COMP specification, so no violation witness; --trail writes kbmc's own counterexample", v.Kind)
 		}
 	}
-	steps, got, err := witness.Build(l.prog, res.Trace)
+	path, err := witness.Build(l.prog, res.Trace)
 	if err != nil {
 		return nil, err
 	}
-	if got.Kind != v.Kind {
+	if got := path.Violation; got.Kind != v.Kind {
 		return nil, fmt.Errorf("%w: the counterexample ends with %s, not %s", verify.ErrReplay, got.Kind, v.Kind)
 	}
 	w := &witness.Witness{
 		ProgramFile: l.path, ProgramHash: witness.Hash(l.src), Specification: spec,
 		DataModel: strings.ToUpper(cfg.DataModel), Producer: "kbmc " + version,
-		Configuration: witnessConfig(cfg, phantoms), Created: time.Now(), UUID: witness.NewUUID(),
-		Steps: steps, Target: witness.Location{Line: v.Pos.Line, Column: v.Pos.Col}, TargetThread: res.Trace[len(res.Trace)-1].Thread,
+		Configuration: witnessConfig(cfg, phantoms, l.prog.SamplesRaces()), Created: time.Now(), UUID: witness.NewUUID(),
+		Steps: path.Steps, Targets: path.Targets,
 	}
 	return w, nil
 }
@@ -182,7 +196,7 @@ func loadWitness(path string, data []byte, programPath string) (*loaded, *witnes
 	if err != nil {
 		return nil, nil, nil, &exitError{exitInput, fmt.Errorf("--replay %s: %w", path, err)}
 	}
-	cfg, phantoms, err := parseWitnessConfig(w.Configuration)
+	cfg, modes, err := parseWitnessConfig(w.Configuration)
 	if err != nil {
 		return nil, nil, nil, &exitError{exitInput, fmt.Errorf("--replay %s: %w", path, err)}
 	}
@@ -207,9 +221,15 @@ func loadWitness(path string, data []byte, programPath string) (*loaded, *witnes
 		return nil, nil, nil, &exitError{exitInput, fmt.Errorf("--replay %s: %s is no C program", path, programPath)}
 	}
 	p, err := cfront.Compile(programPath, src, cfront.Config{NoFold: cfg.NoFold, Defines: cfg.Defines,
-		DataModel: cfg.DataModel, LoopThreads: cfg.Pool, LoopBlocks: cfg.Pool, Phantoms: phantoms})
+		DataModel: cfg.DataModel, LoopThreads: cfg.Pool, LoopBlocks: cfg.Pool, Phantoms: modes.phantoms})
 	if err != nil {
 		return nil, nil, nil, &exitError{exitInput, err}
+	}
+	// A race or an overflow is a violation only where a run looks for it,
+	// and then an assertion stops its thread: replay as the search ran.
+	p.SelectProperty(witness.Property(w.Specification))
+	if modes.sampledRaces && p.ChecksRaces() {
+		p.SampleRaces()
 	}
 	moves, err := w.Schedule(p)
 	if err != nil {

@@ -28,6 +28,10 @@ func TestWitness(t *testing.T) {
 		{"c-null-deref.c", nil, "invalid-deref"},
 		{"c-double-free.c", nil, "invalid-free"},
 		{"c-uninit-local.c", nil, "reach-error"}, // an uninitialized local's value
+		{"c-overflow-counter.c", []string{"--property", "no-overflow"}, "overflow"},
+		{"c-overflow-negate.c", []string{"--property", "no-overflow", "--algo", "dpor"}, "overflow"},
+		{"c-race-heap.c", []string{"--property", "no-data-race"}, "data-race"}, // a race on a malloc'd block
+		{"c-race-atomic-vs-plain.c", []string{"--property", "no-data-race", "--algo", "bfs"}, "data-race"},
 	} {
 		for _, ext := range []string{".graphml", ".yml"} {
 			name := c.file + ext
