@@ -49,14 +49,34 @@ func Score(a Answer, expected *bool) int {
 // unknown answer or no expectation.
 func Correct(a Answer, expected *bool) bool { return Score(a, expected) > 0 }
 
+// Grade scores answer a to property p as SV-COMP does, sub being the
+// sub-property a false answer says is violated (valid-memsafety's
+// valid-deref, say): a false answer naming another sub-property than the task
+// expects is wrong, as SV-COMP counts "false(valid-deref)" against an
+// expected "false(valid-free)".
+func Grade(a Answer, sub string, p Property) (score int, correct bool) {
+	if a == False && p.Expected != nil && !*p.Expected && p.Sub != "" && sub != p.Sub {
+		return -16, false
+	}
+	return Score(a, p.Expected), Correct(a, p.Expected)
+}
+
 // The properties kbmc answers, as task files name them.
 const (
 	UnreachCall = "unreach-call" // no execution calls reach_error()
 	NoDataRace  = "no-data-race" // no reachable state has a data race (ir/race.go)
 	NoOverflow  = "no-overflow"  // no signed integer operation overflows (ir/overflow.go)
+	// ValidMemsafety: no invalid dereference (valid-deref), no invalid free
+	// (valid-free), and no allocated memory lost (valid-memtrack). kbmc
+	// checks the first two and not the third, so it answers the property
+	// false, never true (Judge).
+	ValidMemsafety = "valid-memsafety"
 )
 
-// Violation is the kind of violation that makes property name false.
+// Violation is the kind of violation a run must look for to check property
+// name (ir.Program.SelectProperty): a race or an overflow, which runs report
+// only when selected, or else ir.ReachError, whose runs report every other
+// kind too.
 func Violation(name string) ir.ViolationKind {
 	switch name {
 	case NoDataRace:
@@ -67,9 +87,27 @@ func Violation(name string) ir.ViolationKind {
 	return ir.ReachError
 }
 
+// Covers reports whether a violation of kind k makes property name false,
+// and the sub-property it violates, for a property that has them
+// (valid-memsafety: an invalid dereference, of a null, dangling or freed
+// pointer or outside its object, violates valid-deref; an invalid or double
+// free valid-free).
+func Covers(name string, k ir.ViolationKind) (sub string, ok bool) {
+	if name == ValidMemsafety {
+		switch k {
+		case ir.InvalidDeref:
+			return "valid-deref", true
+		case ir.InvalidFree:
+			return "valid-free", true
+		}
+		return "", false
+	}
+	return "", k == Violation(name)
+}
+
 // Supported reports whether kbmc checks property name, and why not.
 func Supported(name string) (bool, string) {
-	if name == UnreachCall || name == NoDataRace || name == NoOverflow {
+	if name == UnreachCall || name == NoDataRace || name == NoOverflow || name == ValidMemsafety {
 		return true, ""
 	}
 	return false, fmt.Sprintf("the property %s is not supported by kbmc yet", name)
@@ -83,29 +121,40 @@ func Supported(name string) (bool, string) {
 // error under unreach-call or no-data-race) is unknown, never false: the
 // program's behaviour past it is undefined, and another execution may still
 // reach the error. The program must check what name asks: races only under
-// no-data-race (ir.Program.SelectRaces).
-func Judge(name string, r *verify.Result, closed bool) (Answer, string) {
+// no-data-race (ir.Program.SelectRaces). A false answer comes with the
+// sub-property it violates (Covers); valid-memsafety is never true, since
+// kbmc does not check its valid-memtrack.
+func Judge(name string, r *verify.Result, closed bool) (a Answer, sub, reason string) {
 	if ok, why := Supported(name); !ok {
-		return Unknown, why
+		return Unknown, "", why
 	}
 	switch r.Verdict {
 	case verify.Unsafe:
-		if r.Violation.Kind == Violation(name) {
-			return False, ""
+		if sub, ok := Covers(name, r.Violation.Kind); ok {
+			return False, sub, ""
 		}
-		return Unknown, fmt.Sprintf("a %s at %s, which %s does not cover: %s", r.Violation.Kind, r.Violation.Pos, name, r.Violation.Msg)
-	case verify.Safe:
-		return True, ""
-	case verify.BoundedSafe:
-		switch {
-		case r.ModelCut:
-			return Unknown, "a thread or heap pool of the model ran out (" + r.Note + ")"
-		case closed:
-			return True, ""
-		}
-		return Unknown, "the bound cut some executions: " + r.Note
+		return Unknown, "", fmt.Sprintf("a %s at %s, which %s does not cover: %s", r.Violation.Kind, r.Violation.Pos, name, r.Violation.Msg)
 	}
-	return Unknown, r.Note
+	if Exhausted(r, closed) {
+		if name == ValidMemsafety {
+			return Unknown, "", "no invalid dereference or free is reachable, but kbmc does not check valid-memtrack (that no allocated memory is lost), so it answers valid-memsafety only false"
+		}
+		return True, "", ""
+	}
+	switch {
+	case r.Verdict != verify.BoundedSafe:
+		return Unknown, "", r.Note
+	case r.ModelCut:
+		return Unknown, "", "a thread or heap pool of the model ran out (" + r.Note + ")"
+	}
+	return Unknown, "", "the bound cut some executions: " + r.Note
+}
+
+// Exhausted reports whether result r, of a run that closes the state space
+// when closed is set (see Judge), covers every execution of the program
+// without a violation: no other engine or search can then find one.
+func Exhausted(r *verify.Result, closed bool) bool {
+	return r.Verdict == verify.Safe || r.Verdict == verify.BoundedSafe && closed && !r.ModelCut
 }
 
 // UnboundedDepth is the depth of the runs Choose plans for a closed state

@@ -37,6 +37,7 @@ func TestJudge(t *testing.T) {
 	race := &ir.Violation{Kind: ir.DataRace, Msg: "data race on x"}
 	over := &ir.Violation{Kind: ir.Overflow, Msg: "signed overflow"}
 	panics := &ir.Violation{Kind: ir.Panic, Msg: "send on closed channel"}
+	free := &ir.Violation{Kind: ir.InvalidFree, Msg: "double free"}
 	tests := []struct {
 		name   string
 		prop   string
@@ -44,31 +45,61 @@ func TestJudge(t *testing.T) {
 		closed bool
 		answer Answer
 		reason string
+		sub    string
 	}{
-		{"reach_error", "unreach-call", verify.Result{Verdict: verify.Unsafe, Violation: reach}, false, False, ""},
-		{"another violation", "unreach-call", verify.Result{Verdict: verify.Unsafe, Violation: deref}, false, Unknown, "does not cover"},
-		{"safe", "unreach-call", verify.Result{Verdict: verify.Safe}, false, True, ""},
-		{"bounded, open", "unreach-call", verify.Result{Verdict: verify.BoundedSafe, Note: "depth 20"}, false, Unknown, "the bound cut"},
-		{"bounded, closed", "unreach-call", verify.Result{Verdict: verify.BoundedSafe}, true, True, ""},
-		{"pool cut", "unreach-call", verify.Result{Verdict: verify.BoundedSafe, ModelCut: true}, true, Unknown, "pool"},
-		{"unknown", "unreach-call", verify.Result{Verdict: verify.Unknown, Note: "time limit"}, true, Unknown, "time limit"},
-		{"a data race", "no-data-race", verify.Result{Verdict: verify.Unsafe, Violation: race}, false, False, ""},
-		{"another violation under no-data-race", "no-data-race", verify.Result{Verdict: verify.Unsafe, Violation: deref}, false, Unknown, "does not cover"},
-		{"a data race under unreach-call", "unreach-call", verify.Result{Verdict: verify.Unsafe, Violation: race}, false, Unknown, "does not cover"},
-		{"race-free, closed", "no-data-race", verify.Result{Verdict: verify.BoundedSafe}, true, True, ""},
-		{"an overflow", "no-overflow", verify.Result{Verdict: verify.Unsafe, Violation: over}, false, False, ""},
-		{"an overflow under unreach-call", "unreach-call", verify.Result{Verdict: verify.Unsafe, Violation: over}, false, Unknown, "does not cover"},
-		{"no overflow, complete", "no-overflow", verify.Result{Verdict: verify.Safe}, false, True, ""},
-		{"a Go panic under unreach-call", "unreach-call", verify.Result{Verdict: verify.Unsafe, Violation: panics}, false, Unknown, "does not cover"},
-		{"unsupported property", "termination", verify.Result{Verdict: verify.Safe}, true, Unknown, "not supported"},
+		{"reach_error", "unreach-call", verify.Result{Verdict: verify.Unsafe, Violation: reach}, false, False, "", ""},
+		{"another violation", "unreach-call", verify.Result{Verdict: verify.Unsafe, Violation: deref}, false, Unknown, "does not cover", ""},
+		{"safe", "unreach-call", verify.Result{Verdict: verify.Safe}, false, True, "", ""},
+		{"bounded, open", "unreach-call", verify.Result{Verdict: verify.BoundedSafe, Note: "depth 20"}, false, Unknown, "the bound cut", ""},
+		{"bounded, closed", "unreach-call", verify.Result{Verdict: verify.BoundedSafe}, true, True, "", ""},
+		{"pool cut", "unreach-call", verify.Result{Verdict: verify.BoundedSafe, ModelCut: true}, true, Unknown, "pool", ""},
+		{"unknown", "unreach-call", verify.Result{Verdict: verify.Unknown, Note: "time limit"}, true, Unknown, "time limit", ""},
+		{"a data race", "no-data-race", verify.Result{Verdict: verify.Unsafe, Violation: race}, false, False, "", ""},
+		{"another violation under no-data-race", "no-data-race", verify.Result{Verdict: verify.Unsafe, Violation: deref}, false, Unknown, "does not cover", ""},
+		{"a data race under unreach-call", "unreach-call", verify.Result{Verdict: verify.Unsafe, Violation: race}, false, Unknown, "does not cover", ""},
+		{"race-free, closed", "no-data-race", verify.Result{Verdict: verify.BoundedSafe}, true, True, "", ""},
+		{"an overflow", "no-overflow", verify.Result{Verdict: verify.Unsafe, Violation: over}, false, False, "", ""},
+		{"an overflow under unreach-call", "unreach-call", verify.Result{Verdict: verify.Unsafe, Violation: over}, false, Unknown, "does not cover", ""},
+		{"no overflow, complete", "no-overflow", verify.Result{Verdict: verify.Safe}, false, True, "", ""},
+		{"a Go panic under unreach-call", "unreach-call", verify.Result{Verdict: verify.Unsafe, Violation: panics}, false, Unknown, "does not cover", ""},
+		{"unsupported property", "termination", verify.Result{Verdict: verify.Safe}, true, Unknown, "not supported", ""},
+		{"an invalid dereference", "valid-memsafety", verify.Result{Verdict: verify.Unsafe, Violation: deref}, false, False, "", "valid-deref"},
+		{"an invalid free", "valid-memsafety", verify.Result{Verdict: verify.Unsafe, Violation: free}, false, False, "", "valid-free"},
+		{"reach_error under valid-memsafety", "valid-memsafety", verify.Result{Verdict: verify.Unsafe, Violation: reach}, false, Unknown, "does not cover", ""},
+		{"memory-safe, complete", "valid-memsafety", verify.Result{Verdict: verify.Safe}, false, Unknown, "valid-memtrack", ""},
+		{"memory-safe, closed", "valid-memsafety", verify.Result{Verdict: verify.BoundedSafe}, true, Unknown, "valid-memtrack", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, why := Judge(tt.prop, &tt.r, tt.closed)
-			if a != tt.answer || !strings.Contains(why, tt.reason) {
-				t.Errorf("Judge = %v %q, want %v %q", a, why, tt.answer, tt.reason)
+			a, sub, why := Judge(tt.prop, &tt.r, tt.closed)
+			if a != tt.answer || sub != tt.sub || !strings.Contains(why, tt.reason) {
+				t.Errorf("Judge = %v %q %q, want %v %q %q", a, sub, why, tt.answer, tt.sub, tt.reason)
 			}
 		})
+	}
+}
+
+// TestGrade: a false answer to valid-memsafety counts only with the expected
+// sub-property.
+func TestGrade(t *testing.T) {
+	no, yes := false, true
+	for _, tt := range []struct {
+		a       Answer
+		sub     string
+		p       Property
+		score   int
+		correct bool
+	}{
+		{False, "valid-deref", Property{Name: ValidMemsafety, Expected: &no, Sub: "valid-deref"}, 1, true},
+		{False, "valid-deref", Property{Name: ValidMemsafety, Expected: &no, Sub: "valid-free"}, -16, false},
+		{False, "valid-deref", Property{Name: ValidMemsafety, Expected: &yes}, -16, false},
+		{False, "", Property{Name: UnreachCall, Expected: &no}, 1, true},
+		{True, "", Property{Name: UnreachCall, Expected: &yes}, 2, true},
+		{Unknown, "", Property{Name: ValidMemsafety, Expected: &no, Sub: "valid-memtrack"}, 0, false},
+	} {
+		if score, correct := Grade(tt.a, tt.sub, tt.p); score != tt.score || correct != tt.correct {
+			t.Errorf("Grade(%v, %q, %+v) = %d %v, want %d %v", tt.a, tt.sub, tt.p, score, correct, tt.score, tt.correct)
+		}
 	}
 }
 

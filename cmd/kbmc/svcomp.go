@@ -135,6 +135,7 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 		start := time.Now()
 		row := svcompRow{Task: path, Property: prop.Name, Expected: prop.Expected}
 		answer, reason, engine := svcomp.Unknown, "", ""
+		var found *svcompFound
 		if ok, why := svcomp.Supported(prop.Name); !ok {
 			reason = why
 		} else if loadErr != nil {
@@ -143,7 +144,6 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 			// Races and overflow are looked for only under their property,
 			// which also makes a failing assertion stop its thread.
 			prog.SelectProperty(svcomp.Violation(prop.Name))
-			var found *svcompFound
 			answer, reason, engine, found = svcompCheck(ctx, c, singleFile(input, src, prog), huntProg, prop, memory)
 			if dir := c.String("witness-dir"); dir != "" && answer == svcomp.False && found != nil {
 				var err error
@@ -153,8 +153,15 @@ func svcompTask(ctx context.Context, c *cli.Context, path string, memory int64) 
 			}
 		}
 		row.Result, row.Reason, row.Engine = answer.String(), reason, engine
-		row.Score = svcomp.Score(answer, prop.Expected)
-		row.Correct = svcomp.Correct(answer, prop.Expected)
+		sub := ""
+		if answer == svcomp.False && found != nil {
+			// valid-memsafety's false names the sub-property, as SV-COMP's
+			// results do: false(valid-deref).
+			if sub, _ = svcomp.Covers(prop.Name, found.res.Violation.Kind); sub != "" {
+				row.Result += "(" + sub + ")"
+			}
+		}
+		row.Score, row.Correct = svcomp.Grade(answer, sub, prop)
 		row.Seconds = time.Since(start).Seconds()
 		rows = append(rows, row)
 	}
@@ -191,7 +198,7 @@ func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, huntProg *ir.Pr
 		}
 		var huntCtx context.Context
 		huntCtx, stopHunt = context.WithDeadline(ctx, deadline)
-		hunted = huntBeside(huntCtx, huntProg, svcomp.Violation(prop.Name), stopEngines)
+		hunted = huntBeside(huntCtx, huntProg, prop.Name, stopEngines)
 	}
 	defer stopHunt()
 	answer, reason, engine := svcomp.Unknown, "", ""
@@ -231,7 +238,13 @@ func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, huntProg *ir.Pr
 		if engCtx.Err() != nil && ctx.Err() == nil {
 			break // stopped because the hunt found the error
 		}
-		answer, reason = svcomp.Judge(prop.Name, res, a.Closed)
+		answer, _, reason = svcomp.Judge(prop.Name, res, a.Closed)
+		if answer == svcomp.Unknown && svcomp.Exhausted(res, a.Closed) {
+			// Nothing to find, and the property still unanswered
+			// (valid-memsafety, whose true kbmc does not answer).
+			stopHunt()
+			return answer, reason, engine, nil
+		}
 		if answer != svcomp.Unknown {
 			stopHunt()
 			if hunted != nil {
@@ -296,14 +309,14 @@ func svcompWitnesses(dir, taskPath, input string, src []byte, cfg cfront.Config,
 	return paths, nil
 }
 
-// huntBeside runs explicit.Hunt for a violation of kind want (a call of
-// reach_error(), a data race) until ctx ends, and sends its result: the
+// huntBeside runs explicit.Hunt for a violation of property (a call of
+// reach_error(), a data race, an invalid dereference) until ctx ends, and sends its result: the
 // validated counterexample, after calling found, or nil.
-func huntBeside(ctx context.Context, p *ir.Program, want ir.ViolationKind, found func()) <-chan *verify.Result {
+func huntBeside(ctx context.Context, p *ir.Program, property string, found func()) <-chan *verify.Result {
 	out := make(chan *verify.Result, 1)
 	go func() {
 		res, err := explicit.Hunt(ctx, p, explicit.HuntOptions{
-			Want: func(v *ir.Violation) bool { return v.Kind == want },
+			Want: func(v *ir.Violation) bool { _, ok := svcomp.Covers(property, v.Kind); return ok },
 		})
 		if err != nil || res.Verdict != verify.Unsafe {
 			out <- nil

@@ -314,3 +314,59 @@ func taskDir(t *testing.T) (string, func(name, text string) string) {
 	put("unreach-call.prp", "CHECK( init(main()), LTL(G ! call(reach_error())) )\n")
 	return dir, put
 }
+
+// TestSvcompMemsafety answers valid-memsafety: a use after free is
+// false(valid-deref), with witnesses that replay; the same answer to a task
+// expecting valid-free is wrong; a memory-safe program is unknown at once,
+// since kbmc does not check valid-memtrack.
+func TestSvcompMemsafety(t *testing.T) {
+	_, put := taskDir(t)
+	put("valid-memsafety.prp", "CHECK( init(main()), LTL(G valid-free) )\nCHECK( init(main()), LTL(G valid-deref) )\nCHECK( init(main()), LTL(G valid-memtrack) )\n")
+	const src = `void *malloc(unsigned long n);
+void free(void *p);
+int pthread_create(unsigned long *t, void *attr, void *(*f)(void *), void *arg);
+int pthread_join(unsigned long t, void **r);
+int *p;
+void *f(void *a) { FREE return 0; }
+int main(void) {
+    unsigned long t;
+    p = malloc(sizeof(int));
+    pthread_create(&t, 0, f, 0);
+    *p = 1;
+    pthread_join(t, 0);
+    return 0;
+}
+`
+	put("uaf.i", strings.Replace(src, "FREE", "free(p);", 1))
+	put("safe.i", strings.Replace(src, "FREE", "", 1))
+	task := func(name, input, verdict string) string {
+		return put(name, "format_version: '2.0'\ninput_files: '"+input+"'\nproperties:\n  - property_file: valid-memsafety.prp\n    expected_verdict: "+verdict+
+			"\noptions:\n  language: C\n  data_model: ILP32\n")
+	}
+	deref := task("uaf.yml", "uaf.i", "false\n    subproperty: valid-deref")
+	free := task("uaf-free.yml", "uaf.i", "false\n    subproperty: valid-free")
+	safe := task("safe.yml", "safe.i", "true")
+	wdir := t.TempDir()
+	code, out, errs := kbmc(t, "svcomp", "--timeout", "20s", "--witness-dir", wdir, deref, free, safe)
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"uaf.yml: valid-memsafety: false(valid-deref) (expected false, +1)",
+		"uaf-free.yml: valid-memsafety: false(valid-deref) (expected false, -16)",
+		"safe.yml: valid-memsafety: unknown (expected true, +0)",
+		"does not check valid-memtrack",
+		"3 answers: 0 correct true, 1 correct false, 1 wrong, 1 unknown; score -15",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, ext := range []string{".graphml", ".yml"} {
+		w := filepath.Join(wdir, "uaf.valid-memsafety"+ext)
+		code, rout, rerrs := kbmc(t, "run", "-q", "--replay", w)
+		if code != 10 || !strings.Contains(rout, "the witness's violation, reproduced") || !strings.Contains(rout, "invalid-deref") {
+			t.Errorf("%s: run --replay exit %d\n%s%s", w, code, rout, rerrs)
+		}
+	}
+}
