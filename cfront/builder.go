@@ -62,7 +62,12 @@ type frame struct {
 	vars    map[*cc.Declarator]*local
 	result  *ir.Var // the returned value; nil for void
 	resultT cc.Type
-	returns []*int
+	// elemHint is what a malloc in a function returning void * allocates:
+	// the pointer type its caller wants the call's value as ((T *)
+	// safe_malloc(n)), which the function's own void *p = malloc(n) cannot
+	// say (see alloc). Nil when the caller wants no typed pointer.
+	elemHint cc.Type
+	returns  []*int
 	loop    *loopCtx
 	labels  map[string]int
 	gotos   map[string][]*int

@@ -70,6 +70,14 @@ func (b *builder) inline(fd *cc.FunctionDefinition, args []cc.ExpressionNode, ca
 	}
 	nf := &frame{fn: fd, parent: b.frame, vars: map[*cc.Declarator]*local{},
 		labels: map[string]int{}, gotos: map[string][]*int{}, gotoAt: map[string]cc.Node{}}
+	if rt := ft.Result(); isVoidPointer(rt) {
+		switch {
+		case b.hint != nil && b.hint.Kind() == cc.Ptr && !isVoidPointer(b.hint):
+			nf.elemHint = b.hint
+		case b.frame != nil && (b.hint == nil || isVoidPointer(b.hint)):
+			nf.elemHint = b.frame.elemHint // a wrapper of a wrapper: return safe_malloc(n);
+		}
+	}
 	if rt := ft.Result(); rt.Kind() != cc.Void {
 		lo, err := b.l.layoutOf(rt)
 		if err != nil {

@@ -40,13 +40,20 @@ func (b *builder) memory(name string, pe *cc.PostfixExpression, args []cc.Expres
 // alloc lowers malloc(size) (n nil) or calloc(n, size): an allocation site of
 // its own with a pool of blocks, as many as the code around it may allocate
 // (the loops' trip counts), each of the site's capacity. The element type
-// comes from the pointer the result is assigned to (b.hint); the size in
-// bytes becomes a count of elements, and that a count of cells.
+// comes from the pointer the result is assigned to (b.hint), or, for a
+// malloc assigned to a void pointer inside a function that returns one (a
+// safe_malloc wrapper), from the pointer the wrapper's caller wants
+// (frame.elemHint); the size in bytes becomes a count of elements, and that
+// a count of cells. A wrong guess cannot give a wrong answer: an access of a
+// cell as another type than the block's stops the run as unsupported.
 func (b *builder) alloc(pe *cc.PostfixExpression, name string, size, n cc.ExpressionNode) *ir.Expr {
 	pos := b.posAt(pe)
 	var elem cc.Type
 	if b.hint != nil && b.hint.Kind() == cc.Ptr {
 		elem = pointee(b.hint)
+	}
+	if (elem == nil || elem.Kind() == cc.Void) && b.frame != nil && b.frame.elemHint != nil {
+		elem = pointee(b.frame.elemHint)
 	}
 	if elem == nil || elem.Kind() == cc.Void || elem.Kind() == cc.Function {
 		b.errorf(pe, "%s whose element type is not known here: assign its result to a pointer of the element type (T *p = %s(…))", name, name)
@@ -325,4 +332,9 @@ func (b *builder) loadRaw(pl place, t ir.Type) *ir.Expr {
 		return &ir.Expr{Op: ir.EDeref, Type: t, X: pl.ptr, Pos: b.cur.pos}
 	}
 	return varExpr(pl.v, pl.index, t, b.cur.pos)
+}
+
+// isVoidPointer reports whether t is void *.
+func isVoidPointer(t cc.Type) bool {
+	return t != nil && t.Kind() == cc.Ptr && pointee(t) != nil && pointee(t).Kind() == cc.Void
 }
