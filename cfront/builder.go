@@ -68,10 +68,10 @@ type frame struct {
 	// say (see alloc). Nil when the caller wants no typed pointer.
 	elemHint cc.Type
 	returns  []*int
-	loop    *loopCtx
-	labels  map[string]int
-	gotos   map[string][]*int
-	gotoAt  map[string]cc.Node
+	loop     *loopCtx
+	labels   map[string]int
+	gotos    map[string][]*int
+	gotoAt   map[string]cc.Node
 	// top: returning from this frame ends the thread.
 	top    bool
 	atomic int // the builder's atomic nesting when the frame began
