@@ -261,6 +261,10 @@ func (b *builder) builtin(name string, pe *cc.PostfixExpression, args []cc.Expre
 		return zero, true
 	case strings.HasPrefix(name, "pthread_"):
 		return b.pthread(name, pe, args, want)
+	case strings.HasPrefix(name, "sem_") && b.l.funcs[name] == nil:
+		return b.semaphore(name, pe, args)
+	case (name == "ffs" || name == "__builtin_ffs") && b.l.funcs[name] == nil:
+		return b.ffs(pe, args)
 	case name == "malloc" || name == "calloc" || name == "free" || name == "memset" || name == "strcpy":
 		return b.memory(name, pe, args)
 	case name == "realloc" || name == "alloca" || name == "__builtin_alloca":

@@ -78,6 +78,10 @@ var opaque = map[string]bool{
 	"pthread_mutexattr_t": true, "pthread_condattr_t": true, "pthread_once_t": true,
 }
 
+// semaphores are the semaphore types: one cell, the count (semaphore.go),
+// however large the library's type is.
+var semaphores = map[string]bool{"sem_t": true}
+
 // typedefName is the name of the typedef t was declared through, or "".
 func typedefName(t cc.Type) string {
 	if d := t.Typedef(); d != nil {
@@ -117,6 +121,9 @@ func (l *lowerer) addCells(lo *layout, t cc.Type, off int64, name string) error 
 	}
 	if n := typedefName(t); opaque[n] {
 		lo.cells = append(lo.cells, cellInfo{off: off, typ: ir.MutexCell, name: name, opaque: max(t.Size(), 1)})
+		return nil
+	} else if semaphores[n] {
+		lo.cells = append(lo.cells, cellInfo{off: off, typ: semaphoreCell, name: name, opaque: max(t.Size(), 1)})
 		return nil
 	}
 	switch t.Kind() {
@@ -177,6 +184,9 @@ func (l *lowerer) addCells(lo *layout, t cc.Type, off int64, name string) error 
 func (l *lowerer) scalar(t cc.Type) (ir.Type, error) {
 	if opaque[typedefName(t)] {
 		return ir.MutexCell, nil
+	}
+	if semaphores[typedefName(t)] {
+		return semaphoreCell, nil
 	}
 	switch t.Kind() {
 	case cc.Bool:
