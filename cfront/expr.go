@@ -312,12 +312,18 @@ func (b *builder) varPlace(x *cc.PrimaryExpression) (place, bool) {
 				g.lay = &layout{}
 			}
 		}
+		if g.decl.IsThreadLocal() {
+			g = b.l.threadCopy(g, b.t, b.l.taken[d])
+		}
 		if g.v == nil {
 			return place{}, false
 		}
 		return place{v: g.v, typ: d.Type()}, true
 	}
 	g := b.l.globalVar(d.Name())
+	if g != nil && g.decl.IsThreadLocal() {
+		g = b.l.threadCopy(g, b.t, b.l.takenNames[g.name])
+	}
 	if g != nil && g.v == nil {
 		return place{}, false // its declaration was reported
 	}

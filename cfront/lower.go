@@ -30,6 +30,9 @@ type lowerer struct {
 	funcs   map[string]*cc.FunctionDefinition
 	globals map[string]*global // by name: C's external and internal linkage, one translation unit
 	statics map[*cc.Declarator]*global
+	// copies are the threads' own copies of thread-local globals
+	// (threadCopy), by global and thread template.
+	copies map[threadGlobal]*global
 	// taken holds the declarators (globals by name) whose address a program
 	// takes, or whose array decays to a pointer: they become objects.
 	taken      map[*cc.Declarator]bool
@@ -56,6 +59,14 @@ type global struct {
 	init *cc.Initializer
 	v    *ir.Var
 	lay  *layout
+	// copy: a thread's own copy of a thread-local global (threadCopy).
+	copy bool
+}
+
+// threadGlobal names a thread's copy of a thread-local global.
+type threadGlobal struct {
+	g *global
+	t *ir.Template
 }
 
 // poolInfo is the thread pool of one start routine and how many slots the
@@ -85,7 +96,7 @@ func newLowerer(path string, src []byte, ast *cc.AST, abi *cc.ABI, lines lineMap
 	return &lowerer{path: path, src: src, ast: ast, abi: abi, lines: lines, cfg: cfg, model: model,
 		prog:    &ir.Program{File: path, Width: 64, NoFold: cfg.NoFold},
 		funcs:   map[string]*cc.FunctionDefinition{},
-		globals: map[string]*global{}, statics: map[*cc.Declarator]*global{},
+		globals: map[string]*global{}, statics: map[*cc.Declarator]*global{}, copies: map[threadGlobal]*global{},
 		taken: map[*cc.Declarator]bool{}, takenNames: map[string]bool{},
 		layouts: map[cc.Type]*layout{}, pools: map[*cc.FunctionDefinition]*poolInfo{},
 		strs: map[string]*ir.Var{}, budget: maxLowered}
@@ -247,12 +258,31 @@ func (l *lowerer) globalVar(name string) *global {
 	return g
 }
 
+// threadCopy is thread template t's own copy of g, a thread-local global
+// (__thread, _Thread_local), made when t first uses it: every thread has its
+// own, initialized as g is. A copy is a variable like any global, so a
+// pointer to it may reach another thread, as C allows, and a race on it is
+// a race. One variable for all threads would let one thread's store reach
+// another's reads: a wrong answer either way.
+func (l *lowerer) threadCopy(g *global, t *ir.Template, addressable bool) *global {
+	key := threadGlobal{g, t}
+	if c := l.copies[key]; c != nil {
+		return c
+	}
+	c := &global{name: g.name + "@" + t.Name, decl: g.decl, init: g.init, copy: true}
+	l.copies[key] = c
+	l.makeGlobal(c, c.name, addressable)
+	if c.v == nil {
+		c.lay = &layout{} // failed: reported once
+	}
+	return c
+}
+
 // makeGlobal creates the variable of a global (or static local).
 func (l *lowerer) makeGlobal(g *global, name string, addressable bool) {
-	if g.decl.IsThreadLocal() {
-		// Each thread has its own copy; one shared variable would let one
-		// thread's store reach another's reads, a wrong answer either way.
-		l.errorf(g.decl, ir.Pos{}, "%s is thread-local (__thread, _Thread_local), which kbmc does not model", g.name)
+	if g.decl.IsThreadLocal() && !g.copy {
+		// Its threads' copies are made where they use it (threadCopy).
+		g.lay = &layout{}
 		return
 	}
 	lo, err := l.layoutOf(g.decl.Type())
