@@ -384,7 +384,8 @@ func (b *builder) pthread(name string, pe *cc.PostfixExpression, args []cc.Expre
 	zero := constant(ir.I32, 0)
 	need := map[string]int{"pthread_create": 4, "pthread_join": 2, "pthread_exit": 1, "pthread_self": 0,
 		"pthread_equal": 2, "pthread_mutex_init": 2, "pthread_mutex_lock": 1, "pthread_mutex_unlock": 1,
-		"pthread_mutex_trylock": 1, "pthread_cond_wait": 2, "pthread_cond_timedwait": 3}
+		"pthread_mutex_trylock": 1, "pthread_cond_wait": 2, "pthread_cond_timedwait": 3,
+		"pthread_key_create": 2, "pthread_setspecific": 2, "pthread_getspecific": 1, "pthread_key_delete": 1}
 	n, known := need[name]
 	if !known {
 		b.errorf(pe, "%s is not supported (docs/c.md lists the pthread functions kbmc models)", name)
@@ -394,6 +395,8 @@ func (b *builder) pthread(name string, pe *cc.PostfixExpression, args []cc.Expre
 		return b.arity(pe, name, n)
 	}
 	switch name {
+	case "pthread_key_create", "pthread_setspecific", "pthread_getspecific", "pthread_key_delete":
+		return b.specific(name, pe, args), true
 	case "pthread_create":
 		fn := funcName(stripAddr(args[2]))
 		fd := b.l.funcs[fn]

@@ -33,6 +33,10 @@ type lowerer struct {
 	// copies are the threads' own copies of thread-local globals
 	// (threadCopy), by global and thread template.
 	copies map[threadGlobal]*global
+	// keys counts the pthread keys created; keyTables are the threads'
+	// values of them (specific.go).
+	keys      *ir.Var
+	keyTables map[*ir.Template]*ir.Var
 	// taken holds the declarators (globals by name) whose address a program
 	// takes, or whose array decays to a pointer: they become objects.
 	taken      map[*cc.Declarator]bool
@@ -96,7 +100,7 @@ func newLowerer(path string, src []byte, ast *cc.AST, abi *cc.ABI, lines lineMap
 	return &lowerer{path: path, src: src, ast: ast, abi: abi, lines: lines, cfg: cfg, model: model,
 		prog:    &ir.Program{File: path, Width: 64, NoFold: cfg.NoFold},
 		funcs:   map[string]*cc.FunctionDefinition{},
-		globals: map[string]*global{}, statics: map[*cc.Declarator]*global{}, copies: map[threadGlobal]*global{},
+		globals: map[string]*global{}, statics: map[*cc.Declarator]*global{}, copies: map[threadGlobal]*global{}, keyTables: map[*ir.Template]*ir.Var{},
 		taken: map[*cc.Declarator]bool{}, takenNames: map[string]bool{},
 		layouts: map[cc.Type]*layout{}, pools: map[*cc.FunctionDefinition]*poolInfo{},
 		strs: map[string]*ir.Var{}, budget: maxLowered}
