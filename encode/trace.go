@@ -102,7 +102,7 @@ var ErrNoViolation = errors.New("encode: the model has no violation")
 func (u *Unrolling) Counterexample(m Model, k int) ([]ir.Move, *ir.Violation, error) {
 	if v := u.initBad; v != nil {
 		if !u.wanted(v.Kind) {
-			return nil, v, fmt.Errorf("%w: the initial state breaks an invariant", ErrNoViolation)
+			return nil, v, fmt.Errorf("%w: the initial state fails with %s", ErrNoViolation, v.Kind)
 		}
 		vc := *v
 		return []ir.Move{}, &vc, nil

@@ -810,7 +810,7 @@ func (m *machine) exec(n *Node) int {
 			if kind == NoViolation {
 				kind = Assertion
 			}
-			if p.abortsOnAssert() && kind != Unsupported && !n.Recoverable {
+			if p.AbortsOnAssert() && kind != Unsupported && !n.Recoverable {
 				// Under no-data-race and no-overflow a failing assertion is
 				// no violation: it aborts, as C's assert does. A bound of
 				// the model (Unsupported) is no assertion of the program:

@@ -190,6 +190,35 @@ func (p *Program) FindRace(s State) (*Race, *Violation) {
 	return nil, nil
 }
 
+// RaceMemory marks, per location, whether a data race may be on it: the
+// shared cells that are memory (memoryCells). Locations past its end (locks,
+// terminations, channels) are synchronisation, never memory. The symbolic
+// encoding asks it rather than deciding for itself.
+func (p *Program) RaceMemory() []bool { return p.memoryCells() }
+
+// RaceAtomic reports whether the accesses node n performs in transition tr
+// are atomic for the data-race check: tr is an atomic section, or n is a
+// .kb cas.
+func RaceAtomic(tr *Transition, n *Node) bool { return tr.EntryNode().Atomic || n.Op == OpCas }
+
+// RaceFirstOnly reports whether only the first operation of tr that touches
+// memory holds a thread's enabled accesses (a plain step), rather than every
+// operation of it (an atomic section).
+func RaceFirstOnly(tr *Transition) bool { return !tr.EntryNode().Atomic }
+
+// MutexAccess reports whether an access by node n of a location holding a
+// value of type t is n's synchronisation on its mutex (Visit.Mutex), which is
+// no memory: a lock, unlock or trylock of a mutex in memory accesses its
+// mutex's cell (of type MutexCell). The address it evaluates to find the
+// cell is memory like any other read.
+func MutexAccess(n *Node, t Type) bool {
+	switch n.Op {
+	case OpLock, OpUnlock, OpTryLock:
+		return n.Addr != nil && t == MutexCell
+	}
+	return false
+}
+
 // raceAccesses collects in sc.acc[t] the memory accesses thread t, enabled in
 // s, is about to perform, over every combination of its step's draws. It
 // returns the step's entry node when the step draws more combinations than
@@ -197,7 +226,7 @@ func (p *Program) FindRace(s State) (*Race, *Violation) {
 func (p *Program) raceAccesses(rt *raceTable, sc *raceScratch, s State, t int) *Node {
 	tm := p.Threads[t].Template
 	tr := p.Transition(s, t)
-	atomic := tr.EntryNode().Atomic
+	firstOnly := RaceFirstOnly(tr)
 	fixed := sc.fixed[:0]
 	defer func() { sc.fixed = fixed }()
 	for n := 1; ; n++ {
@@ -217,11 +246,11 @@ func (p *Program) raceAccesses(rt *raceTable, sc *raceScratch, s State, t int) *
 				if a := sc.ev.Accesses[i]; i != v.Mutex && a.Loc < len(rt.memory) && rt.memory[a.Loc] {
 					found = true
 					sc.acc[t] = addRaceAccess(sc.acc[t], RaceAccess{Thread: t, Node: node, Access: a,
-						Atomic: atomic || node.Op == OpCas})
+						Atomic: RaceAtomic(tr, node)})
 				}
 			}
 			from = v.Accesses
-			if found && !atomic {
+			if found && firstOnly {
 				break // the first memory operation of a plain step is the enabled one
 			}
 		}
