@@ -138,8 +138,8 @@ type Unrolling struct {
 	// probe, while set, makes exec's moves probes of the data-race check
 	// (race.go).
 	probe *raceProbe
-	slots   int // nondet slots of the step being encoded
-	stop    stopper
+	slots int // nondet slots of the step being encoded
+	stop  stopper
 }
 
 // New returns the unrolling of p with no steps (only s_0), asserting on be the
