@@ -41,6 +41,10 @@ type check struct {
 	kind  ir.ViolationKind
 	pos   ir.Pos
 	msg   string
+	// other, when set, names thread in the violation instead of the
+	// moving one (a thread the data-race check could not probe, race.go).
+	other  bool
+	thread int
 }
 
 // A draw is one evaluation of nondet, or a channel operation's draw: it happens
@@ -962,6 +966,9 @@ func (f *frame) nondet(e *ir.Expr) val {
 		v = termVal(t)
 	}
 	f.mv.draws = append(f.mv.draws, draw{guard: f.g, value: u.term(v)})
+	if f.mv.race != nil {
+		f.mv.race.drew(e, f.g)
+	}
 	return v
 }
 

@@ -3,6 +3,7 @@ package encode
 import (
 	"kbmc/ir"
 	"kbmc/solver"
+	"kbmc/verify"
 )
 
 // Data races (the property no-data-race, ir/race.go) in the step encoding.
@@ -47,6 +48,9 @@ type raceProbe struct {
 	memory []bool // ir.Program.RaceMemory
 	cur    []seenAccess
 	out    []raceAccess
+	// wide: the guards of the draws of more values than ir's check
+	// enumerates (ir.MaxProbeDraws).
+	wide []*solver.Term
 }
 
 // seenAccess is an access of the node being executed.
@@ -61,6 +65,28 @@ type raceAccess struct {
 	loc           int
 	write, atomic bool
 	g             *solver.Term
+}
+
+// drew records a draw of nondet e under g.
+func (r *raceProbe) drew(e *ir.Expr, g *solver.Term) {
+	if drawSpan(r.u.p, e) > ir.MaxProbeDraws {
+		r.wide = append(r.wide, g)
+	}
+}
+
+// drawSpan is the number of values nondet e draws from.
+func drawSpan(p *ir.Program, e *ir.Expr) uint64 {
+	lo, hi := e.Lo, e.Hi
+	if e.Unbounded {
+		lo, hi = e.Type.Range(p.Width)
+	}
+	if hi < lo {
+		return 0
+	}
+	if span := uint64(hi-lo) + 1; span != 0 {
+		return span
+	}
+	return 1<<64 - 1
 }
 
 func (r *raceProbe) saw(loc int, write bool, g *solver.Term) {
@@ -114,14 +140,31 @@ func kindOf(a raceAccess) int {
 	return k
 }
 
+// threadProbes is what the probes of one thread in one state found.
+type threadProbes struct {
+	accesses map[int]*raceKinds // per location
+	enabled  *solver.Term       // the thread is enabled (ir.Program.Status)
+	// wide holds, per location the thread may be at whose step may draw
+	// more values than ir enumerates, the condition that it sits there,
+	// enabled, and does.
+	wide []wideProbe
+}
+
+// wideProbe is a probe that drew more values than ir's check enumerates.
+type wideProbe struct {
+	g   *solver.Term
+	pos ir.Pos // the transition's entry, as ir reports it
+}
+
 // probes executes every location thread th may be at in s (reach) as a probe
-// and returns its enabled accesses per location. k numbers the state, for
-// the probes' draws.
+// and returns what they found. k numbers the state, for the probes' draws.
 func (u *Unrolling) probes(k int, s *state, th *ir.Thread, reach []bool, memory []bool, acc *accesses,
-	as *[]*solver.Term) (map[int]*raceKinds, error) {
+	as *[]*solver.Term) (*threadProbes, error) {
 	b := u.b
 	tm := th.Template
 	out := make(map[int]*raceKinds)
+	tp := &threadProbes{accesses: out}
+	var acts []*solver.Term
 	// The draws of state k's probe of thread t are those of "step"
 	// −1 − (k·n + t): no step and no other probe has that index.
 	index := -1 - (k*len(u.p.Threads) + th.ID)
@@ -137,12 +180,16 @@ func (u *Unrolling) probes(k int, s *state, th *ir.Thread, reach []bool, memory 
 		if act.IsFalse() {
 			continue
 		}
+		acts = append(acts, act)
 		r := &raceProbe{u: u, memory: memory}
 		u.probe = r
 		mv, err := u.exec(index, s, th, tr, act, acc, as)
 		u.probe = nil
 		if err != nil {
 			return nil, err
+		}
+		if w := b.Or(r.wide...); !w.IsFalse() {
+			tp.wide = append(tp.wide, wideProbe{g: b.And(act, w), pos: tr.EntryNode().Pos})
 		}
 		for _, a := range r.out {
 			g := a.g
@@ -157,23 +204,27 @@ func (u *Unrolling) probes(k int, s *state, th *ir.Thread, reach []bool, memory 
 			rk[kindOf(a)] = append(rk[kindOf(a)], g)
 		}
 	}
-	return out, nil
+	tp.enabled = b.Or(acts...)
+	return tp, nil
 }
 
 // racing returns the term "state k, s (whose threads may be at the locations
-// reach marks), has a data race".
-func (u *Unrolling) racing(k int, s *state, reach [][]bool, as *[]*solver.Term) (*solver.Term, error) {
+// reach marks), has a data race", and the probes of its threads.
+func (u *Unrolling) racing(k int, s *state, reach [][]bool, as *[]*solver.Term) (*solver.Term, []*threadProbes, error) {
 	p, b := u.p, u.b
 	memory := p.RaceMemory()
 	acc := u.newAccesses() // the probes' footprints: no step's
+	probes := make([]*threadProbes, len(p.Threads))
 	perThread := make([]map[int]*raceKinds, len(p.Threads))
 	var locs []int
 	seen := make(map[int]int) // location: how many threads access it
 	for t, th := range p.Threads {
-		m, err := u.probes(k, s, th, reach[t], memory, acc, as)
+		tp, err := u.probes(k, s, th, reach[t], memory, acc, as)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		probes[t] = tp
+		m := tp.accesses
 		perThread[t] = m
 		for loc := range m {
 			if seen[loc]++; seen[loc] == 2 {
@@ -209,7 +260,7 @@ func (u *Unrolling) racing(k int, s *state, reach [][]bool, as *[]*solver.Term) 
 			pair([]int{atomicWrite}, []int{plainRead, plainWrite}),
 			pair([]int{plainRead}, []int{plainWrite, atomicWrite}))
 	}
-	return b.Or(or...), nil
+	return b.Or(or...), probes, nil
 }
 
 // someOther is ∃ t ≠ u: xs[t] ∧ ys[u], through prefix and suffix
@@ -239,23 +290,97 @@ func (u *Unrolling) checkRaces(k int, ns *state, reach [][]bool, moves []*move, 
 	if !u.p.ChecksRaces() {
 		return nil
 	}
-	race, err := u.racing(k, ns, reach, as)
-	if err != nil || race.IsFalse() {
+	race, probes, err := u.racing(k, ns, reach, as)
+	if err != nil {
 		return err
 	}
 	b := u.b
+	// ir's check gives up (Unsupported) where two threads are enabled and
+	// one's next step draws more values than it enumerates, naming the
+	// first such thread: the step that reaches the state fails so too, so
+	// that the engine answers unknown where the replay cannot confirm.
+	enabled := make([]*solver.Term, len(probes))
+	for t, tp := range probes {
+		enabled[t] = tp.enabled
+	}
+	two := someOther(b, enabled, enabled)
+	var wide []check
+	earlier := b.False() // a thread before the one at hand is wide
+	for t, tp := range probes {
+		var mine []*solver.Term
+		for _, w := range tp.wide {
+			wide = append(wide, check{guard: b.And(two, b.Not(earlier), w.g), kind: ir.Unsupported, pos: w.pos,
+				msg: "the data-race check enumerates a bounded number of values per step, and this thread's next step draws more",
+				other: true, thread: t})
+			mine = append(mine, w.g)
+		}
+		earlier = b.Or(earlier, b.Or(mine...))
+	}
+	race = b.And(b.Not(b.And(two, earlier)), race)
 	for _, mv := range moves {
 		var own []*solver.Term
 		for _, c := range mv.checks {
 			own = append(own, c.guard)
 		}
-		g := b.And(mv.act, b.Not(b.Or(own...)), race)
-		if g.IsFalse() {
-			continue
+		g := b.And(mv.act, b.Not(b.Or(own...)))
+		for _, c := range wide {
+			if cg := b.And(g, c.guard); !cg.IsFalse() {
+				c.guard = cg
+				mv.checks = append(mv.checks, c)
+			}
 		}
-		tm := u.p.Threads[mv.thread].Template
-		mv.checks = append(mv.checks, check{guard: g, kind: ir.DataRace,
-			pos: tm.Transitions[mv.loc].EntryNode().Pos, msg: "data race"})
+		if g := b.And(g, race); !g.IsFalse() {
+			tm := u.p.Threads[mv.thread].Template
+			mv.checks = append(mv.checks, check{guard: g, kind: ir.DataRace,
+				pos: tm.Transitions[mv.loc].EntryNode().Pos, msg: "data race"})
+		}
+	}
+	return nil
+}
+
+// raceSupported refuses, under the property, a program with a transition
+// whose draws of at most ir.MaxProbeDraws values each may still combine to
+// more than that: whether ir's check enumerates them all depends on the
+// path, which the encoding does not follow. (A draw of more values makes
+// the check give up wherever it is reached, which the encoding follows.)
+func raceSupported(p *ir.Program) error {
+	if !p.ChecksRaces() {
+		return nil
+	}
+	for _, tm := range p.Templates {
+		for _, tr := range tm.Transitions {
+			combos := uint64(1)
+			var at ir.Pos
+			for _, n := range tr.Nodes {
+				node := tm.Nodes[n]
+				span := uint64(1)
+				switch node.Op {
+				case ir.OpSelect:
+					span = uint64(len(node.Cases) + 1) // which ready case
+				case ir.OpSend, ir.OpRecv:
+					span = 2 // a lossy send loses its message or not
+					for _, ch := range p.Channels {
+						span = max(span, uint64(ch.Cap)) // which message an unordered receive takes
+					}
+				}
+				for e := range node.Exprs() {
+					ir.Inspect(e, func(e *ir.Expr) bool {
+						if s := drawSpan(p, e); e.Op == ir.ENondet && s <= ir.MaxProbeDraws {
+							span = min(span*max(s, 1), ir.MaxProbeDraws+1) // no overflow
+						}
+						return true
+					})
+				}
+				if combos *= span; combos > ir.MaxProbeDraws {
+					at = node.Pos
+					break
+				}
+			}
+			if combos > ir.MaxProbeDraws {
+				return &verify.UnsupportedError{Pos: at, Engine: "symbolic engine",
+					Msg: "this step's draws combine to more values than the data-race check enumerates (the explicit engine checks it: --engine explicit)"}
+			}
+		}
 	}
 	return nil
 }

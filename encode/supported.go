@@ -34,6 +34,9 @@ func Supported(p *ir.Program) error {
 	if p.HasPhantoms() {
 		return &verify.UnsupportedError{Engine: engine, Msg: "a program lowered with phantom threads is for the random bug hunt only"}
 	}
+	if err := raceSupported(p); err != nil {
+		return err
+	}
 	if p.ChecksOverflow() {
 		// The encodings wrap signed arithmetic as .kb defines it.
 		return &verify.UnsupportedError{Engine: engine,

@@ -88,7 +88,11 @@ func (u *Unrolling) readMove(m Model, mv *move, thread int) (ir.Move, *ir.Violat
 			return out, nil, fmt.Errorf("encode: model: %w", err)
 		}
 		if on {
-			return out, &ir.Violation{Kind: c.kind, Msg: c.msg, Pos: c.pos, Thread: thread}, nil
+			v := &ir.Violation{Kind: c.kind, Msg: c.msg, Pos: c.pos, Thread: thread}
+			if c.other {
+				v.Thread = c.thread
+			}
+			return out, v, nil
 		}
 	}
 	return out, nil, nil

@@ -221,6 +221,9 @@ type Visit struct {
 	// (lock, unlock, trylock), or -1: a synchronisation, which the data-race
 	// check tells apart from the reads that find the mutex (race.go).
 	Mutex int
+	// Draws is how many values the step had drawn at the node's end (0
+	// without Choices).
+	Draws int
 }
 
 // Status is a thread's situation in a state.
@@ -622,8 +625,12 @@ func (m *machine) run(from int) int {
 		m.mutexAt = -1
 		next := m.exec(node)
 		if ev.TraceLocals {
+			draws := 0
+			if m.ch != nil {
+				draws = len(m.ch.Made)
+			}
 			ev.Visits = append(ev.Visits, Visit{Node: n, Partner: m.partner, Taken: m.taken,
-				Accesses: len(ev.Accesses), LocalWrites: len(ev.LocalWrites), Mutex: m.mutexAt})
+				Accesses: len(ev.Accesses), LocalWrites: len(ev.LocalWrites), Mutex: m.mutexAt, Draws: draws})
 		}
 		if m.failed {
 			v := m.viol // copied so that the machine itself stays on the stack

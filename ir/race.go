@@ -163,18 +163,24 @@ func (p *Program) FindRace(s State) (*Race, *Violation) {
 	enabled := 0
 	for t := range p.Threads {
 		sc.acc[t] = sc.acc[t][:0]
+		if p.Status(s, t) == Enabled {
+			enabled++
+		}
+	}
+	if enabled < 2 {
+		// No race, whatever the one thread draws: its step is not
+		// executed (nor found to draw more than the check enumerates).
+		return nil, nil
+	}
+	for t := range p.Threads {
 		if p.Status(s, t) != Enabled {
 			continue
 		}
-		enabled++
 		if wide := p.raceAccesses(rt, sc, s, t); wide != nil {
 			return nil, &Violation{Kind: Unsupported, Pos: wide.Pos, Thread: t,
 				Msg: fmt.Sprintf("the data-race check enumerates at most %d combinations of nondeterministic values per step, and %s's next step draws more",
 					rt.maxDraws, p.Threads[t].Name)}
 		}
-	}
-	if enabled < 2 {
-		return nil, nil
 	}
 	for t := range p.Threads {
 		for _, a := range sc.acc[t] {
@@ -251,7 +257,11 @@ func (p *Program) raceAccesses(rt *raceTable, sc *raceScratch, s State, t int) *
 			}
 			from = v.Accesses
 			if found && firstOnly {
-				break // the first memory operation of a plain step is the enabled one
+				// The first memory operation of a plain step is the
+				// enabled one; what the step draws after it changes
+				// none of its accesses, and is not enumerated.
+				sc.ch.Made = sc.ch.Made[:v.Draws]
+				break
 			}
 		}
 		var more bool
