@@ -310,7 +310,7 @@ func (u *Unrolling) checkRaces(k int, ns *state, reach [][]bool, moves []*move, 
 		var mine []*solver.Term
 		for _, w := range tp.wide {
 			wide = append(wide, check{guard: b.And(two, b.Not(earlier), w.g), kind: ir.Unsupported, pos: w.pos,
-				msg: "the data-race check enumerates a bounded number of values per step, and this thread's next step draws more",
+				msg:   "the data-race check enumerates a bounded number of values per step, and this thread's next step draws more",
 				other: true, thread: t})
 			mine = append(mine, w.g)
 		}
