@@ -646,13 +646,7 @@ func (m *machine) run(from int) int {
 				s[m.undo[i].cell] = m.undo[i].old
 			}
 			m.undo = m.undo[:0]
-			reads := ev.Accesses[:acc0]
-			for _, a := range ev.Accesses[acc0:] {
-				if a.Kind == Read {
-					reads = append(reads, a)
-				}
-			}
-			ev.Accesses = reads
+			m.dropWrites(acc0)
 			s[th.Base] = int64(tmpl.Stuck())
 			return tmpl.Stuck()
 		}
@@ -674,6 +668,40 @@ func (m *machine) run(from int) int {
 		}
 		n = next
 	}
+}
+
+// dropWrites removes the writes recorded from ev.Accesses[from] on, which
+// a step that got stuck undid, keeping its reads (Step), and moves the
+// visits' ends in ev.Accesses with them, so that each visit still owns its
+// node's accesses (the data-race check reads them, race.go).
+func (m *machine) dropWrites(from int) {
+	ev := m.ev
+	if ev == nil {
+		return
+	}
+	kept := make([]int, len(ev.Accesses)+1) // kept[i]: accesses kept before index i
+	for i, a := range ev.Accesses {
+		kept[i+1] = kept[i]
+		if i < from || a.Kind == Read {
+			kept[i+1]++
+		}
+	}
+	for i := range ev.Visits {
+		v := &ev.Visits[i]
+		if v.Mutex >= 0 && v.Mutex >= from && ev.Accesses[v.Mutex].Kind != Read {
+			v.Mutex = -1
+		} else if v.Mutex >= 0 {
+			v.Mutex = kept[v.Mutex]
+		}
+		v.Accesses = kept[v.Accesses]
+	}
+	reads := ev.Accesses[:from]
+	for _, a := range ev.Accesses[from:] {
+		if a.Kind == Read {
+			reads = append(reads, a)
+		}
+	}
+	ev.Accesses = reads
 }
 
 // undoEntry is a cell a step with an inner guard wrote, and its value before.

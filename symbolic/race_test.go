@@ -346,6 +346,18 @@ int main(void) { pthread_t t; pthread_create(&t, 0, w, 0); int l = a[3]; pthread
 		{"C index drawn in full range, other cells", true, raceCHeader + `int a[4]; int x;
 void *w(void *arg) { int l = x; int i = __VERIFIER_nondet_int(); if (i >= 0 && i < 3) a[i] = 1; return 0; }
 int main(void) { pthread_t t; pthread_create(&t, 0, w, 0); int l = a[3]; pthread_join(t, 0); return 0; }`, false},
+		{"C atomic section stuck, its writes undone", true, raceCHeader + `extern void __VERIFIER_atomic_begin(void);
+extern void __VERIFIER_atomic_end(void);
+extern void __VERIFIER_assume(int);
+int x, y, z;
+void *w(void *arg) { __VERIFIER_atomic_begin(); x = 1; int l = z; __VERIFIER_assume(l == 1); __VERIFIER_atomic_end(); return 0; }
+int main(void) { pthread_t t; pthread_create(&t, 0, w, 0); int l = x; pthread_join(t, 0); return 0; }`, false},
+		{"C atomic section stuck, its reads kept", true, raceCHeader + `extern void __VERIFIER_atomic_begin(void);
+extern void __VERIFIER_atomic_end(void);
+extern void __VERIFIER_assume(int);
+int x, y, z;
+void *w(void *arg) { __VERIFIER_atomic_begin(); x = 1; __VERIFIER_assume(z == 1); __VERIFIER_atomic_end(); return 0; }
+int main(void) { pthread_t t; pthread_create(&t, 0, w, 0); z = 2; pthread_join(t, 0); return 0; }`, true},
 		{"C reach_error is no race", true, raceCHeader + `int x;
 void *w(void *arg) { reach_error(); x = 1; return 0; }
 int main(void) { pthread_t t; pthread_create(&t, 0, w, 0); int l = x; pthread_join(t, 0); return 0; }`, false},
