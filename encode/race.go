@@ -74,14 +74,13 @@ func (r *raceProbe) drew(e *ir.Expr, g *solver.Term) {
 	}
 }
 
-// drawSpan is the number of values nondet e draws from.
+// drawSpan is the number of values nondet e draws from, its range read
+// modulo 2^64 from its low end as ir reads it (a U64's whole range is
+// 0..-1), at most 2^64 − 1.
 func drawSpan(p *ir.Program, e *ir.Expr) uint64 {
 	lo, hi := e.Lo, e.Hi
 	if e.Unbounded {
 		lo, hi = e.Type.Range(p.Width)
-	}
-	if hi < lo {
-		return 0
 	}
 	if span := uint64(hi-lo) + 1; span != 0 {
 		return span
@@ -366,7 +365,7 @@ func raceSupported(p *ir.Program) error {
 				for e := range node.Exprs() {
 					ir.Inspect(e, func(e *ir.Expr) bool {
 						if s := drawSpan(p, e); e.Op == ir.ENondet && s <= ir.MaxProbeDraws {
-							span = min(span*max(s, 1), ir.MaxProbeDraws+1) // no overflow
+							span = min(span*s, ir.MaxProbeDraws+1) // no overflow
 						}
 						return true
 					})

@@ -419,23 +419,30 @@ int main(void) { pthread_t t; pthread_create(&t, 0, w, 0); int l = x; pthread_jo
 // the same thread and position: the answer is unknown, never a trace that
 // does not replay.
 func TestRaceCheckGivesUp(t *testing.T) {
-	src := raceCHeader + `int a[4];
-void *w(void *arg) { int i = __VERIFIER_nondet_int(); if (i >= 0 && i < 4) a[i] = 1; return 0; }
+	for _, draw := range []string{
+		"int i = __VERIFIER_nondet_int();",
+		// A U64's whole range, which ir holds as 0..-1.
+		"unsigned long long i = __VERIFIER_nondet_ulonglong();",
+	} {
+		src := raceCHeader + `extern unsigned long long __VERIFIER_nondet_ulonglong(void);
+int a[4];
+void *w(void *arg) { ` + draw + ` if (i >= 0 && i < 4) a[i] = 1; return 0; }
 int main(void) { pthread_t t; pthread_create(&t, 0, w, 0); int l = a[3]; pthread_join(t, 0); return 0; }`
-	p, err := cfront.Compile("wide.c", []byte(src), cfront.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.SelectProperty(ir.DataRace)
-	for _, c := range combos(t) {
-		if c.encoding != "step" || c.solver == "portfolio" {
-			continue
+		p, err := cfront.Compile("wide.c", []byte(src), cfront.Config{})
+		if err != nil {
+			t.Fatal(err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		r, err := Engine{Options: verify.Options{NoDeadlock: true}, Solver: c.solver, Encoding: c.encoding, POR: c.por}.Check(ctx, p)
-		cancel()
-		if err != nil || r.Verdict != verify.Unknown || !strings.Contains(r.Note, "data-race check") {
-			t.Errorf("%s: %v, %v; want unknown, the data-race check giving up", c, r, err)
+		p.SelectProperty(ir.DataRace)
+		for _, c := range combos(t) {
+			if c.encoding != "step" || c.solver == "portfolio" {
+				continue
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			r, err := Engine{Options: verify.Options{NoDeadlock: true}, Solver: c.solver, Encoding: c.encoding, POR: c.por}.Check(ctx, p)
+			cancel()
+			if err != nil || r.Verdict != verify.Unknown || !strings.Contains(r.Note, "data-race check") {
+				t.Errorf("%s, %s: %v, %v; want unknown, the data-race check giving up", draw, c, r, err)
+			}
 		}
 	}
 }
