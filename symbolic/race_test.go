@@ -19,7 +19,10 @@ import (
 	"kbmc/verify"
 )
 
-var raceSeeds = flag.Int("symbolic.race-seeds", 40, "TestRaceDifferential: generated programs per family (classic, distributed and C); a campaign takes 700")
+var (
+	raceSeeds = flag.Int("symbolic.race-seeds", 40, "TestRaceDifferential: generated programs per family (classic, distributed and C); a campaign takes 700")
+	raceFrom  = flag.Uint64("symbolic.race-from", 0, "TestRaceDifferential's first seed")
+)
 
 // raceCombos are the runs TestRaceDifferential compares with dfs --stateful:
 // the step encoding with every reduction on every solver, and the default
@@ -116,7 +119,7 @@ func TestRaceDifferential(t *testing.T) {
 	}
 	var jobs []job
 	for _, fam := range raceFamilies {
-		for seed := range uint64(n) {
+		for seed := *raceFrom; seed < *raceFrom+uint64(n); seed++ {
 			jobs = append(jobs, job{fam, seed})
 		}
 	}
