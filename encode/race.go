@@ -40,6 +40,14 @@ import (
 // property a failing assertion is no violation (ir.Program.AbortsOnAssert):
 // the step ends at Stuck() keeping its writes (halt), and its thread never
 // moves again.
+//
+// Where ir gives up. ir's check enumerates the draws a step makes up to its
+// first memory operation, at most ir.MaxProbeDraws combinations, and reports
+// Unsupported beyond, naming the first thread (in order) whose step draws
+// more, when two threads are enabled. The encoding fails the step into such
+// a state the same way (a probe reaching a draw of more values), so that the
+// answer is unknown where the replay could not confirm a race; Supported
+// refuses a step whose smaller draws may combine to more (raceSupported).
 
 // raceProbe collects the enabled accesses of one probe (a move whose race is
 // set): exec reports each access (saw) and each node it executed (visited).
