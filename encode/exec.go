@@ -41,6 +41,10 @@ type check struct {
 	kind  ir.ViolationKind
 	pos   ir.Pos
 	msg   string
+	// other, when set, names thread in the violation instead of the
+	// moving one (a thread the data-race check could not probe, race.go).
+	other  bool
+	thread int
 }
 
 // A draw is one evaluation of nondet, or a channel operation's draw: it happens
@@ -66,6 +70,11 @@ type move struct {
 	pending []pendingWrite
 	// msgs: the sends and receives of numbered channels (channel.go).
 	msgs []*msgOp
+	// undone: the step got stuck on an inner guard, its writes undone.
+	undone *solver.Term
+	// race, when set, makes the move a probe of the thread's enabled
+	// accesses for the data-race check rather than a step (race.go).
+	race *raceProbe
 }
 
 // pendingWrite is a write access of a transition with an inner guard: to
@@ -122,6 +131,9 @@ type frame struct {
 	tr    *ir.Transition
 	inner bool
 	stuck []*solver.Term
+	// halts: the conditions under which a failing assertion stops the
+	// thread for good (halt).
+	halts []*solver.Term
 }
 
 type edge struct {
@@ -135,7 +147,7 @@ func (u *Unrolling) exec(i int, s *state, th *ir.Thread, tr *ir.Transition, act 
 	acc *accesses, as *[]*solver.Term) (*move, error) {
 	b := u.b
 	tm := th.Template
-	mv := &move{thread: th.ID, loc: tr.Index, act: act, logging: tr.InnerGuard}
+	mv := &move{thread: th.ID, loc: tr.Index, act: act, logging: tr.InnerGuard, race: u.probe}
 	in := make(map[int][]edge)
 	var exits []edge
 	var exitLocs []val
@@ -186,6 +198,15 @@ func (u *Unrolling) exec(i int, s *state, th *ir.Thread, tr *ir.Transition, act 
 				exits = append(exits, edge{cond: g, st: store{}, stuck: true})
 				exitLocs = append(exitLocs, u.constVal(uint64(tm.Stuck()), u.locWidth[th.ID]))
 			}
+			for _, g := range f.halts {
+				// A failing assertion stopped the thread for good, the
+				// step's writes kept (race.go).
+				exits = append(exits, edge{cond: g, st: f.st})
+				exitLocs = append(exitLocs, u.constVal(uint64(tm.Stuck()), u.locWidth[th.ID]))
+			}
+		}
+		if mv.race != nil {
+			mv.race.visited(tr, node, succ)
 		}
 		for j, e := range succ {
 			if e.cond.IsFalse() {
@@ -215,7 +236,8 @@ func (u *Unrolling) exec(i int, s *state, th *ir.Thread, tr *ir.Transition, act 
 	}
 	// The writes of a step that got stuck were undone: they count only
 	// when it did not.
-	notStuck := b.Not(b.Or(stuck...))
+	mv.undone = b.Or(stuck...)
+	notStuck := b.Not(mv.undone)
 	for _, op := range mv.msgs {
 		op.guard = b.And(op.guard, notStuck)
 	}
@@ -322,6 +344,9 @@ func (f *frame) access(loc int, write bool, cond *solver.Term) {
 	g := f.b.And(f.g, cond)
 	if g.IsFalse() {
 		return
+	}
+	if f.mv.race != nil {
+		f.mv.race.saw(loc, write, g)
 	}
 	if write && f.mv.logging {
 		f.mv.pending = append(f.mv.pending, pendingWrite{loc: loc, key: -1, g: g})
@@ -549,6 +574,10 @@ func (f *frame) node(n *ir.Node) {
 		kind := n.Kind
 		if kind == ir.NoViolation {
 			kind = ir.Assertion
+		}
+		if u.p.AbortsOnAssert() && kind != ir.Unsupported && !n.Recoverable {
+			f.halt(b.Not(c)) // ir's machine.halted
+			break
 		}
 		f.check(b.Not(c), kind, n.Pos, msg)
 	case ir.OpAssume, ir.OpAwait:
@@ -937,6 +966,9 @@ func (f *frame) nondet(e *ir.Expr) val {
 		v = termVal(t)
 	}
 	f.mv.draws = append(f.mv.draws, draw{guard: f.g, value: u.term(v)})
+	if f.mv.race != nil {
+		f.mv.race.drew(e, f.g)
+	}
 	return v
 }
 

@@ -128,6 +128,12 @@ func NewPartialOrder(p *ir.Program, b *solver.Builder, be solver.Backend, opts O
 	if depth < 1 {
 		return nil, fmt.Errorf("encode: depth %d", depth)
 	}
+	if p.ChecksRaces() {
+		// A race is a property of a global state (what every thread is
+		// about to do), which its events do not have either.
+		return nil, &verify.UnsupportedError{Engine: "symbolic engine",
+			Msg: "the property no-data-race is not encoded by the partial-order encoding (use --encoding step, or the explicit engine)"}
+	}
 	if len(p.Invariants) > 0 {
 		// Its events have no global states between them to check an
 		// invariant in; an observer event would be needed.

@@ -34,12 +34,8 @@ func Supported(p *ir.Program) error {
 	if p.HasPhantoms() {
 		return &verify.UnsupportedError{Engine: engine, Msg: "a program lowered with phantom threads is for the random bug hunt only"}
 	}
-	if p.ChecksRaces() {
-		// A race is a property of a state (two threads' next accesses),
-		// which the step encoding does not name: each step encodes what one
-		// thread does, not what the others are about to do.
-		return &verify.UnsupportedError{Engine: engine,
-			Msg: "the property no-data-race is not encoded; use --engine explicit (--algo dfs or bfs)"}
+	if err := raceSupported(p); err != nil {
+		return err
 	}
 	if p.ChecksOverflow() {
 		// The encodings wrap signed arithmetic as .kb defines it.

@@ -88,7 +88,11 @@ func (u *Unrolling) readMove(m Model, mv *move, thread int) (ir.Move, *ir.Violat
 			return out, nil, fmt.Errorf("encode: model: %w", err)
 		}
 		if on {
-			return out, &ir.Violation{Kind: c.kind, Msg: c.msg, Pos: c.pos, Thread: thread}, nil
+			v := &ir.Violation{Kind: c.kind, Msg: c.msg, Pos: c.pos, Thread: thread}
+			if c.other {
+				v.Thread = c.thread
+			}
+			return out, v, nil
 		}
 	}
 	return out, nil, nil
@@ -102,7 +106,7 @@ var ErrNoViolation = errors.New("encode: the model has no violation")
 func (u *Unrolling) Counterexample(m Model, k int) ([]ir.Move, *ir.Violation, error) {
 	if v := u.initBad; v != nil {
 		if !u.wanted(v.Kind) {
-			return nil, v, fmt.Errorf("%w: the initial state breaks an invariant", ErrNoViolation)
+			return nil, v, fmt.Errorf("%w: the initial state fails with %s", ErrNoViolation, v.Kind)
 		}
 		vc := *v
 		return []ir.Move{}, &vc, nil

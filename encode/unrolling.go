@@ -130,12 +130,16 @@ type Unrolling struct {
 	badFail []*solver.Term // badFail[k]: some step < k failed with a violation of Options.Kinds
 	reach   [][][]bool     // reach[i][t][l]: thread t may be at location l in s_i
 	lits    map[string]*solver.Term
-	// initBad is the invariant the initial state breaks (concrete), or nil
-	// (invariant.go).
+	// initBad is the initial state's violation (concrete:
+	// ir.Program.InitialViolation): an invariant it breaks (invariant.go)
+	// or its race (race.go); nil when it has none.
 	initBad *ir.Violation
 	vars    int // variables the encoding created
-	slots   int // nondet slots of the step being encoded
-	stop    stopper
+	// probe, while set, makes exec's moves probes of the data-race check
+	// (race.go).
+	probe *raceProbe
+	slots int // nondet slots of the step being encoded
+	stop  stopper
 }
 
 // New returns the unrolling of p with no steps (only s_0), asserting on be the
@@ -170,7 +174,7 @@ func New(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) (*Un
 				s.local[t][v.Offset+c] = u.value(v.CellType(c), init[th.Base+1+v.Offset+c])
 			}
 		}
-		reach[t] = make([]bool, lastLoc(tm)+1)
+		reach[t] = make([]bool, u.lastLocOf(tm)+1)
 		reach[t][entry] = true
 	}
 	u.states = []*state{s}
@@ -180,7 +184,7 @@ func New(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) (*Un
 	if u.initBad = p.InitialViolation(); u.initBad != nil {
 		// The initial state breaks an invariant: the empty execution fails.
 		u.failed[0] = b.True()
-		if u.wanted(ir.InvariantViolation) {
+		if u.wanted(u.initBad.Kind) { // an invariant, or a race (race.go)
 			u.badFail[0] = b.True()
 		}
 	}
@@ -222,7 +226,7 @@ func newCore(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) 
 	}
 	u.keyLocal0 = u.layoutChannels(p.FirstFreeKey())
 	for _, th := range p.Threads {
-		u.locWidth = append(u.locWidth, widthFor(lastLoc(th.Template)))
+		u.locWidth = append(u.locWidth, widthFor(u.lastLocOf(th.Template)))
 	}
 	return u
 }
@@ -460,7 +464,7 @@ func (u *Unrolling) extend() error {
 				return err
 			}
 			stp.moves = append(stp.moves, mv)
-			successors(tm.Transitions[l], next[t])
+			u.successors(tm.Transitions[l], next[t])
 		}
 	}
 
@@ -507,8 +511,12 @@ func (u *Unrolling) extend() error {
 		}
 	}
 
-	// The invariants after the step (invariant.go): checks of its moves.
+	// The invariants after the step (invariant.go), and the data-race
+	// check of the state it reaches (race.go): checks of its moves.
 	u.checkInvariants(ns, stp.moves)
+	if err := u.checkRaces(i+1, ns, next, stp.moves, &as); err != nil {
+		return err
+	}
 
 	// Failure of the step: exactly one check can hold on the executed path.
 	var fails, bads []*solver.Term
@@ -605,8 +613,9 @@ func (u *Unrolling) statusOf(s *state, reach [][]bool) *status {
 			limit = append(limit, b.And(at, g.limit))
 		}
 		term := u.is(s.loc[t], uint64(tm.Terminated()))
-		if innerGuards(tm) {
-			// Stuck for ever on a false inner guard: BlockedAssume.
+		if u.mayStick(tm) {
+			// Stuck for ever on a false inner guard, or stopped by a
+			// failing assertion (race.go): BlockedAssume.
 			stuck := u.is(s.loc[t], uint64(tm.Stuck()))
 			blocked = append(blocked, stuck)
 			ab = append(ab, stuck)

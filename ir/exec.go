@@ -221,6 +221,9 @@ type Visit struct {
 	// (lock, unlock, trylock), or -1: a synchronisation, which the data-race
 	// check tells apart from the reads that find the mutex (race.go).
 	Mutex int
+	// Draws is how many values the step had drawn at the node's end (0
+	// without Choices).
+	Draws int
 }
 
 // Status is a thread's situation in a state.
@@ -622,8 +625,12 @@ func (m *machine) run(from int) int {
 		m.mutexAt = -1
 		next := m.exec(node)
 		if ev.TraceLocals {
+			draws := 0
+			if m.ch != nil {
+				draws = len(m.ch.Made)
+			}
 			ev.Visits = append(ev.Visits, Visit{Node: n, Partner: m.partner, Taken: m.taken,
-				Accesses: len(ev.Accesses), LocalWrites: len(ev.LocalWrites), Mutex: m.mutexAt})
+				Accesses: len(ev.Accesses), LocalWrites: len(ev.LocalWrites), Mutex: m.mutexAt, Draws: draws})
 		}
 		if m.failed {
 			v := m.viol // copied so that the machine itself stays on the stack
@@ -639,13 +646,7 @@ func (m *machine) run(from int) int {
 				s[m.undo[i].cell] = m.undo[i].old
 			}
 			m.undo = m.undo[:0]
-			reads := ev.Accesses[:acc0]
-			for _, a := range ev.Accesses[acc0:] {
-				if a.Kind == Read {
-					reads = append(reads, a)
-				}
-			}
-			ev.Accesses = reads
+			m.dropWrites(acc0)
 			s[th.Base] = int64(tmpl.Stuck())
 			return tmpl.Stuck()
 		}
@@ -667,6 +668,40 @@ func (m *machine) run(from int) int {
 		}
 		n = next
 	}
+}
+
+// dropWrites removes the writes recorded from ev.Accesses[from] on, which
+// a step that got stuck undid, keeping its reads (Step), and moves the
+// visits' ends in ev.Accesses with them, so that each visit still owns its
+// node's accesses (the data-race check reads them, race.go).
+func (m *machine) dropWrites(from int) {
+	ev := m.ev
+	if ev == nil {
+		return
+	}
+	kept := make([]int, len(ev.Accesses)+1) // kept[i]: accesses kept before index i
+	for i, a := range ev.Accesses {
+		kept[i+1] = kept[i]
+		if i < from || a.Kind == Read {
+			kept[i+1]++
+		}
+	}
+	for i := range ev.Visits {
+		v := &ev.Visits[i]
+		if v.Mutex >= 0 && v.Mutex >= from && ev.Accesses[v.Mutex].Kind != Read {
+			v.Mutex = -1
+		} else if v.Mutex >= 0 {
+			v.Mutex = kept[v.Mutex]
+		}
+		v.Accesses = kept[v.Accesses]
+	}
+	reads := ev.Accesses[:from]
+	for _, a := range ev.Accesses[from:] {
+		if a.Kind == Read {
+			reads = append(reads, a)
+		}
+	}
+	ev.Accesses = reads
 }
 
 // undoEntry is a cell a step with an inner guard wrote, and its value before.
@@ -810,7 +845,7 @@ func (m *machine) exec(n *Node) int {
 			if kind == NoViolation {
 				kind = Assertion
 			}
-			if p.abortsOnAssert() && kind != Unsupported && !n.Recoverable {
+			if p.AbortsOnAssert() && kind != Unsupported && !n.Recoverable {
 				// Under no-data-race and no-overflow a failing assertion is
 				// no violation: it aborts, as C's assert does. A bound of
 				// the model (Unsupported) is no assertion of the program:

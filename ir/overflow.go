@@ -21,17 +21,17 @@ import (
 // every run reports: DataRace turns the data-race check on (SelectRaces),
 // Overflow the signed-overflow check; any other kind turns both off. Under
 // either, a failing assertion is no violation: it aborts, as C's assert does,
-// and the thread stops there (abortsOnAssert). It may be called on a
+// and the thread stops there (AbortsOnAssert). It may be called on a
 // finished program, before any run.
 func (p *Program) SelectProperty(k ViolationKind) {
 	p.SelectRaces(k == DataRace)
 	p.overflow = k == Overflow
 }
 
-// abortsOnAssert reports whether a failing assertion stops its thread
+// AbortsOnAssert reports whether a failing assertion stops its thread
 // instead of being a violation: under a property that is not about
 // assertions (SelectProperty).
-func (p *Program) abortsOnAssert() bool { return p.races != nil || p.overflow }
+func (p *Program) AbortsOnAssert() bool { return p.races != nil || p.overflow }
 
 // ChecksOverflow reports whether runs of p report signed overflow.
 func (p *Program) ChecksOverflow() bool { return p.overflow }

@@ -167,18 +167,24 @@ func (p *Program) FindRace(s State) (*Race, *Violation) {
 	enabled := 0
 	for t := range p.Threads {
 		sc.acc[t] = sc.acc[t][:0]
+		if p.Status(s, t) == Enabled {
+			enabled++
+		}
+	}
+	if enabled < 2 {
+		// No race, whatever the one thread draws: its step is not
+		// executed (nor found to draw more than the check enumerates).
+		return nil, nil
+	}
+	for t := range p.Threads {
 		if p.Status(s, t) != Enabled {
 			continue
 		}
-		enabled++
 		if wide := p.raceAccesses(rt, sc, s, t); wide != nil {
 			return nil, &Violation{Kind: Unsupported, Pos: wide.Pos, Thread: t,
 				Msg: fmt.Sprintf("the data-race check enumerates at most %d combinations of nondeterministic values per step, and %s's next step draws more",
 					rt.maxDraws, p.Threads[t].Name)}
 		}
-	}
-	if enabled < 2 {
-		return nil, nil
 	}
 	for t := range p.Threads {
 		for _, a := range sc.acc[t] {
@@ -194,6 +200,35 @@ func (p *Program) FindRace(s State) (*Race, *Violation) {
 	return nil, nil
 }
 
+// RaceMemory marks, per location, whether a data race may be on it: the
+// shared cells that are memory (memoryCells). Locations past its end (locks,
+// terminations, channels) are synchronisation, never memory. The symbolic
+// encoding asks it rather than deciding for itself.
+func (p *Program) RaceMemory() []bool { return p.memoryCells() }
+
+// RaceAtomic reports whether the accesses node n performs in transition tr
+// are atomic for the data-race check: tr is an atomic section, or n is a
+// .kb cas.
+func RaceAtomic(tr *Transition, n *Node) bool { return tr.EntryNode().Atomic || n.Op == OpCas }
+
+// RaceFirstOnly reports whether only the first operation of tr that touches
+// memory holds a thread's enabled accesses (a plain step), rather than every
+// operation of it (an atomic section).
+func RaceFirstOnly(tr *Transition) bool { return !tr.EntryNode().Atomic }
+
+// MutexAccess reports whether an access by node n of a location holding a
+// value of type t is n's synchronisation on its mutex (Visit.Mutex), which is
+// no memory: a lock, unlock or trylock of a mutex in memory accesses its
+// mutex's cell (of type MutexCell). The address it evaluates to find the
+// cell is memory like any other read.
+func MutexAccess(n *Node, t Type) bool {
+	switch n.Op {
+	case OpLock, OpUnlock, OpTryLock:
+		return n.Addr != nil && t == MutexCell
+	}
+	return false
+}
+
 // raceAccesses collects in sc.acc[t] the memory accesses thread t, enabled in
 // s, is about to perform, over every combination of its step's draws. It
 // returns the step's entry node when the step draws more combinations than
@@ -201,7 +236,7 @@ func (p *Program) FindRace(s State) (*Race, *Violation) {
 func (p *Program) raceAccesses(rt *raceTable, sc *raceScratch, s State, t int) *Node {
 	tm := p.Threads[t].Template
 	tr := p.Transition(s, t)
-	atomic := tr.EntryNode().Atomic
+	firstOnly := RaceFirstOnly(tr)
 	fixed := sc.fixed[:0]
 	defer func() { sc.fixed = fixed }()
 	for n := 1; ; n++ {
@@ -221,12 +256,16 @@ func (p *Program) raceAccesses(rt *raceTable, sc *raceScratch, s State, t int) *
 				if a := sc.ev.Accesses[i]; i != v.Mutex && a.Loc < len(rt.memory) && rt.memory[a.Loc] {
 					found = true
 					sc.acc[t] = addRaceAccess(sc.acc[t], RaceAccess{Thread: t, Node: node, Access: a,
-						Atomic: atomic || node.Op == OpCas})
+						Atomic: RaceAtomic(tr, node)})
 				}
 			}
 			from = v.Accesses
-			if found && !atomic {
-				break // the first memory operation of a plain step is the enabled one
+			if found && firstOnly {
+				// The first memory operation of a plain step is the
+				// enabled one; what the step draws after it changes
+				// none of its accesses, and is not enumerated.
+				sc.ch.Made = sc.ch.Made[:v.Draws]
+				break
 			}
 		}
 		var more bool

@@ -33,6 +33,13 @@ func TestFindRace(t *testing.T) {
 		// b's await reads y, which a writes, but b cannot move.
 		{"a blocked thread has no enabled access", "shared int x; shared int y;\nthread a { y = 0; }\nthread b { await(y == 1); x = 2; }\n", ""},
 		{"a thread alone", "shared int x;\nthread a { x = 1; x = 2; }\n", ""},
+		// The draw follows a's first access in its step: it changes none
+		// of a's enabled accesses, and is not enumerated (it is more than
+		// the check enumerates).
+		{"a draw after the first access", "shared int x;\nthread a { int l = x; int d = nondet(0, 100000); d = d + 1; }\nthread b { x = 1; }\n",
+			"data race on x"},
+		// One thread enabled: no race, whatever it draws.
+		{"a thread alone drawing widely", "shared int x;\nthread a { int d = nondet(0, 100000); x = d; }\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := compile(t, tc.src, 32)

@@ -184,14 +184,18 @@ type Attempt struct {
 // full-range __VERIFIER_nondet_int, say): the symbolic engine, deepening.
 //
 // A program that looks for data races (ir.Program.SelectRaces) gets the
-// plain stateful search alone: it is the one that visits every reachable
-// state, which the property needs (docs/explicit.md, "Data races"); the
-// persistent-set search and the symbolic engine refuse it. Where values are
-// too wide to enumerate, that search refuses the program, and the task's
-// answer is unknown with its reason.
+// plain stateful search alone where it can enumerate the values: it is the
+// explicit search that visits every reachable state, which the property
+// needs (docs/explicit.md, "Data races"); the persistent-set search refuses
+// it. Where values are too wide to enumerate: the symbolic engine, which
+// checks every state of its unrolling (its step encoding; docs/symbolic.md,
+// "Data races").
 func Choose(p *ir.Program, maxNondet int64) []Attempt {
 	if p.ChecksRaces() {
-		return []Attempt{{Engine: "explicit/dfs/stateful", Depth: UnboundedDepth, Closed: true}}
+		if explicit.Supported(p, explicit.Options{MaxNondet: maxNondet}) == nil {
+			return []Attempt{{Engine: "explicit/dfs/stateful", Depth: UnboundedDepth, Closed: true}}
+		}
+		return []Attempt{{Engine: "symbolic/gini", Depth: verify.DefaultDepth}}
 	}
 	if explicit.Supported(p, explicit.Options{MaxNondet: maxNondet}) == nil {
 		return []Attempt{

@@ -119,10 +119,10 @@ func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error
 	if err != nil {
 		return nil, err
 	}
-	if e.Encoding == "" && len(p.Invariants) > 0 {
-		// The partial-order encoding refuses invariants (it has no global
-		// states between its events); the step encoding checks them after
-		// every step.
+	if e.Encoding == "" && (len(p.Invariants) > 0 || p.ChecksRaces()) {
+		// The partial-order encoding refuses invariants and data races (it
+		// has no global states between its events); the step encoding
+		// checks them after every step.
 		encoding = "step"
 	}
 	if e.Encoding == "" && slices.ContainsFunc(p.Channels, func(c *ir.Channel) bool { return c.Unordered || c.Closable }) {

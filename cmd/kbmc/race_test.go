@@ -8,14 +8,16 @@ import (
 
 // TestCheckDataRace checks --property no-data-race from the command line:
 // the violation names both accesses (file:line:col, thread, location) in
-// text and JSON, the engines that check it agree, and the others refuse it
-// with an input error that names what to use instead.
+// text and JSON, the engines that check it agree (the explicit dfs and bfs,
+// the symbolic engine's step encoding, which its default encoding falls back
+// to), and the others refuse it with an input error that names what to use
+// instead.
 func TestCheckDataRace(t *testing.T) {
 	const racy = "../../testdata/c-race-some-interleaving.c"
-	for _, algo := range []string{"dfs", "bfs"} {
-		code, out, errs := kbmc(t, "check", "--property", "no-data-race", "--algo", algo, racy)
+	for _, algo := range [][]string{{"--algo", "dfs"}, {"--algo", "bfs"}, {"--engine", "symbolic"}, {"--engine", "symbolic", "--encoding", "step", "--solver", "z3"}} {
+		code, out, errs := kbmc(t, append(append([]string{"check", "--property", "no-data-race"}, algo...), racy)...)
 		if code != exitUnsafe {
-			t.Fatalf("--algo %s: exit %d\n%s%s", algo, code, out, errs)
+			t.Fatalf("%s: exit %d\n%s%s", algo, code, out, errs)
 		}
 		for _, want := range []string{"unsafe: data-race", "property: no-data-race", "data race on data:",
 			"producer[0]'s write at ../../testdata/c-race-some-interleaving.c:13:5 (data = 42;)",
@@ -47,7 +49,7 @@ func TestCheckDataRace(t *testing.T) {
 	}{
 		{[]string{"--algo", "dpor"}, "--algo dpor does not check the property no-data-race"},
 		{[]string{"--algo", "persistent"}, "use --algo dfs or bfs"},
-		{[]string{"--engine", "symbolic"}, "the property no-data-race is not encoded"},
+		{[]string{"--engine", "symbolic", "--encoding", "partial-order"}, "use --encoding step"},
 	} {
 		code, out, errs := kbmc(t, append(append([]string{"check", "--property", "no-data-race"}, tc.args...), racy)...)
 		if code != exitInput || !strings.Contains(errs, tc.want) {

@@ -230,9 +230,6 @@ func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, huntProg *ir.Pr
 			} else {
 				reason = firstLine(err.Error())
 			}
-			if prop.Name == svcomp.NoDataRace {
-				reason = "no-data-race is checked by the explicit engine's dfs alone: " + reason
-			}
 			continue
 		}
 		if engCtx.Err() != nil && ctx.Err() == nil {

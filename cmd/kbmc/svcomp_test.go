@@ -214,9 +214,10 @@ int main(void) {
 
 // TestSvcompDataRace answers no-data-race tasks: a racy counter (false,
 // beside its unreach-call answer), the counter incremented atomically (true),
-// a race past a full-range nondet that only the hunt finds (false, by
-// explicit/random), a race-free program with one (unknown, with the reason),
-// and an algorithm that refuses the property (unknown).
+// a race past a full-range nondet, which the explicit engine cannot
+// enumerate (false: the hunt or the symbolic engine finds it), a race-free
+// program with one (true, by the symbolic engine), and an algorithm that
+// refuses the property (unknown).
 func TestSvcompDataRace(t *testing.T) {
 	_, put := taskDir(t)
 	put("no-data-race.prp", "CHECK( init(main()), LTL(G ! data-race) )\n")
@@ -284,13 +285,17 @@ int main(void) {
 		"atomic.yml: no-data-race: true (expected true, +2) in",
 		"wide-racy.yml: no-data-race: false (expected false, +1) in",
 		"by explicit/random",
-		"wide-atomic.yml: no-data-race: unknown (expected true, +0)",
-		"no-data-race is checked by the explicit engine's dfs alone",
-		"5 answers: 1 correct true, 3 correct false, 0 wrong, 1 unknown; score 5",
+		"wide-atomic.yml: no-data-race: true (expected true, +2) in",
+		"by symbolic/gini",
+		"5 answers: 2 correct true, 3 correct false, 0 wrong, 0 unknown; score 7",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	code, out, _ = kbmc(t, "svcomp", "--engine", "symbolic/gini", wideRacy)
+	if code != 0 || !strings.Contains(out, "wide-racy.yml: no-data-race: false (expected false, +1) in") || !strings.Contains(out, "by symbolic/gini") {
+		t.Errorf("--engine symbolic/gini: exit %d\n%s", code, out)
 	}
 	code, out, _ = kbmc(t, "svcomp", "--algo", "dpor", racy)
 	if code != 0 || !strings.Contains(out, "racy.yml: no-data-race: unknown") || !strings.Contains(out, "--algo dpor does not check the property no-data-race") {
