@@ -34,6 +34,8 @@ func TestUnsupported(t *testing.T) {
 		{"goto into nowhere", "int main(void) { goto out; return 0; }", "1:23: label undefined: out"},
 		{"pthread rwlock", "#include <pthread.h>\npthread_rwlock_t l;\nint main(void) { pthread_rwlock_rdlock(&l); return 0; }", "pthread_rwlock_rdlock is not supported"},
 		{"syntax", "int main(void) { return 0 }", "1:27:"},
+		{"atomic pointer", "_Atomic int *p;\nint main(void) { return p != 0; }", "1:13: p: _Atomic on a pointer"},
+		{"atomic member", "struct s { _Atomic int n; } v;\nint main(void) { return v.n; }", "n: an _Atomic struct member"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Compile(filepath.Join(t.TempDir(), "p.c"), []byte(tc.src), Config{})

@@ -14,6 +14,9 @@ type place struct {
 	ptr   *ir.Expr
 	typ   cc.Type
 	irt   ir.Type // the scalar type, when typ is nil (a cell whose C type is not at hand)
+	// atomic: a variable declared _Atomic (atomic.go); an object whose
+	// type says so is atomic whatever this says.
+	atomic bool
 }
 
 // cell is the place of the value's cell i (of a struct or array place).
@@ -118,6 +121,14 @@ func (b *builder) lvOf(pl place, at cc.Node) *ir.LValue {
 // operation of its own.
 func (b *builder) load(pl place, at cc.Node) *ir.Expr {
 	t := b.scalarType(pl, at)
+	if isAtomicPlace(pl) && b.atomic == 0 {
+		// An atomic load: a step of its own, atomic.
+		b.enterAtomic()
+		defer b.leaveAtomic()
+		r := b.temp(t)
+		b.assign(&ir.LValue{Var: r, Pos: b.cur.pos}, b.load(pl, at))
+		return &ir.Expr{Op: ir.EVar, Type: t, Var: r, Pos: b.cur.pos}
+	}
 	if pl.ptr != nil {
 		return b.hoist(&ir.Expr{Op: ir.EDeref, Type: t, X: pl.ptr, Pos: b.cur.pos})
 	}
@@ -126,6 +137,11 @@ func (b *builder) load(pl place, at cc.Node) *ir.Expr {
 
 // store writes x (of the place's type) to a scalar place.
 func (b *builder) store(pl place, x *ir.Expr, at cc.Node) {
+	if isAtomicPlace(pl) && b.atomic == 0 {
+		x = b.stable(x) // the value first; the store alone is atomic
+		b.enterAtomic()
+		defer b.leaveAtomic()
+	}
 	b.assign(b.lvOf(pl, at), x)
 }
 
@@ -296,14 +312,14 @@ func (b *builder) varPlace(x *cc.PrimaryExpression) (place, bool) {
 	}
 	for f := b.frame; f != nil; f = f.parent {
 		if loc := f.vars[d]; loc != nil {
-			return place{v: loc.v, typ: d.Type()}, true
+			return place{v: loc.v, typ: d.Type(), atomic: d.IsAtomic()}, true
 		}
 		if f.fn != nil && f.fn != b.frame.fn {
 			break
 		}
 	}
 	if loc := b.frame.vars[d]; loc != nil {
-		return place{v: loc.v, typ: d.Type()}, true
+		return place{v: loc.v, typ: d.Type(), atomic: d.IsAtomic()}, true
 	}
 	if g := b.l.statics[d]; g != nil {
 		if g.v == nil && g.lay == nil {
@@ -318,7 +334,7 @@ func (b *builder) varPlace(x *cc.PrimaryExpression) (place, bool) {
 		if g.v == nil {
 			return place{}, false
 		}
-		return place{v: g.v, typ: d.Type()}, true
+		return place{v: g.v, typ: d.Type(), atomic: d.IsAtomic()}, true
 	}
 	g := b.l.globalVar(d.Name())
 	if g != nil && g.decl.IsThreadLocal() {
@@ -331,7 +347,7 @@ func (b *builder) varPlace(x *cc.PrimaryExpression) (place, bool) {
 		b.errorf(x, "%s: no such variable (a local of another function?)", x.Token.SrcStr())
 		return place{}, false
 	}
-	return place{v: g.v, typ: g.decl.Type()}, true
+	return place{v: g.v, typ: g.decl.Type(), atomic: g.decl.IsAtomic() || d.IsAtomic()}, true
 }
 
 // lval lowers e as an lvalue: the place it denotes.
@@ -734,6 +750,11 @@ func (b *builder) incDec(e cc.ExpressionNode, inc, post, want bool, at cc.Node) 
 		return constant(ir.I32, 0)
 	}
 	t := e.Type()
+	if isAtomicPlace(pl) && b.atomic == 0 {
+		// An atomic read-modify-write: one step.
+		b.enterAtomic()
+		defer b.leaveAtomic()
+	}
 	old := b.load(pl, at)
 	if want && post {
 		old = b.stable(old)
@@ -806,6 +827,12 @@ func (b *builder) assignment(x *cc.AssignmentExpression, want bool) *ir.Expr {
 		return constant(ir.I32, 0)
 	}
 	y := b.rv(rhs)
+	if isAtomicPlace(pl) && b.atomic == 0 {
+		// An atomic read-modify-write: y first, then one step.
+		y = b.stable(y)
+		b.enterAtomic()
+		defer b.leaveAtomic()
+	}
 	old := b.load(pl, x)
 	pos := b.posAt(x)
 	var nv *ir.Expr

@@ -146,6 +146,10 @@ func (l *lowerer) lower() (*ir.Program, ErrorList) {
 		return nil, l.errs
 	}
 	l.scanTaken()
+	l.scanAtomic()
+	if len(l.errs) > 0 {
+		return nil, l.errs
+	}
 	mt := &ir.Template{Name: "main", Pos: l.posOf(main.Declarator)}
 	l.prog.Templates = append(l.prog.Templates, mt)
 	b := l.newBuilder(mt, main, nil)
