@@ -18,7 +18,7 @@ import (
 // _Atomic and it is a scalar variable. cc records _Atomic on declarators, not
 // on types, so _Atomic written in the declaration of a pointer, an array or a
 // struct member would leave kbmc unable to tell which object it qualifies:
-// those are refused (scanAtomic).
+// those are refused where the program's own file declares them (scanAtomic).
 
 // atomicTyped reports whether t comes through a typedef declared _Atomic.
 func atomicTyped(t cc.Type) bool {
@@ -54,6 +54,9 @@ func (b *builder) leaveAtomic() { b.atomic-- }
 // declared _Atomic without a typedef.
 func (l *lowerer) scanAtomic() {
 	walk(l.ast.TranslationUnit, func(n cc.Node) bool {
+		if _, mine := l.lines.node(n); !mine {
+			return true // a header's declaration: refused only where the program uses it
+		}
 		switch x := n.(type) {
 		case *cc.StructDeclarator:
 			if d := x.Declarator; d != nil && d.IsAtomic() && !atomicTyped(d.Type()) {
