@@ -190,7 +190,14 @@ type Attempt struct {
 // it. Where values are too wide to enumerate: the symbolic engine, which
 // checks every state of its unrolling (its step encoding; docs/symbolic.md,
 // "Data races").
+//
+// A program that looks for signed overflow with values too wide to enumerate
+// gets no engine: the symbolic engine does not encode the property (its
+// arithmetic wraps), so only the bug hunt beside can answer, false.
 func Choose(p *ir.Program, maxNondet int64) []Attempt {
+	if p.ChecksOverflow() && explicit.Supported(p, explicit.Options{MaxNondet: maxNondet}) != nil {
+		return nil
+	}
 	if p.ChecksRaces() {
 		if explicit.Supported(p, explicit.Options{MaxNondet: maxNondet}) == nil {
 			return []Attempt{{Engine: "explicit/dfs/stateful", Depth: UnboundedDepth, Closed: true}}

@@ -109,26 +109,30 @@ func TestGrade(t *testing.T) {
 func TestChoose(t *testing.T) {
 	for _, tc := range []struct {
 		name, src string
-		races     bool
+		property  ir.ViolationKind // what the program looks for beyond the default
 		want      []Attempt
 	}{
-		{"narrow values", "_Bool __VERIFIER_nondet_bool(void);\nint x;\nint main(void) { x = __VERIFIER_nondet_bool(); return 0; }\n", false,
+		{"narrow values", "_Bool __VERIFIER_nondet_bool(void);\nint x;\nint main(void) { x = __VERIFIER_nondet_bool(); return 0; }\n", ir.ReachError,
 			[]Attempt{{"explicit/persistent", UnboundedDepth, true, 0.5}, {"explicit/dfs/stateful", UnboundedDepth, true, 0}}},
-		{"a full-range int", "int __VERIFIER_nondet_int(void);\nint x;\nint main(void) { x = __VERIFIER_nondet_int(); return 0; }\n", false,
+		{"a full-range int", "int __VERIFIER_nondet_int(void);\nint x;\nint main(void) { x = __VERIFIER_nondet_int(); return 0; }\n", ir.ReachError,
 			[]Attempt{{"symbolic/gini", verify.DefaultDepth, false, 0}}},
 		// Races: the plain stateful search alone, or the symbolic engine
 		// for what it cannot enumerate.
-		{"races, narrow values", "_Bool __VERIFIER_nondet_bool(void);\nint x;\nint main(void) { x = __VERIFIER_nondet_bool(); return 0; }\n", true,
+		{"races, narrow values", "_Bool __VERIFIER_nondet_bool(void);\nint x;\nint main(void) { x = __VERIFIER_nondet_bool(); return 0; }\n", ir.DataRace,
 			[]Attempt{{"explicit/dfs/stateful", UnboundedDepth, true, 0}}},
-		{"races, a full-range int", "int __VERIFIER_nondet_int(void);\nint x;\nint main(void) { x = __VERIFIER_nondet_int(); return 0; }\n", true,
+		{"races, a full-range int", "int __VERIFIER_nondet_int(void);\nint x;\nint main(void) { x = __VERIFIER_nondet_int(); return 0; }\n", ir.DataRace,
 			[]Attempt{{"symbolic/gini", verify.DefaultDepth, false, 0}}},
+		// Overflow: the explicit searches, or nothing but the hunt.
+		{"overflow, narrow values", "_Bool __VERIFIER_nondet_bool(void);\nint x;\nint main(void) { x = __VERIFIER_nondet_bool(); return 0; }\n", ir.Overflow,
+			[]Attempt{{"explicit/persistent", UnboundedDepth, true, 0.5}, {"explicit/dfs/stateful", UnboundedDepth, true, 0}}},
+		{"overflow, a full-range int", "int __VERIFIER_nondet_int(void);\nint x;\nint main(void) { x = __VERIFIER_nondet_int(); return 0; }\n", ir.Overflow, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := cfront.Compile(filepath.Join(t.TempDir(), "p.i"), []byte(tc.src), cfront.Config{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			p.SelectRaces(tc.races)
+			p.SelectProperty(tc.property)
 			if got := Choose(p, 256); !slices.Equal(got, tc.want) {
 				t.Errorf("Choose = %+v, want %+v", got, tc.want)
 			}

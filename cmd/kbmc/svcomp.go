@@ -202,6 +202,9 @@ func svcompCheck(ctx context.Context, c *cli.Context, l *loaded, huntProg *ir.Pr
 	}
 	defer stopHunt()
 	answer, reason, engine := svcomp.Unknown, "", ""
+	if len(attempts) == 0 {
+		reason = "no engine checks " + prop.Name + " on this program (the explicit engine cannot enumerate its values, the symbolic engine does not encode the property); only the random bug hunt looked"
+	}
 	for _, a := range attempts {
 		left := time.Until(deadline)
 		if left <= 0 || engCtx.Err() != nil {
