@@ -434,12 +434,12 @@ func (b *builder) index(x *cc.PostfixExpression) (place, bool) {
 		if pl, ok := b.lval(base); ok && pl.v != nil {
 			return place{v: pl.v, index: addIndex(pl.index, off), typ: elem}, true
 		} else if ok {
-			return place{ptr: &ir.Expr{Op: ir.EPtrAdd, Type: ir.Ptr, X: pl.ptr, Y: off, Pos: b.posAt(x)}, typ: elem}, true
+			return place{ptr: &ir.Expr{Op: ir.EPtrAdd, Type: ir.Ptr, X: pl.ptr, Y: off, Val: byteArith(elem), Pos: b.posAt(x)}, typ: elem}, true
 		}
 		return place{}, false
 	}
 	p := b.rv(base)
-	return place{ptr: &ir.Expr{Op: ir.EPtrAdd, Type: ir.Ptr, X: p, Y: off, Pos: b.posAt(x)}, typ: elem}, true
+	return place{ptr: &ir.Expr{Op: ir.EPtrAdd, Type: ir.Ptr, X: p, Y: off, Val: byteArith(elem), Pos: b.posAt(x)}, typ: elem}, true
 }
 
 // field is the place of a struct member of pl.
@@ -497,7 +497,7 @@ func (b *builder) additive(x *cc.AdditiveExpression, op ir.ExprOp) *ir.Expr {
 		if op == ir.ESub {
 			off = &ir.Expr{Op: ir.ENeg, Type: ir.I64, X: off, Pos: pos}
 		}
-		return &ir.Expr{Op: ir.EPtrAdd, Type: ir.Ptr, X: p, Y: off, Pos: pos}
+		return &ir.Expr{Op: ir.EPtrAdd, Type: ir.Ptr, X: p, Y: off, Val: byteArith(pointee(pe.Type())), Pos: pos}
 	}
 	return b.arith(x, op, le, re)
 }
@@ -766,7 +766,7 @@ func (b *builder) incDec(e cc.ExpressionNode, inc, post, want bool, at cc.Node) 
 		if !inc {
 			n = -n
 		}
-		nv = &ir.Expr{Op: ir.EPtrAdd, Type: ir.Ptr, X: old, Y: constant(ir.I64, n), Pos: pos}
+		nv = &ir.Expr{Op: ir.EPtrAdd, Type: ir.Ptr, X: old, Y: constant(ir.I64, n), Val: byteArith(pointee(t)), Pos: pos}
 	} else {
 		op := ir.EAdd
 		if !inc {
@@ -842,7 +842,7 @@ func (b *builder) assignment(x *cc.AssignmentExpression, want bool) *ir.Expr {
 		if x.Case == cc.AssignmentExpressionSub {
 			off = &ir.Expr{Op: ir.ENeg, Type: ir.I64, X: off, Pos: pos}
 		}
-		nv = &ir.Expr{Op: ir.EPtrAdd, Type: ir.Ptr, X: old, Y: off, Pos: pos}
+		nv = &ir.Expr{Op: ir.EPtrAdd, Type: ir.Ptr, X: old, Y: off, Val: byteArith(pointee(t)), Pos: pos}
 	} else {
 		op := map[cc.AssignmentExpressionCase]ir.ExprOp{cc.AssignmentExpressionMul: ir.EMul,
 			cc.AssignmentExpressionDiv: ir.EDiv, cc.AssignmentExpressionMod: ir.ERem, cc.AssignmentExpressionAdd: ir.EAdd,
@@ -1019,4 +1019,19 @@ func (b *builder) postfix(x *cc.PostfixExpression, want bool) *ir.Expr {
 	}
 	b.errorf(x, "%s is not supported", b.l.text(x))
 	return constant(ir.I32, 0)
+}
+
+// byteArith is an EPtrAdd's Val for arithmetic on a pointer to elem: 1 when
+// elem is a byte (char, void as GNU C allows, _Bool), so that a run moving
+// such a pointer over cells of more than a byte reports it unsupported
+// (ir.Var.ByteCell) rather than counting bytes as cells; else 0.
+func byteArith(elem cc.Type) int64 {
+	if elem == nil {
+		return 0
+	}
+	switch elem.Kind() {
+	case cc.Char, cc.SChar, cc.UChar, cc.Void, cc.Bool:
+		return 1
+	}
+	return 0
 }

@@ -312,8 +312,55 @@ func (f *frame) ptrAdd(e *ir.Expr, x, y val) val {
 		}
 		v, fail = termVal(b.Add(xt, yt)), b.Or(bad...)
 	}
+	if e.Val == 1 {
+		// machine.ptrAdd looks at the cell before the bounds.
+		bytes := f.byteMove(x, y)
+		f.check(bytes, ir.Unsupported, e.Pos, "byte arithmetic on a pointer into a cell of more than one byte")
+		fail = b.And(fail, b.Not(bytes))
+	}
 	f.check(fail, ir.InvalidDeref, e.Pos, "pointer arithmetic outside its object")
 	return v
+}
+
+// byteMove is when char arithmetic (an EPtrAdd of Val 1) moves pointer x by
+// y != 0 bytes from a cell that is not one byte (ir.Var.ByteCell), which
+// machine.ptrAdd reports as unsupported.
+func (f *frame) byteMove(x, y val) *solver.Term {
+	u, b, p := f.u, f.b, f.u.p
+	if y.set != nil && len(y.set) == 1 && y.set[0].c == 0 {
+		return b.False()
+	}
+	moves := b.Not(u.is(y, 0))
+	xt := u.term(x)
+	obj, off := u.objTerm(xt), u.offTerm(xt)
+	var bad []*solver.Term
+	for i, o := range p.Objects {
+		at := b.Eq(obj, b.BV(uint64(i+1), u.w))
+		all, none := true, true
+		for c := range o.Cells() {
+			if o.ByteCell(c) {
+				none = false
+			} else {
+				all = false
+			}
+		}
+		switch {
+		case all:
+		case none:
+			bad = append(bad, at)
+		default:
+			for c := range o.Cells() {
+				if !o.ByteCell(c) {
+					cell := b.Eq(off, b.BV(uint64(c), u.w))
+					if c == o.Cells()-1 {
+						cell = b.Uge(off, b.BV(uint64(c), u.w))
+					}
+					bad = append(bad, b.And(at, cell))
+				}
+			}
+		}
+	}
+	return b.And(moves, b.Or(bad...))
 }
 
 // ptrDiff is machine.ptrDiff: the elements of e.Val cells between two

@@ -1423,7 +1423,7 @@ func (m *machine) eval(e *Expr) int64 {
 		}
 		return int64(uint64(x) >> uint(y))
 	case EPtrAdd:
-		return m.ptrAdd(x, y, e.Pos)
+		return m.ptrAdd(x, y, e.Val == 1, e.Pos)
 	case EPtrDiff:
 		return m.ptrDiff(x, y, e.Val, e.Pos)
 	case EAnd:

@@ -223,8 +223,10 @@ func (m *machine) addr(v *Var, i int64, pos Pos) int64 {
 // ptrAdd moves pointer v by n cells within its object (a heap block's
 // capacity: whether the cells are allocated is checked where they are
 // accessed); an integer converted to a pointer (object number 0) moves as the
-// integer it is.
-func (m *machine) ptrAdd(v, n int64, pos Pos) int64 {
+// integer it is. bytes: n counts bytes (char arithmetic), which is n cells
+// only over cells of one byte (Var.ByteCell); elsewhere the move is
+// unsupported.
+func (m *machine) ptrAdd(v, n int64, bytes bool, pos Pos) int64 {
 	p := m.p
 	obj, off := p.SplitPointer(v)
 	if obj == 0 {
@@ -235,6 +237,11 @@ func (m *machine) ptrAdd(v, n int64, pos Pos) int64 {
 		return 0
 	}
 	o := p.Objects[obj-1]
+	if bytes && n != 0 && !o.ByteCell(int(off)) {
+		m.fail(Unsupported, pos, "byte arithmetic on a pointer into %s, a cell of type %s: kbmc's memory is made of cells, not bytes",
+			o.cellName(int(min(off, int64(o.Cells()-1)))), o.CellType(int(min(off, int64(o.Cells()-1)))))
+		return 0
+	}
 	if to := off + n; to < 0 || to > int64(o.Cells()) {
 		m.fail(InvalidDeref, pos, "pointer arithmetic leaves %s (cell %d of %d)", o.Name, to, o.Cells())
 		return 0

@@ -91,6 +91,25 @@ func (v *Var) Cells() int {
 }
 
 // CellType is the type of the variable's cell c.
+// ByteCell reports whether cell c of v holds one byte: C's char arithmetic
+// (an EPtrAdd whose Val is 1) moves by cells only over such cells. Memory is
+// made of cells, not bytes: (char *)p + 4 on a pointer into an int has no
+// cell to land on, and runs report it as unsupported rather than guess. Past
+// the last cell (a pointer one past the end) the last cell's type counts.
+func (v *Var) ByteCell(c int) bool {
+	if n := v.Cells(); c >= n {
+		c = n - 1
+	}
+	if c < 0 {
+		return true
+	}
+	switch v.CellType(c) {
+	case I8, U8, Bool:
+		return true
+	}
+	return false
+}
+
 func (v *Var) CellType(c int) Type {
 	if v.CellTypes != nil {
 		return v.CellTypes[c]
@@ -211,7 +230,7 @@ const (
 	EConv    // X converted to Type (Convert)
 	EAddr    // the address of Var's cell X (X nil: cell 0); X may be one past the end
 	EDeref   // the cell pointer X addresses, read as Type
-	EPtrAdd  // pointer X moved by Y cells, within its object (or one past its end)
+	EPtrAdd  // pointer X moved by Y cells, within its object (or one past its end); Val 1: by Y bytes (ByteCell)
 	EPtrDiff // (X - Y) / Val: the cells between two pointers into one object, in elements of Val cells
 	ESelf    // the executing thread's value: its number plus one (pthread_self)
 	numExprOps
