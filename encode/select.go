@@ -99,6 +99,12 @@ func (f *frame) selectCase(n *ir.Node) []edge {
 			return b.Or(count[v+1:]...) // v < the number of ready cases
 		})
 	}
+	if f.ho == nil {
+		// A select that waited to receive on a rendezvous stops waiting
+		// (ir's selectCase; a receiver moved by a sender stops in the
+		// sender's moveReceiver).
+		f.markWaiting(n, f.g)
+	}
 	var edges []edge
 	alternative := func(chosen *solver.Term, run func(sub *frame), index int) {
 		sub := *f

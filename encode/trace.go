@@ -88,7 +88,11 @@ func (u *Unrolling) readMove(m Model, mv *move, thread int) (ir.Move, *ir.Violat
 			return out, nil, fmt.Errorf("encode: model: %w", err)
 		}
 		if on {
-			return out, &ir.Violation{Kind: c.kind, Msg: c.msg, Pos: c.pos, Thread: thread}, nil
+			who := thread
+			if c.partner {
+				who = c.thread
+			}
+			return out, &ir.Violation{Kind: c.kind, Msg: c.msg, Pos: c.pos, Thread: who}, nil
 		}
 	}
 	return out, nil, nil
