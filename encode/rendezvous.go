@@ -91,7 +91,7 @@ func (f *frame) waits(r, c int) *solver.Term {
 	}
 	var or []*solver.Term
 	for l, tr := range tm.Transitions {
-		if !tr.Receives {
+		if !mayReceive(tr.EntryNode(), c) {
 			continue
 		}
 		at := b.And(f.g, u.is(f.get(u.pcKey(r)), uint64(l)))
@@ -249,8 +249,8 @@ func (f *frame) moveReceiver(r, c int, msg []val, g *solver.Term) ([]edge, error
 	rn := run{u: u, i: f.stepIndex, s: f.pre, mv: f.mv, acc: f.acc, as: f.as, slot: f.slot}
 	var out []edge
 	for l, tr := range tm.Transitions {
-		if !tr.Receives {
-			continue
+		if !mayReceive(tr.EntryNode(), c) {
+			continue // it does not wait for c there: g excludes the location
 		}
 		gl := b.And(g, u.is(f.get(u.pcKey(r)), uint64(l)))
 		if gl.IsFalse() {
@@ -273,6 +273,17 @@ func (f *frame) moveReceiver(r, c int, msg []val, g *solver.Term) ([]edge, error
 		}
 	}
 	return out, nil
+}
+
+// mayReceive reports whether node n has a case waiting to receive on a
+// declaration of which channel number c is one.
+func mayReceive(n *ir.Node, c int) bool {
+	for _, cs := range receivingCases(n) {
+		if c >= cs.Chan.Offset && c < cs.Chan.Offset+cs.Chan.Count() {
+			return true
+		}
+	}
+	return false
 }
 
 // unsupportedStuck is the error of a receiving transition with an inner

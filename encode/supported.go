@@ -29,9 +29,10 @@ import (
 //   - a node whose panics a deferred recover may stop (Node.Recoverable),
 //     which ir stops as unsupported.
 //
-// Go's other constructs are encoded (close, a receive's ok flag, a select
-// case's When, Go's unlock and relock, an entry goroutine and its leaks);
-// the partial-order encoding refuses close itself (NewPartialOrder).
+// Go's other constructs are encoded (rendezvous, close, a receive's ok flag,
+// a select case's When, Go's unlock and relock, an entry goroutine and its
+// leaks); the partial-order encoding refuses rendezvous and close itself
+// (NewPartialOrder).
 func Supported(p *ir.Program) error {
 	const engine = "symbolic engine"
 	if p.HasPhantoms() {
