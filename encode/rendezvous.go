@@ -177,48 +177,10 @@ func (f *frame) handOff(n *ir.Node, conds []*solver.Term, msg []val) {
 		f.access(p.ChannelLocation(c), true, at)
 		g0 := f.g
 		f.g = b.And(g0, at)
-		waiting := f.receivers(c)
-		// count[v]: v of the receivers so far wait; before[r]: count
-		// before thread r.
-		count := []*solver.Term{b.True()}
-		before := make([][]*solver.Term, len(waiting))
-		for r, w := range waiting {
-			before[r] = count
-			if w.IsFalse() {
+		// The receiver: one of those waiting, in thread order.
+		for r, chosen := range f.drawAmong(f.receivers(c)) {
+			if chosen.IsFalse() {
 				continue
-			}
-			next := make([]*solver.Term, len(count)+1)
-			for v := range next {
-				var or []*solver.Term
-				if v < len(count) {
-					or = append(or, b.And(count[v], b.Not(w)))
-				}
-				if v > 0 {
-					or = append(or, b.And(count[v-1], w))
-				}
-				next[v] = b.Or(or...)
-			}
-			count = next
-		}
-		multi := b.False()
-		var drawn val
-		if len(count) > 2 {
-			multi = b.Not(b.Or(count[0], count[1]))
-			drawn = f.channelDraw(len(count)-1, multi, func(v int) *solver.Term {
-				return b.Or(count[v+1:]...) // v < the number waiting
-			})
-		}
-		for r, w := range waiting {
-			if w.IsFalse() {
-				continue
-			}
-			chosen := w
-			if !multi.IsFalse() {
-				var place []*solver.Term // the draw names r's place among those waiting
-				for v, bv := range before[r] {
-					place = append(place, b.And(bv, u.is(drawn, uint64(v))))
-				}
-				chosen = b.And(w, b.Or(b.Not(multi), b.Or(place...)))
 			}
 			es, err := f.moveReceiver(r, c, msg, b.And(f.g, chosen))
 			if err != nil {
