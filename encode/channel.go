@@ -222,6 +222,10 @@ func (f *frame) sendOn(n *ir.Node, conds []*solver.Term) {
 		}
 		f.check(b.Or(closed...), ir.Panic, n.Pos, "send on closed channel")
 	}
+	if ch.Rendezvous() {
+		f.handOff(n, conds, msg)
+		return
+	}
 	lost := f.lose(ch, conds)
 	if u.numbered {
 		f.sendNumbered(ch, conds, msg, lost)
@@ -292,6 +296,10 @@ func (f *frame) recv(n *ir.Node) {
 func (f *frame) recvOn(n *ir.Node, conds []*solver.Term) {
 	b, u := f.b, f.u
 	ch := n.Chan
+	if ch.Rendezvous() {
+		f.recvRendezvous(n, conds)
+		return
+	}
 	nf := len(ch.Fields)
 	w := u.countWidth(ch)
 	var which []*solver.Term // the channel taken from, or found closed and drained
@@ -515,6 +523,28 @@ func (f *frame) readyOn(n *ir.Node, conds []*solver.Term, matched bool) *solver.
 	var ok []*solver.Term
 	for j, at := range conds {
 		if at.IsFalse() {
+			continue
+		}
+		c := ch.Offset + j
+		switch {
+		case f.ho != nil:
+			// A receiver moved by a sender takes the message by the case
+			// that receives on its channel and no other (ir's
+			// machine.ready).
+			if n.Op == ir.OpRecv && ch.Rendezvous() && c == f.ho.c {
+				ok = append(ok, at)
+			}
+			continue
+		case ch.Rendezvous():
+			// Closed: a send panics, a receive takes zeros. Else a send
+			// waits for a receiver; a receive for a sender to move it.
+			ready := f.closed(c)
+			if n.Op == ir.OpSend {
+				sub := *f
+				sub.g = b.And(f.g, at)
+				ready = b.Or(ready, b.Or(sub.receivers(c)...))
+			}
+			ok = append(ok, b.And(at, ready))
 			continue
 		}
 		if n.Op == ir.OpRecv && matched || n.Op == ir.OpSend && ch.Lossy {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sort"
 
 	"kbmc/ir"
 	"kbmc/solver"
@@ -23,8 +24,11 @@ import (
 
 // Store keys (ir.StoreKey): the shared cells' and locks' (ir.Program.CellKey,
 // LockKey), then from ir.Program.FirstFreeKey the channels' cells
-// (channel.go), then the moving thread's frame: its cell c is key
-// keyLocal0+c.
+// (channel.go), then every thread's frame (localKey), then every thread's
+// control location (pcKey). A step may move two threads — a send on a
+// rendezvous runs the receiver's transition inside the sender's
+// (rendezvous.go) — so a store names whose local or control location it
+// holds: the receiver's are written as its stores, and undone with them.
 type store map[ir.StoreKey]val
 
 func (s store) clone() store {
@@ -42,7 +46,9 @@ type check struct {
 	pos   ir.Pos
 	msg   string
 	// other, when set, names thread in the violation instead of the
-	// moving one (a thread the data-race check could not probe, race.go).
+	// moving one: a thread the data-race check could not probe (race.go),
+	// or a rendezvous receiver whose transition runs inside the sender's
+	// step (ir's machine.moveReceiver keeps the receiver's).
 	other  bool
 	thread int
 }
@@ -134,6 +140,15 @@ type frame struct {
 	// halts: the conditions under which a failing assertion stops the
 	// thread for good (halt).
 	halts []*solver.Term
+
+	// ho: the message a sender hands the entry node over (rendezvous.go).
+	// probe: the frame evaluates what a waiting receiver's select case
+	// names, for a sender: a failure there is no violation (ir's
+	// machine.receivers), so it goes into guardFail, but the reads count.
+	// err: a construct found unencodable while executing a node.
+	ho    *handoff
+	probe bool
+	err   error
 }
 
 type edge struct {
@@ -146,86 +161,17 @@ type edge struct {
 func (u *Unrolling) exec(i int, s *state, th *ir.Thread, tr *ir.Transition, act *solver.Term,
 	acc *accesses, as *[]*solver.Term) (*move, error) {
 	b := u.b
-	tm := th.Template
 	mv := &move{thread: th.ID, loc: tr.Index, act: act, logging: tr.InnerGuard, race: u.probe}
-	in := make(map[int][]edge)
-	var exits []edge
-	var exitLocs []val
+	if th.Template.Receives {
+		// A sender's step may have moved the thread (rendezvous.go): its
+		// steps read its port, which that step writes.
+		acc.read[u.p.PortLocation(th.ID)] = append(acc.read[u.p.PortLocation(th.ID)], act)
+	}
 	slot := 0
-	for idx, n := range tr.Nodes {
-		node := tm.Nodes[n]
-		var f *frame
-		if idx == 0 {
-			f = &frame{g: act, st: store{}}
-		} else {
-			es := in[n]
-			delete(in, n)
-			if len(es) == 0 {
-				continue
-			}
-			g, st := u.join(s, th, es)
-			f = &frame{g: g, st: st}
-		}
-		f.u, f.b, f.th, f.pre = u, b, th, s
-		f.mv, f.acc, f.as, f.stepIndex, f.slot = mv, acc, as, i, &slot
-		f.tr, f.inner = tr, idx > 0
-		if f.inner && node.Op.Props().Blocks && !innerAllowed(tr, node) {
-			// Enabledness is decided by the entry node only (Program.Status);
-			// Supported rejects the blocking operations ir does not run
-			// inside a transition.
-			return nil, fmt.Errorf("encode: %s: %s inside a transition", node.Pos, node.Op)
-		}
-		var succ []edge
-		var targets []int
-		switch node.Op {
-		case ir.OpBranch:
-			c := u.toBool(f.eval(node.X))
-			succ = []edge{{cond: b.And(f.g, c), st: f.st}, {cond: b.And(f.g, b.Not(c)), st: f.st}}
-			targets = []int{node.Next, node.Else}
-		case ir.OpSelect:
-			// One path per alternative, all to the next node (select.go).
-			succ = f.selectCase(node)
-			for range succ {
-				targets = append(targets, node.Next)
-			}
-		default:
-			f.node(node)
-			succ = []edge{{cond: f.g, st: f.st}}
-			targets = []int{node.Next}
-			for _, g := range f.stuck {
-				// The thread sits at Stuck() for ever, the step's writes
-				// undone (ir's Program.Step): an exit with an empty store.
-				exits = append(exits, edge{cond: g, st: store{}, stuck: true})
-				exitLocs = append(exitLocs, u.constVal(uint64(tm.Stuck()), u.locWidth[th.ID]))
-			}
-			for _, g := range f.halts {
-				// A failing assertion stopped the thread for good, the
-				// step's writes kept (race.go).
-				exits = append(exits, edge{cond: g, st: f.st})
-				exitLocs = append(exitLocs, u.constVal(uint64(tm.Stuck()), u.locWidth[th.ID]))
-			}
-		}
-		if mv.race != nil {
-			mv.race.visited(tr, node, succ)
-		}
-		for j, e := range succ {
-			if e.cond.IsFalse() {
-				continue
-			}
-			t := targets[j]
-			if t == ir.Exit || tm.Nodes[t].Cut {
-				exits = append(exits, e)
-				exitLocs = append(exitLocs, u.constVal(uint64(tm.Loc(t)), u.locWidth[th.ID]))
-				if t == ir.Exit {
-					// A terminating step writes the thread's termination status,
-					// which join reads (docs/symbolic.md, "Footprints").
-					loc := u.p.ThreadLocation(th.ID)
-					acc.write[loc] = append(acc.write[loc], e.cond)
-				}
-				continue
-			}
-			in[t] = append(in[t], e)
-		}
+	r := run{u: u, i: i, s: s, mv: mv, acc: acc, as: as, slot: &slot}
+	exits, exitLocs, err := r.transition(th, tr, act, store{}, nil)
+	if err != nil {
+		return nil, err
 	}
 	var conds, stuck []*solver.Term
 	for _, e := range exits {
@@ -258,6 +204,115 @@ func (u *Unrolling) exec(i int, s *state, th *ir.Thread, tr *ir.Transition, act 
 	_, mv.final = u.join(s, th, exits)
 	mv.next = u.choose(conds, exitLocs)
 	return mv, nil
+}
+
+// run is what the transitions one step executes share: the step, its
+// pre-state, the move that collects checks, draws and accesses, and the
+// draw slots. A step runs one transition, or two: a send on a rendezvous
+// runs the receiver's inside the sender's (rendezvous.go).
+type run struct {
+	u    *Unrolling
+	i    int
+	s    *state
+	mv   *move
+	acc  *accesses
+	as   *[]*solver.Term
+	slot *int
+}
+
+// transition encodes thread th's transition tr from the path condition g
+// with store st (the writes of the step so far), and returns its exits: the
+// edges that leave it, each with its store, and the location each ends at.
+// ho, when not nil, is the message a sender hands th's entry node over
+// (rendezvous.go).
+func (r run) transition(th *ir.Thread, tr *ir.Transition, g *solver.Term, st store, ho *handoff) ([]edge, []val, error) {
+	u, b := r.u, r.u.b
+	tm := th.Template
+	in := make(map[int][]edge)
+	var exits []edge
+	var exitLocs []val
+	for idx, n := range tr.Nodes {
+		node := tm.Nodes[n]
+		var f *frame
+		if idx == 0 {
+			f = &frame{g: g, st: st, ho: ho}
+		} else {
+			es := in[n]
+			delete(in, n)
+			if len(es) == 0 {
+				continue
+			}
+			g, st := u.join(r.s, th, es)
+			f = &frame{g: g, st: st}
+		}
+		f.u, f.b, f.th, f.pre = u, b, th, r.s
+		f.mv, f.acc, f.as, f.stepIndex, f.slot = r.mv, r.acc, r.as, r.i, r.slot
+		f.tr, f.inner = tr, idx > 0
+		if f.inner && node.Op.Props().Blocks && !innerAllowed(tr, node) {
+			// Enabledness is decided by the entry node only (Program.Status);
+			// Supported rejects the blocking operations ir does not run
+			// inside a transition.
+			return nil, nil, fmt.Errorf("encode: %s: %s inside a transition", node.Pos, node.Op)
+		}
+		var succ []edge
+		var targets []int
+		switch node.Op {
+		case ir.OpBranch:
+			c := u.toBool(f.eval(node.X))
+			succ = []edge{{cond: b.And(f.g, c), st: f.st}, {cond: b.And(f.g, b.Not(c)), st: f.st}}
+			targets = []int{node.Next, node.Else}
+		case ir.OpSelect:
+			// One path per alternative, all to the next node (select.go).
+			succ = f.selectCase(node)
+			for range succ {
+				targets = append(targets, node.Next)
+			}
+		default:
+			f.node(node)
+			if f.err != nil {
+				return nil, nil, f.err
+			}
+			succ = []edge{{cond: f.g, st: f.st}}
+			targets = []int{node.Next}
+			for _, g := range f.stuck {
+				// The thread sits at Stuck() for ever, the step's writes
+				// undone (ir's Program.Step): an exit with an empty store.
+				exits = append(exits, edge{cond: g, st: store{}, stuck: true})
+				exitLocs = append(exitLocs, u.constVal(uint64(tm.Stuck()), u.locWidth[th.ID]))
+			}
+			for _, g := range f.halts {
+				// A failing assertion stopped the thread for good, the
+				// step's writes kept (race.go).
+				exits = append(exits, edge{cond: g, st: f.st})
+				exitLocs = append(exitLocs, u.constVal(uint64(tm.Stuck()), u.locWidth[th.ID]))
+			}
+		}
+		if r.mv.race != nil {
+			r.mv.race.visited(tr, node, succ)
+		}
+		for j, e := range succ {
+			if e.cond.IsFalse() {
+				continue
+			}
+			t := targets[j]
+			if t == ir.Exit || tm.Nodes[t].Cut {
+				exits = append(exits, e)
+				exitLocs = append(exitLocs, u.constVal(uint64(tm.Loc(t)), u.locWidth[th.ID]))
+				if t == ir.Exit {
+					// A terminating step writes the thread's termination status,
+					// which join reads (docs/symbolic.md, "Footprints").
+					loc := u.p.ThreadLocation(th.ID)
+					r.acc.write[loc] = append(r.acc.write[loc], e.cond)
+				} else if to := tm.Transitions[tm.Loc(t)]; to.Receives {
+					// The thread now waits to receive there (rendezvous.go).
+					r.waitAt(to, e.cond)
+				}
+				continue
+			}
+			in[t] = append(in[t], e)
+		}
+	}
+	return exits, exitLocs, nil
 }
 
 // join merges the stores of mutually exclusive incoming edges.
@@ -301,6 +356,11 @@ func (u *Unrolling) join(s *state, th *ir.Thread, es []edge) (*solver.Term, stor
 // base is the value of store key k in the pre-state.
 func (u *Unrolling) base(s *state, th *ir.Thread, k ir.StoreKey) val {
 	switch {
+	case k >= u.pcKey0:
+		return s.loc[k-u.pcKey0]
+	case k >= u.keyLocal0:
+		t, c := u.localOf(k)
+		return s.local[t][c]
 	case k < u.keyLocal0 && s.lazy != nil:
 		return s.lazy(k)
 	case k < u.chanKey0:
@@ -309,11 +369,26 @@ func (u *Unrolling) base(s *state, th *ir.Thread, k ir.StoreKey) val {
 			return s.owner[i]
 		}
 		return s.shared[i]
-	case k < u.keyLocal0:
-		return s.chans[k-u.chanKey0]
 	}
-	return s.local[th.ID][k-u.keyLocal0]
+	return s.chans[k-u.chanKey0]
 }
+
+// localKey is the store key of frame cell c of thread t.
+func (u *Unrolling) localKey(t, c int) ir.StoreKey {
+	return u.keyLocal0 + ir.StoreKey(u.localBase[t]+c)
+}
+
+// localOf returns the thread and frame cell of a local's store key.
+func (u *Unrolling) localOf(k ir.StoreKey) (t, c int) {
+	i := int(k - u.keyLocal0)
+	t = sort.Search(len(u.localBase), func(t int) bool { return u.localBase[t] > i }) - 1
+	return t, i - u.localBase[t]
+}
+
+// pcKey is the store key of thread t's control location: written by a step
+// that moves t as a rendezvous's receiver (the moving thread's own goes
+// into move.next).
+func (u *Unrolling) pcKey(t int) ir.StoreKey { return u.pcKey0 + ir.StoreKey(t) }
 
 func (f *frame) get(k ir.StoreKey) val {
 	if v, ok := f.st[k]; ok {
@@ -328,8 +403,9 @@ func (f *frame) check(fail *solver.Term, kind ir.ViolationKind, pos ir.Pos, msg 
 	b := f.b
 	g := b.And(f.g, fail)
 	if !g.IsFalse() {
-		if f.mv != nil {
-			f.mv.checks = append(f.mv.checks, check{guard: g, kind: kind, pos: pos, msg: msg})
+		if f.mv != nil && !f.probe {
+			f.mv.checks = append(f.mv.checks, check{guard: g, kind: kind, pos: pos, msg: msg,
+				other: f.th.ID != f.mv.thread, thread: f.th.ID})
 		} else {
 			f.guardFail = append(f.guardFail, g)
 		}
@@ -411,7 +487,7 @@ func (f *frame) key(v *ir.Var, c int) ir.StoreKey {
 	if v.Shared {
 		return f.u.p.CellKey(v.Offset + c)
 	}
-	return f.u.keyLocal0 + ir.StoreKey(v.Offset+c)
+	return f.u.localKey(f.th.ID, v.Offset+c)
 }
 
 // index evaluates an array index and checks its bounds, as machine.cell does, and

@@ -142,6 +142,14 @@ func NewPartialOrder(p *ir.Program, b *solver.Builder, be solver.Backend, opts O
 			Msg: "invariant " + inv.Name + ": the partial-order encoding does not check invariants (use --encoding step, or the explicit engine)"}
 	}
 	for _, ch := range p.Channels {
+		if ch.Rendezvous() {
+			// Its send and receive are one step of two threads, which
+			// one event of one thread does not express.
+			return nil, &verify.UnsupportedError{Pos: ch.Pos, Engine: "symbolic engine",
+				Msg: "channel " + ch.Name + " is a rendezvous (capacity 0), which the partial-order encoding does not express (use --encoding step, or the explicit engine)"}
+		}
+	}
+	for _, ch := range p.Channels {
 		if ch.Unordered {
 			// Its messages are numbered in the order sent and received
 			// (channel.go); a receive that may take any message breaks
@@ -358,7 +366,7 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 		}
 	}
 	for _, k := range keys {
-		v := u.merged(e.moves, -1, k, po.placeholder(k))
+		v := u.merged(e.moves, k, po.placeholder(k))
 		v = u.freshVal(fmt.Sprintf("#wr@%s.%d.%s", th.Name, j, u.keyName(k)), v, &po.as)
 		e.writes[k] = write{guard: guards[k], value: v}
 	}
@@ -400,7 +408,7 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 	frame := make([]val, len(pt.local[j]))
 	for c := range frame {
 		frame[c] = u.freshVal(fmt.Sprintf("%s.%s#%d@%d", th.Name, tm.LocalName(c), c, j+1),
-			u.merged(e.moves, th.ID, u.keyLocal0+ir.StoreKey(c), pt.local[j][c]), &po.as)
+			u.merged(e.moves, u.localKey(th.ID, c), pt.local[j][c]), &po.as)
 	}
 	pt.local = append(pt.local, frame)
 	pt.reach = append(pt.reach, next)

@@ -66,38 +66,14 @@ func (f *frame) selectGuard(n *ir.Node) *solver.Term {
 // selectCase executes select n and returns one edge per alternative that may
 // be chosen, each with its own store.
 func (f *frame) selectCase(n *ir.Node) []edge {
-	b, u := f.b, f.u
+	b := f.b
 	conds, ready := f.caseReady(n)
-	// before[i][v]: exactly v of the cases before case i are ready; count[v]:
-	// exactly v of all cases are.
-	count := []*solver.Term{b.True()}
-	before := make([][]*solver.Term, len(n.Cases))
-	for i, r := range ready {
-		before[i] = count
-		next := make([]*solver.Term, len(count)+1)
-		for v := range next {
-			var or []*solver.Term
-			if v < len(count) {
-				or = append(or, b.And(count[v], b.Not(r)))
-			}
-			if v > 0 {
-				or = append(or, b.And(count[v-1], r))
-			}
-			next[v] = b.Or(or...)
-		}
-		count = next
-	}
-	multi := b.False() // two or more ready: a draw
-	if len(count) > 2 {
-		// (Without cases, as Go's select {} or a select of a default
-		// alone, count is count[0] only.)
-		multi = b.Not(b.Or(count[0], count[1]))
-	}
-	var drawn val
-	if !multi.IsFalse() {
-		drawn = f.channelDraw(len(n.Cases), multi, func(v int) *solver.Term {
-			return b.Or(count[v+1:]...) // v < the number of ready cases
-		})
+	chosen := f.drawAmong(ready)
+	if f.ho == nil {
+		// A select that waited to receive on a rendezvous stops waiting
+		// (ir's selectCase; a receiver moved by a sender stops in the
+		// sender's moveReceiver).
+		f.markWaiting(n, f.g)
 	}
 	var edges []edge
 	alternative := func(chosen *solver.Term, run func(sub *frame), index int) {
@@ -116,15 +92,7 @@ func (f *frame) selectCase(n *ir.Node) []edge {
 		edges = append(edges, edge{cond: sub.g, st: sub.st})
 	}
 	for i, cs := range n.Cases {
-		chosen := ready[i]
-		if !multi.IsFalse() {
-			var at []*solver.Term // the draw names this case's place among the ready ones
-			for v, bv := range before[i] {
-				at = append(at, b.And(bv, u.is(drawn, uint64(v))))
-			}
-			chosen = b.And(ready[i], b.Or(b.Not(multi), b.Or(at...)))
-		}
-		alternative(chosen, func(sub *frame) {
+		alternative(chosen[i], func(sub *frame) {
 			if cs.Op == ir.OpSend {
 				sub.sendOn(cs, conds[i])
 			} else {
@@ -133,7 +101,57 @@ func (f *frame) selectCase(n *ir.Node) []edge {
 		}, i)
 	}
 	if n.Default {
-		alternative(count[0], nil, len(n.Cases))
+		alternative(b.Not(b.Or(ready...)), nil, len(n.Cases))
 	}
 	return edges
+}
+
+// drawAmong is how ir picks one of several conditions that hold, in order
+// (a select's ready cases, a rendezvous's waiting receivers): with two or
+// more holding, a channel draw d of 0..n−1 (n: how many may hold),
+// constrained to their number, names the d-th; with one, that one, without a draw. It returns,
+// per condition, the condition that it is the one picked.
+func (f *frame) drawAmong(conds []*solver.Term) []*solver.Term {
+	b, u := f.b, f.u
+	// before[i][v]: exactly v of the conditions before i hold; count[v]:
+	// exactly v of all do.
+	count := []*solver.Term{b.True()}
+	before := make([][]*solver.Term, len(conds))
+	for i, c := range conds {
+		before[i] = count
+		if c.IsFalse() {
+			continue
+		}
+		next := make([]*solver.Term, len(count)+1)
+		for v := range next {
+			var or []*solver.Term
+			if v < len(count) {
+				or = append(or, b.And(count[v], b.Not(c)))
+			}
+			if v > 0 {
+				or = append(or, b.And(count[v-1], c))
+			}
+			next[v] = b.Or(or...)
+		}
+		count = next
+	}
+	picked := make([]*solver.Term, len(conds))
+	if len(count) <= 2 {
+		// At most one can hold (without conditions, as Go's select {} or
+		// a select of a default alone, count is count[0] only): no draw.
+		copy(picked, conds)
+		return picked
+	}
+	multi := b.Not(b.Or(count[0], count[1]))
+	drawn := f.channelDraw(len(count)-1, multi, func(v int) *solver.Term {
+		return b.Or(count[v+1:]...) // v < the number that hold
+	})
+	for i, c := range conds {
+		var at []*solver.Term // the draw names i's place among those that hold
+		for v, bv := range before[i] {
+			at = append(at, b.And(bv, u.is(drawn, uint64(v))))
+		}
+		picked[i] = b.And(c, b.Or(b.Not(multi), b.Or(at...)))
+	}
+	return picked
 }

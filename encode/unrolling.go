@@ -117,7 +117,9 @@ type Unrolling struct {
 	chanKey0  ir.StoreKey   // store key of the first channel cell (see channel.go)
 	chanKey   []ir.StoreKey // per channel number: the store key of its first cell
 	keyChan   []int         // per channel cell (store key − chanKey0): its channel number
-	keyLocal0 ir.StoreKey   // store key of frame cell 0 (see exec.go)
+	keyLocal0 ir.StoreKey   // store key of thread 0's frame cell 0 (see exec.go)
+	localBase []int         // per thread: its frame's first store key − keyLocal0
+	pcKey0    ir.StoreKey   // store key of thread 0's control location (pcKey)
 	// numbered: channels are two counters and numbered messages (the
 	// partial-order encoding, channel.go), the counters countW bits wide.
 	numbered bool
@@ -225,10 +227,27 @@ func newCore(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) 
 		}
 	}
 	u.keyLocal0 = u.layoutChannels(p.FirstFreeKey())
+	n := 0
 	for _, th := range p.Threads {
 		u.locWidth = append(u.locWidth, widthFor(u.lastLocOf(th.Template)))
+		u.localBase = append(u.localBase, n)
+		n += th.Template.FrameSize
 	}
+	u.pcKey0 = u.keyLocal0 + ir.StoreKey(n)
 	return u
+}
+
+// handsOff reports whether some transition of p may send on a rendezvous
+// and so move a receiver (ir.Transition.Handoffs).
+func handsOff(p *ir.Program) bool {
+	for _, tm := range p.Templates {
+		for _, tr := range tm.Transitions {
+			if len(tr.Handoffs) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // innerGuards reports whether some transition of tm has an inner guard, so
@@ -468,6 +487,18 @@ func (u *Unrolling) extend() error {
 		}
 	}
 
+	// A send on a rendezvous moves a receiver (rendezvous.go), from any
+	// receiving location it may be at.
+	if handsOff(p) {
+		for r, th := range p.Threads {
+			for l, tr := range th.Template.Transitions {
+				if tr.Receives && reach[r][l] {
+					successors(tr, next[r])
+				}
+			}
+		}
+	}
+
 	// s_{i+1}: each cell is the value the active move leaves, else unchanged
 	// (the frame condition; a halted step changes nothing).
 	ns := u.newState()
@@ -476,15 +507,15 @@ func (u *Unrolling) extend() error {
 			return u.stop.stopErr()
 		}
 		k := p.CellKey(c)
-		ns.shared[c] = u.freshVal(fmt.Sprintf("%s@%d", u.keyName(k), i+1), u.merged(stp.moves, -1, k, s.shared[c]), &as)
+		ns.shared[c] = u.freshVal(fmt.Sprintf("%s@%d", u.keyName(k), i+1), u.merged(stp.moves, k, s.shared[c]), &as)
 	}
 	for j := range ns.owner {
 		k := p.LockKey(j)
-		ns.owner[j] = u.freshVal(fmt.Sprintf("%s@%d", u.keyName(k), i+1), u.merged(stp.moves, -1, k, s.owner[j]), &as)
+		ns.owner[j] = u.freshVal(fmt.Sprintf("%s@%d", u.keyName(k), i+1), u.merged(stp.moves, k, s.owner[j]), &as)
 	}
 	for j := range ns.chans {
 		k := u.chanKey0 + ir.StoreKey(j)
-		ns.chans[j] = u.freshVal(fmt.Sprintf("%s@%d", u.keyName(k), i+1), u.merged(stp.moves, -1, k, s.chans[j]), &as)
+		ns.chans[j] = u.freshVal(fmt.Sprintf("%s@%d", u.keyName(k), i+1), u.merged(stp.moves, k, s.chans[j]), &as)
 	}
 	for t, th := range p.Threads {
 		if u.stop.stopped(8 + len(stp.moves)*(1+len(s.local[t]))) {
@@ -498,16 +529,17 @@ func (u *Unrolling) extend() error {
 				vs = append(vs, mv.next)
 			}
 		}
-		loc := s.loc[t]
+		// Moved as a rendezvous's receiver by another thread's step, or
+		// by its own.
+		loc := u.merged(stp.moves, u.pcKey(t), s.loc[t])
 		if len(conds) > 0 {
 			loc = u.choose(append(conds, b.Not(b.Or(conds...))), append(vs, loc))
 		}
 		ns.loc[t] = u.freshVal(fmt.Sprintf("pc:%s@%d", th.Name, i+1), loc, &as)
 		ns.local[t] = make([]val, len(s.local[t]))
 		for c := range ns.local[t] {
-			k := u.keyLocal0 + ir.StoreKey(c)
 			ns.local[t][c] = u.freshVal(fmt.Sprintf("%s.%s#%d@%d", th.Name, th.Template.LocalName(c), c, i+1),
-				u.merged(stp.moves, t, k, s.local[t][c]), &as)
+				u.merged(stp.moves, u.localKey(t, c), s.local[t][c]), &as)
 		}
 	}
 
@@ -548,14 +580,11 @@ func (u *Unrolling) extend() error {
 }
 
 // merged is the value of store key k after the step: the active move's value, or
-// old. thread restricts the moves to one thread's (for its locals), -1 for all.
-func (u *Unrolling) merged(moves []*move, thread int, k ir.StoreKey, old val) val {
+// old.
+func (u *Unrolling) merged(moves []*move, k ir.StoreKey, old val) val {
 	var conds []*solver.Term
 	var vs []val
 	for _, mv := range moves {
-		if thread >= 0 && mv.thread != thread {
-			continue
-		}
 		if nv, ok := mv.final[k]; ok {
 			conds = append(conds, mv.act)
 			vs = append(vs, nv)

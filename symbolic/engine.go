@@ -125,10 +125,10 @@ func (e Engine) Check(ctx context.Context, p *ir.Program) (*verify.Result, error
 		// checks them after every step.
 		encoding = "step"
 	}
-	if e.Encoding == "" && slices.ContainsFunc(p.Channels, func(c *ir.Channel) bool { return c.Unordered || c.Closable }) {
+	if e.Encoding == "" && slices.ContainsFunc(p.Channels, func(c *ir.Channel) bool { return c.Unordered || c.Closable || c.Rendezvous() }) {
 		// Nor does it express unordered channels (its messages are
-		// numbered in order) or closed ones (a receive of no message);
-		// the step encoding does.
+		// numbered in order), closed ones (a receive of no message) or
+		// rendezvous (a step of two threads); the step encoding does.
 		encoding = "step"
 	}
 	red, err := encode.NewReduction(e.porName())

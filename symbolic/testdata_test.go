@@ -105,11 +105,13 @@ func TestTestdata(t *testing.T) {
 						}
 						return
 					}
-					if usesRendezvous(p) {
-						// A rendezvous step moves two threads; not encoded
-						// yet: the engine must refuse it by name.
-						if !errors.As(err, &unsup) {
-							t.Fatalf("a program with a rendezvous channel: %v, %v; want a refusal", r, err)
+					if usesRendezvous(p) && c.encoding == "partial-order" {
+						// A rendezvous step moves two threads, which one
+						// event does not express: it must refuse it by name
+						// (the default encoding falls back to the step
+						// encoding, which encodes it).
+						if !errors.As(err, &unsup) || !strings.Contains(unsup.Msg, "rendezvous") {
+							t.Fatalf("the partial-order encoding on a rendezvous channel: %v, %v; want a refusal", r, err)
 						}
 						return
 					}
@@ -191,15 +193,18 @@ func channelKinds(p *ir.Program) (sel, lossy, unordered bool) {
 var tooBigGo = map[string]string{
 	"index-range-fixed.go": "three goroutines of 14 steps each over one slice: 27 s with gini alone on an idle machine, Z3 over 2 min",
 	"nil-map-fixed.go":     "a map's buckets written by two goroutines: 42 s with gini on an idle machine",
+	"nil-channel-select-fixed.go": "a merge loop over two rendezvous channels with closes: over 5 min with gini " +
+		"(its //@ engines leave the symbolic engine out; dfs needs over 2 min too)",
+	"double-close-fixed.go": "rendezvous and closes under a sync.Once: 41 s with gini under load",
+	"nil-channel-select-bug.go": "the leak is 31 steps deep: 43-60 s with gini, 100 s under load " +
+		"(as long with buffered channels)",
 }
 
 // TestGoTestdata runs the symbolic engine, as kbmc check runs it by default
 // (gini and Z3, the default encoding), on every Go program of testdata/go
 // and compares its verdict and violation kind with the program's //@
-// annotations, which the explicit engine's regression run checks too. A
-// program with a rendezvous channel must be refused by name (not encoded
-// yet); every other is checked (tooBigGo's with -symbolic.heavy, which adds
-// Z3).
+// annotations, which the explicit engine's regression run checks too
+// (tooBigGo's with -symbolic.heavy, which adds Z3).
 func TestGoTestdata(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "go", "*.go"))
 	if err != nil || len(files) == 0 {
@@ -217,7 +222,7 @@ func TestGoTestdata(t *testing.T) {
 		}
 		cs = append(cs, combo{s, "", "monotonic"})
 	}
-	checked, refused := 0, 0
+	checked, rendezvous := 0, 0
 	for _, file := range files {
 		name := filepath.Base(file)
 		t.Run(name, func(t *testing.T) {
@@ -254,19 +259,14 @@ func TestGoTestdata(t *testing.T) {
 			}
 			for _, c := range cs {
 				r, err := symbolicRun(p, opts, c, 2*time.Minute)
-				if usesRendezvous(p) {
-					var ue *verify.UnsupportedError
-					if !errors.As(err, &ue) || !strings.Contains(ue.Msg, "rendezvous") {
-						t.Errorf("%s: %v, %v; want the refusal of a rendezvous", c.solver, r, err)
-					}
-					refused++
-					continue
-				}
 				if err != nil {
 					t.Errorf("%s: %v", c.solver, err)
 					continue
 				}
 				checked++
+				if usesRendezvous(p) {
+					rendezvous++
+				}
 				got := outcomeOf(r)
 				if got.verdict.String() != a.Expect || a.Expect == "unsafe" && got.kind.String() != a.Violation {
 					t.Errorf("%s: %s, the program says %s %s", c.solver, got, a.Expect, a.Violation)
@@ -274,5 +274,5 @@ func TestGoTestdata(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("%d runs checked, %d refused (rendezvous)", checked, refused)
+	t.Logf("%d runs checked, %d with a rendezvous", checked, rendezvous)
 }

@@ -155,4 +155,15 @@ func TestSymbolicChannels(t *testing.T) {
 			t.Errorf("--encoding %s: exit %d\n%s%s", enc, code, out, errs)
 		}
 	}
+	// A rendezvous: the default encoding falls back to the step encoding,
+	// the partial-order encoding refuses it by name, at the declaration.
+	rdv := writeProgram(t, "chan (int) c capacity 0;\nprocess a { thread t { send(c, 1); } }\n"+
+		"process b { thread t { int x; recv(c, x); assert(x == 2); } }\n")
+	if code, out, errs := kbmc(t, "check", "--engine", "symbolic", rdv); code != exitUnsafe || !strings.Contains(out, "unsafe: assertion") {
+		t.Errorf("a rendezvous: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs := kbmc(t, "check", "--engine", "symbolic", "--encoding", "partial-order", rdv)
+	if code != exitInput || !strings.Contains(errs, ":1:12: symbolic engine: channel c is a rendezvous") {
+		t.Errorf("a rendezvous, --encoding partial-order: exit %d, want %d and the refusal\n%s%s", code, exitInput, out, errs)
+	}
 }

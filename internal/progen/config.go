@@ -39,7 +39,7 @@ const (
 	ChannelKinds Feature = Channels << 1
 	// Rendezvous: now and then a channel of capacity 0, whose send and
 	// receive are one step (with Channels). Not in AllFeatures: the symbolic
-	// engine does not encode it.
+	// engine's partial-order encoding does not encode it.
 	Rendezvous Feature = ChannelKinds << 1
 	// Close: Go's channel constructs (with Channels): now and then a close
 	// of a channel outside the planned flows (a later send on it panics),

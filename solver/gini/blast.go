@@ -17,6 +17,8 @@ import (
 type blaster struct {
 	c    *logic.C
 	memo [][]z.Lit // by term ID; nil until the term is blasted
+	// seen: the literals of the clause emit is building, when it is wide.
+	seen map[z.Lit]bool
 }
 
 func newBlaster() *blaster {

@@ -134,12 +134,29 @@ func conjunctive(t *solver.Term, pos bool) bool {
 func (bl *blaster) emit(dst []z.Lit, lits []z.Lit) []z.Lit {
 	c := bl.c
 	start := len(dst)
+	// A wide clause (a violation's disjunction over every check of every
+	// step) looks its literals up in a set: the scan below is quadratic.
+	wide := len(lits) > 32
+	if wide {
+		if bl.seen == nil {
+			bl.seen = make(map[z.Lit]bool)
+		}
+		clear(bl.seen)
+	}
 	for _, m := range lits {
 		switch {
 		case m == c.F:
 			continue
 		case m == c.T:
 			return dst[:start]
+		case wide && bl.seen[m.Not()]:
+			return dst[:start]
+		case wide:
+			if !bl.seen[m] {
+				bl.seen[m] = true
+				dst = append(dst, m)
+			}
+			continue
 		}
 		dup := false
 		for _, n := range dst[start:] {
