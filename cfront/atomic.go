@@ -9,8 +9,10 @@ import (
 // C11 atomic objects (_Atomic int x, atomic_int x): every access to one is
 // an atomic operation, and x++, x += e and the other compound assignments
 // are one atomic read-modify-write (C11 6.5.2.4, 6.5.16.2), as the
-// __atomic_ builtins are. cfront lowers each as an atomic section of its own,
-// which is also what makes two of them never race (docs/c.md, "Data races").
+// __atomic_ builtins are. Their cells are marked atomic (ir.Var.AtomicCells,
+// from the layout), which is what makes two accesses never race wherever
+// they are (docs/c.md, "Data races"); loads, stores and read-modify-writes
+// are also lowered as atomic sections of their own.
 //
 // An object is atomic when its type comes through a typedef declared
 // _Atomic (stdatomic.h's atomic_int, a pointer's pointee, a struct member or

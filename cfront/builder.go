@@ -196,7 +196,7 @@ func (b *builder) object(name string, lo *layout) *ir.Var {
 		name = fmt.Sprintf("%s#%d", name, n)
 	}
 	v := &ir.Var{Name: name, Type: lo.cells[0].typ, Shared: true, Addressable: true,
-		CellTypes: lo.types(), CellNames: lo.names(name), Pos: b.cur.pos}
+		CellTypes: lo.types(), CellNames: lo.names(name), AtomicCells: lo.atomics(false), Pos: b.cur.pos}
 	if lo.n() > 1 || lo.cells[0].name != "" {
 		v.Len = lo.n()
 	}
@@ -218,6 +218,7 @@ func (b *builder) declare(d *cc.Declarator) *local {
 	loc := &local{lay: lo, typ: d.Type()}
 	if b.l.taken[d] {
 		loc.v = b.object(name, lo)
+		loc.v.AtomicCells = lo.atomics(d.IsAtomic())
 	} else {
 		loc.v = b.newVar(name, lo)
 	}

@@ -121,6 +121,12 @@ func (b *builder) alloc(pe *cc.PostfixExpression, name string, size, n cc.Expres
 				v.CellNames[c] = fmt.Sprintf("%s[%d]%s", bname, c/per, ci.name)
 			}
 		}
+		if lo.atomics(false) != nil {
+			v.AtomicCells = make([]bool, capacity)
+			for c := range capacity {
+				v.AtomicCells[c] = lo.cells[c%per].atomic
+			}
+		}
 		a.Blocks = append(a.Blocks, v)
 		b.l.prog.Shared = append(b.l.prog.Shared, v)
 	}

@@ -27,6 +27,8 @@ type cellInfo struct {
 	// opaque, for a pthread object's cell, is the object's size in bytes:
 	// its initializer's parts all fall inside.
 	opaque int64
+	// atomic: the cell is (part of) a C11 atomic object (atomic.go).
+	atomic bool
 }
 
 // n is the number of cells.
@@ -45,6 +47,21 @@ func (lo *layout) cellAt(off int64) int {
 func (lo *layout) inOpaque(off int64) bool {
 	i := sort.Search(len(lo.cells), func(i int) bool { return lo.cells[i].off > off }) - 1
 	return i >= 0 && lo.cells[i].opaque > 0 && off < lo.cells[i].off+lo.cells[i].opaque
+}
+
+// atomics is a variable's AtomicCells: nil when no cell is atomic, unless
+// all is set (a scalar variable declared _Atomic).
+func (lo *layout) atomics(all bool) []bool {
+	var as []bool
+	for i, c := range lo.cells {
+		if c.atomic || all {
+			if as == nil {
+				as = make([]bool, len(lo.cells))
+			}
+			as[i] = true
+		}
+	}
+	return as
 }
 
 // types and names are a variable's CellTypes and CellNames (nil for a scalar).
@@ -116,6 +133,17 @@ func (l *lowerer) layoutOf(t cc.Type) (*layout, error) {
 }
 
 func (l *lowerer) addCells(lo *layout, t cc.Type, off int64, name string) error {
+	start := len(lo.cells)
+	err := l.addCellsOf(lo, t, off, name)
+	if err == nil && atomicTyped(t) {
+		for i := start; i < len(lo.cells); i++ {
+			lo.cells[i].atomic = true
+		}
+	}
+	return err
+}
+
+func (l *lowerer) addCellsOf(lo *layout, t cc.Type, off int64, name string) error {
 	if len(lo.cells) > ir.MaxStateCells {
 		return &unsupportedType{"an object of more than " + fmt.Sprint(ir.MaxStateCells) + " cells"}
 	}
@@ -139,7 +167,7 @@ func (l *lowerer) addCells(lo *layout, t cc.Type, off int64, name string) error 
 		es := a.Elem().Size()
 		for i := range a.Len() {
 			for _, c := range elem.cells {
-				lo.cells = append(lo.cells, cellInfo{off: off + i*es + c.off, typ: c.typ, name: fmt.Sprintf("%s[%d]%s", name, i, c.name)})
+				lo.cells = append(lo.cells, cellInfo{off: off + i*es + c.off, typ: c.typ, name: fmt.Sprintf("%s[%d]%s", name, i, c.name), atomic: c.atomic})
 			}
 			if len(lo.cells) > ir.MaxStateCells {
 				return &unsupportedType{"an array of more than " + fmt.Sprint(ir.MaxStateCells) + " cells"}

@@ -300,7 +300,7 @@ func (l *lowerer) makeGlobal(g *global, name string, addressable bool) {
 	}
 	g.lay = lo
 	v := &ir.Var{Name: name, Type: lo.cells[0].typ, Shared: true, Pos: l.posOf(g.decl), Addressable: addressable,
-		CellTypes: lo.types(), CellNames: lo.names(name)}
+		CellTypes: lo.types(), CellNames: lo.names(name), AtomicCells: lo.atomics(g.decl.IsAtomic())}
 	if lo.n() > 1 || lo.cells[0].name != "" {
 		v.Len = lo.n()
 	}

@@ -54,6 +54,7 @@ import (
 type raceProbe struct {
 	u      *Unrolling
 	memory []bool // ir.Program.RaceMemory
+	atomic []bool // ir.Program.RaceAtomicCells
 	cur    []seenAccess
 	out    []raceAccess
 	// wide: the guards of the draws of more values than ir's check
@@ -112,7 +113,7 @@ func (r *raceProbe) visited(tr *ir.Transition, n *ir.Node, succ []edge) {
 			continue
 		}
 		touched = append(touched, a.g)
-		r.out = append(r.out, raceAccess{loc: a.loc, write: a.write, atomic: atomic, g: a.g})
+		r.out = append(r.out, raceAccess{loc: a.loc, write: a.write, atomic: atomic || r.atomic != nil && r.atomic[a.loc], g: a.g})
 	}
 	r.cur = r.cur[:0]
 	if len(touched) == 0 || !ir.RaceFirstOnly(tr) {
@@ -188,7 +189,7 @@ func (u *Unrolling) probes(k int, s *state, th *ir.Thread, reach []bool, memory 
 			continue
 		}
 		acts = append(acts, act)
-		r := &raceProbe{u: u, memory: memory}
+		r := &raceProbe{u: u, memory: memory, atomic: u.atomicCells}
 		u.probe = r
 		mv, err := u.exec(index, s, th, tr, act, acc, as)
 		u.probe = nil

@@ -107,19 +107,22 @@ type Unrolling struct {
 	be   solver.Backend
 	opts Options
 
-	w         int       // the width of ints: Program.Width, or ValueBits (see Options.Steps), widened for typed values (typed.go)
-	raw       bool      // Bool-typed values are ints, as ir holds them (rawBools)
-	cellType  []ir.Type // per shared cell
-	selWidth  int
-	ownWidth  int
-	locWidth  []int         // per thread
-	numLocs   int           // ir location space
-	chanKey0  ir.StoreKey   // store key of the first channel cell (see channel.go)
-	chanKey   []ir.StoreKey // per channel number: the store key of its first cell
-	keyChan   []int         // per channel cell (store key − chanKey0): its channel number
-	keyLocal0 ir.StoreKey   // store key of thread 0's frame cell 0 (see exec.go)
-	localBase []int         // per thread: its frame's first store key − keyLocal0
-	pcKey0    ir.StoreKey   // store key of thread 0's control location (pcKey)
+	w        int       // the width of ints: Program.Width, or ValueBits (see Options.Steps), widened for typed values (typed.go)
+	raw      bool      // Bool-typed values are ints, as ir holds them (rawBools)
+	cellType []ir.Type // per shared cell
+	// atomicCells marks the cells of C11 atomic objects, whose accesses are
+	// atomic for the data-race check (ir.Program.RaceAtomicCells).
+	atomicCells []bool
+	selWidth    int
+	ownWidth    int
+	locWidth    []int         // per thread
+	numLocs     int           // ir location space
+	chanKey0    ir.StoreKey   // store key of the first channel cell (see channel.go)
+	chanKey     []ir.StoreKey // per channel number: the store key of its first cell
+	keyChan     []int         // per channel cell (store key − chanKey0): its channel number
+	keyLocal0   ir.StoreKey   // store key of thread 0's frame cell 0 (see exec.go)
+	localBase   []int         // per thread: its frame's first store key − keyLocal0
+	pcKey0      ir.StoreKey   // store key of thread 0's control location (pcKey)
 	// numbered: channels are two counters and numbered messages (the
 	// partial-order encoding, channel.go), the counters countW bits wide.
 	numbered bool
@@ -221,6 +224,7 @@ func newCore(p *ir.Program, b *solver.Builder, be solver.Backend, opts Options) 
 		u.w = max(p.Width, typedWidth(p))
 	}
 	u.cellType = make([]ir.Type, p.SharedSize)
+	u.atomicCells = p.RaceAtomicCells()
 	for _, v := range p.Shared {
 		for c := range v.Cells() {
 			u.cellType[v.Offset+c] = v.CellType(c)

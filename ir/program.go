@@ -62,6 +62,10 @@ type Var struct {
 	// CellNames names each cell of such an object for traces ("s.next",
 	// "a[2].x"); nil names them as an array's.
 	CellNames []string
+	// AtomicCells marks the cells that are C11 atomic objects (an
+	// atomic_int, say): every access to one is atomic, so two of them never
+	// race (race.go). Nil when none is.
+	AtomicCells []bool
 	// Object is the number pointer values name the variable by (its index in
 	// Program.Objects plus one), or 0 when no pointer may address it. Finish
 	// numbers the variables marked Addressable.

@@ -75,7 +75,7 @@ type Race struct {
 // finished program, before any run.
 func (p *Program) SelectRaces(on bool) {
 	if on {
-		p.races = &raceTable{memory: p.memoryCells(), maxDraws: MaxProbeDraws}
+		p.races = &raceTable{memory: p.memoryCells(), atomic: p.RaceAtomicCells(), maxDraws: MaxProbeDraws}
 	} else {
 		p.races = nil
 	}
@@ -87,7 +87,7 @@ func (p *Program) SelectRaces(on bool) {
 // combinations of values rather than refused beyond MaxProbeDraws. A race
 // it finds is a race; a state it passes may still race with other values.
 func (p *Program) SampleRaces() {
-	p.races = &raceTable{memory: p.memoryCells(), maxDraws: huntRaceDraws, sampled: true}
+	p.races = &raceTable{memory: p.memoryCells(), atomic: p.RaceAtomicCells(), maxDraws: huntRaceDraws, sampled: true}
 }
 
 // huntRaceDraws is how many combinations of a step's draws SampleRaces
@@ -106,6 +106,7 @@ func (p *Program) SamplesRaces() bool { return p.races != nil && p.races.sampled
 // that checks a state at a time.
 type raceTable struct {
 	memory []bool
+	atomic []bool // RaceAtomicCells: nil when no cell is an atomic object
 	// maxDraws is how many combinations of a step's draws the check
 	// executes; beyond, it reports an Unsupported violation, or, sampled,
 	// goes on without the others (SampleRaces).
@@ -157,7 +158,7 @@ func (p *Program) memoryCells() []bool {
 func (p *Program) FindRace(s State) (*Race, *Violation) {
 	rt := p.races
 	if rt == nil {
-		rt = &raceTable{memory: p.memoryCells(), maxDraws: MaxProbeDraws}
+		rt = &raceTable{memory: p.memoryCells(), atomic: p.RaceAtomicCells(), maxDraws: MaxProbeDraws}
 	}
 	sc, _ := rt.scratch.Get().(*raceScratch)
 	if sc == nil {
@@ -211,6 +212,24 @@ func (p *Program) RaceMemory() []bool { return p.memoryCells() }
 // .kb cas.
 func RaceAtomic(tr *Transition, n *Node) bool { return tr.EntryNode().Atomic || n.Op == OpCas }
 
+// RaceAtomicCells marks, per location, the cells of C11 atomic objects
+// (Var.AtomicCells): any access to one is atomic, wherever it is, so an
+// access is atomic when RaceAtomic says so or its location is marked here.
+func (p *Program) RaceAtomicCells() []bool {
+	var atomic []bool
+	for _, v := range p.Shared {
+		for c, a := range v.AtomicCells {
+			if a {
+				if atomic == nil {
+					atomic = make([]bool, p.SharedSize)
+				}
+				atomic[v.Offset+c] = true
+			}
+		}
+	}
+	return atomic
+}
+
 // RaceFirstOnly reports whether only the first operation of tr that touches
 // memory holds a thread's enabled accesses (a plain step), rather than every
 // operation of it (an atomic section).
@@ -256,7 +275,7 @@ func (p *Program) raceAccesses(rt *raceTable, sc *raceScratch, s State, t int) *
 				if a := sc.ev.Accesses[i]; i != v.Mutex && a.Loc < len(rt.memory) && rt.memory[a.Loc] {
 					found = true
 					sc.acc[t] = addRaceAccess(sc.acc[t], RaceAccess{Thread: t, Node: node, Access: a,
-						Atomic: RaceAtomic(tr, node)})
+						Atomic: RaceAtomic(tr, node) || rt.atomic != nil && rt.atomic[a.Loc]})
 				}
 			}
 			from = v.Accesses
