@@ -1,4 +1,3 @@
-//@ args: --algo dfs
 //@ expect: unsafe
 //@ violation: deadlock
 // main waits twice on a semaphore only one worker posts: sem_wait blocks
