@@ -1,9 +1,7 @@
 package symbolic
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"kbmc/ir"
 	"kbmc/lang"
@@ -140,25 +138,7 @@ thread b { while (true) { int v; recv(ping, v); send(pong, v + 1); } }`},
 			if err != nil {
 				t.Fatalf("compile: %v\n%s", err, tt.src)
 			}
-			opts := verify.Options{Depth: tt.depth, NoDeadlock: tt.noDL}
-			ref, err := dfs(context.Background(), p, opts)
-			if err != nil {
-				t.Fatalf("dfs: %v", err)
-			}
-			want := outcome{verdict: tt.want, kind: tt.kind}
-			if got := outcomeOf(ref); got != want {
-				t.Fatalf("dfs says %s, the program was written to be %s", got, want)
-			}
-			for _, c := range cs {
-				r, err := symbolicRun(p, opts, c, 2*time.Minute)
-				if err != nil {
-					t.Errorf("%s: %v", c, err)
-					continue
-				}
-				if err := agree(p, opts, c, ref, r, 2*time.Minute); err != nil {
-					t.Errorf("%s: %v", c, err)
-				}
-			}
+			matchesDFS(t, p, verify.Options{Depth: tt.depth, NoDeadlock: tt.noDL}, outcome{verdict: tt.want, kind: tt.kind}, cs, refusesNothing)
 		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,6 +122,41 @@ func agree(p *ir.Program, opts verify.Options, c combo, ref, got *verify.Result,
 	}
 	return nil
 }
+
+// matchesDFS checks p, written to end in want, with dfs, then with every
+// combo of cs: each agrees with dfs (agree), except a combo for which
+// refused names what its refusal must say (any one of the texts): it must
+// refuse the program so.
+func matchesDFS(t *testing.T, p *ir.Program, opts verify.Options, want outcome, cs []combo, refused func(combo) []string) {
+	t.Helper()
+	ref, err := dfs(context.Background(), p, opts)
+	if err != nil {
+		t.Fatalf("dfs: %v", err)
+	}
+	if got := outcomeOf(ref); got != want {
+		t.Fatalf("dfs says %s, the program was written to be %s", got, want)
+	}
+	for _, c := range cs {
+		r, err := symbolicRun(p, opts, c, 2*time.Minute)
+		if texts := refused(c); texts != nil {
+			var unsup *verify.UnsupportedError
+			if !errors.As(err, &unsup) || !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(unsup.Msg, s) }) {
+				t.Errorf("%s: %v, %v; want a refusal saying %q", c, r, err, texts)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c, err)
+			continue
+		}
+		if err := agree(p, opts, c, ref, r, 2*time.Minute); err != nil {
+			t.Errorf("%s: %v", c, err)
+		}
+	}
+}
+
+// refusesNothing is matchesDFS's refused for programs every combo encodes.
+func refusesNothing(combo) []string { return nil }
 
 // solverAvailable reports why a solver cannot be constructed in this build (Z3
 // without cgo).

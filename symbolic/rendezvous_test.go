@@ -230,32 +230,12 @@ thread s { send(c, 1); }`},
 			if err != nil {
 				t.Fatalf("compile: %v\n%s", err, tt.src)
 			}
-			opts := verify.Options{NoDeadlock: tt.noDL}
-			ref, err := dfs(context.Background(), p, opts)
-			if err != nil {
-				t.Fatalf("dfs: %v", err)
-			}
-			want := outcome{verdict: tt.want, kind: tt.kind}
-			if got := outcomeOf(ref); got != want {
-				t.Fatalf("dfs says %s, the program was written to be %s", got, want)
-			}
-			for _, c := range cs {
-				r, err := symbolicRun(p, opts, c, 2*time.Minute)
+			matchesDFS(t, p, verify.Options{NoDeadlock: tt.noDL}, outcome{verdict: tt.want, kind: tt.kind}, cs, func(c combo) []string {
 				if c.encoding == "partial-order" {
-					var unsup *verify.UnsupportedError
-					if !errors.As(err, &unsup) || !strings.Contains(unsup.Msg, "rendezvous") {
-						t.Errorf("%s: %v, %v; want the refusal of a rendezvous", c, r, err)
-					}
-					continue
+					return []string{"rendezvous"}
 				}
-				if err != nil {
-					t.Errorf("%s: %v", c, err)
-					continue
-				}
-				if err := agree(p, opts, c, ref, r, 2*time.Minute); err != nil {
-					t.Errorf("%s: %v", c, err)
-				}
-			}
+				return nil
+			})
 		})
 	}
 }
