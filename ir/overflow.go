@@ -19,19 +19,22 @@ import (
 
 // SelectProperty sets up the checks property k needs beyond the violations
 // every run reports: DataRace turns the data-race check on (SelectRaces),
-// Overflow the signed-overflow check; any other kind turns both off. Under
-// either, a failing assertion is no violation: it aborts, as C's assert does,
-// and the thread stops there (AbortsOnAssert). It may be called on a
-// finished program, before any run.
+// Overflow the signed-overflow check; InvalidDeref (or InvalidFree) stands
+// for memory safety, SV-COMP's valid-memsafety, whose violations every run
+// reports already; any other kind turns all three off. Under each, a failing
+// assertion is no violation: it aborts, as C's assert does, and the thread
+// stops there (AbortsOnAssert). It may be called on a finished program,
+// before any run.
 func (p *Program) SelectProperty(k ViolationKind) {
 	p.SelectRaces(k == DataRace)
 	p.overflow = k == Overflow
+	p.memsafety = k == InvalidDeref || k == InvalidFree
 }
 
 // AbortsOnAssert reports whether a failing assertion stops its thread
 // instead of being a violation: under a property that is not about
 // assertions (SelectProperty).
-func (p *Program) AbortsOnAssert() bool { return p.races != nil || p.overflow }
+func (p *Program) AbortsOnAssert() bool { return p.races != nil || p.overflow || p.memsafety }
 
 // ChecksOverflow reports whether runs of p report signed overflow.
 func (p *Program) ChecksOverflow() bool { return p.overflow }

@@ -614,6 +614,8 @@ type Program struct {
 	// overflow makes signed arithmetic that overflows a violation
 	// (overflow.go, SelectProperty).
 	overflow bool
+	// memsafety: a run checks SV-COMP's memory safety (SelectProperty).
+	memsafety bool
 	// anyOwner: some unlock is Go's (Node.AnyOwner), which need not be the
 	// owner's (AnyOwnerUnlocks).
 	anyOwner bool

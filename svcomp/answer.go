@@ -75,14 +75,18 @@ const (
 
 // Violation is the kind of violation a run must look for to check property
 // name (ir.Program.SelectProperty): a race or an overflow, which runs report
-// only when selected, or else ir.ReachError, whose runs report every other
-// kind too.
+// only when selected; an invalid dereference for valid-memsafety; or else
+// ir.ReachError, whose runs report every other kind too.
 func Violation(name string) ir.ViolationKind {
 	switch name {
 	case NoDataRace:
 		return ir.DataRace
 	case NoOverflow:
 		return ir.Overflow
+	case ValidMemsafety:
+		// Memory safety: its violations every run reports; selecting it
+		// makes a failing assertion abort, as C's assert does.
+		return ir.InvalidDeref
 	}
 	return ir.ReachError
 }

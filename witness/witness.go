@@ -95,11 +95,12 @@ func Specification(kind ir.ViolationKind) (string, bool) {
 }
 
 // Property is the violation kind a run must look for to replay a witness of
-// spec: a data race or a signed overflow, which a program reports only when
-// its run selects them (ir.Program.SelectProperty), and otherwise
-// ir.ReachError, which stands for every kind a run always reports.
+// spec (ir.Program.SelectProperty): a data race or a signed overflow, which
+// a program reports only when its run selects them, or memory safety, under
+// which a failing assertion aborts; otherwise ir.ReachError, which stands for
+// every kind a run always reports.
 func Property(spec string) ir.ViolationKind {
-	for _, k := range []ir.ViolationKind{ir.DataRace, ir.Overflow} {
+	for _, k := range []ir.ViolationKind{ir.DataRace, ir.Overflow, ir.InvalidDeref, ir.InvalidFree} {
 		if Violates(spec, k) {
 			return k
 		}
