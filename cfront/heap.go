@@ -250,12 +250,6 @@ func (b *builder) atomicBuiltin(name string, pe *cc.PostfixExpression, args []cc
 	}
 	t := b.scalarType(pl, pe)
 	val := func(i int) *ir.Expr { return b.stable(b.convert(b.rv(args[i]), args[i].Type(), nil, t)) }
-	enter := func() {
-		b.atomic++
-		if b.atomic == 1 {
-			b.cutNext = true
-		}
-	}
 	read := func() *ir.Expr {
 		old := b.temp(t)
 		b.assign(&ir.LValue{Var: old, Pos: pos}, b.loadRaw(pl, t))
@@ -264,7 +258,7 @@ func (b *builder) atomicBuiltin(name string, pe *cc.PostfixExpression, args []cc
 	switch {
 	case hasOp:
 		v := val(1)
-		enter()
+		b.enterAtomic()
 		old := read()
 		nv := b.stable(&ir.Expr{Op: op, Type: t, X: old, Y: v, Pos: pos})
 		b.store(pl, nv, pe)
@@ -275,7 +269,7 @@ func (b *builder) atomicBuiltin(name string, pe *cc.PostfixExpression, args []cc
 		return nv, true
 	case base == "bool_compare_and_swap" || base == "val_compare_and_swap":
 		o, n := val(1), val(2)
-		enter()
+		b.enterAtomic()
 		old := read()
 		br := b.emit(&ir.Node{Op: ir.OpBranch, X: &ir.Expr{Op: ir.EEq, Type: ir.Bool, X: old, Y: o, Pos: pos}})
 		b.open = []*int{&br.Next}
@@ -288,7 +282,7 @@ func (b *builder) atomicBuiltin(name string, pe *cc.PostfixExpression, args []cc
 		return b.convert(&ir.Expr{Op: ir.EEq, Type: ir.Bool, X: old, Y: o, Pos: pos}, nil, nil, ir.I32), true
 	case base == "lock_test_and_set" || base == "exchange_n":
 		v := val(1)
-		enter()
+		b.enterAtomic()
 		old := read()
 		b.store(pl, v, pe)
 		b.atomic--
@@ -313,7 +307,7 @@ func (b *builder) atomicBuiltin(name string, pe *cc.PostfixExpression, args []cc
 			return constant(ir.I32, 0), true
 		}
 		n := val(2)
-		enter()
+		b.enterAtomic()
 		old := read()
 		want := b.loadRaw(exp, t)
 		eq := b.stable(&ir.Expr{Op: ir.EEq, Type: ir.Bool, X: old, Y: want, Pos: pos})

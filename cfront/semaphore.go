@@ -30,29 +30,23 @@ func (b *builder) semaphore(name string, pe *cc.PostfixExpression, args []cc.Exp
 	pl.typ, pl.irt = nil, semaphoreCell
 	count := func() *ir.Expr { return b.loadRaw(pl, semaphoreCell) }
 	one := constant(semaphoreCell, 1)
-	enter := func() {
-		b.atomic++
-		if b.atomic == 1 {
-			b.cutNext = true
-		}
-	}
 	switch name {
 	case "sem_init":
 		b.effect(args[1]) // shared between processes or not: threads share it alike
 		v := b.stable(b.convert(b.rv(args[2]), args[2].Type(), nil, semaphoreCell))
 		b.store(pl, v, pe)
 	case "sem_wait":
-		enter()
+		b.enterAtomic()
 		b.emit(&ir.Node{Op: ir.OpAwait, X: &ir.Expr{Op: ir.EGt, Type: ir.Bool, X: count(), Y: constant(semaphoreCell, 0), Pos: pos}, Pos: pos})
 		b.store(pl, b.stable(&ir.Expr{Op: ir.ESub, Type: semaphoreCell, X: count(), Y: one, Pos: pos}), pe)
 		b.atomic--
 	case "sem_post":
-		enter()
+		b.enterAtomic()
 		b.store(pl, b.stable(&ir.Expr{Op: ir.EAdd, Type: semaphoreCell, X: count(), Y: one, Pos: pos}), pe)
 		b.atomic--
 	case "sem_trywait":
 		// 0 and one taken when the count is positive, else -1 (EAGAIN).
-		enter()
+		b.enterAtomic()
 		c := b.stable(count())
 		ok := b.stable(&ir.Expr{Op: ir.EGt, Type: ir.Bool, X: c, Y: constant(semaphoreCell, 0), Pos: pos})
 		taken := &ir.Expr{Op: ir.ECond, Type: semaphoreCell, X: ok, Y: &ir.Expr{Op: ir.ESub, Type: semaphoreCell, X: c, Y: one, Pos: pos}, Z: c, Pos: pos}

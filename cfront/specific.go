@@ -33,10 +33,7 @@ func (b *builder) specific(name string, pe *cc.PostfixExpression, args []cc.Expr
 			return zero
 		}
 		count := b.l.keyCounter()
-		b.atomic++
-		if b.atomic == 1 {
-			b.cutNext = true
-		}
+		b.enterAtomic()
 		k := b.temp(ir.U32)
 		b.assign(&ir.LValue{Var: k, Pos: pos}, varExpr(count, nil, ir.U32, pos))
 		kx := &ir.Expr{Op: ir.EVar, Type: ir.U32, Var: k, Pos: pos}
