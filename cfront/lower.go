@@ -398,7 +398,7 @@ func (l *lowerer) poolOf(fn *cc.FunctionDefinition) *poolInfo {
 	}
 	pi := &poolInfo{fn: fn, pool: &ir.Pool{Name: fn.Declarator.Name()}}
 	if l.cfg.Phantoms {
-		ov := &ir.Var{Name: pi.pool.Name + "$phantoms", Type: ir.Int, Shared: true, Pos: l.posOf(fn.Declarator)}
+		ov := &ir.Var{Name: pi.pool.Name + "$phantoms", Type: ir.Int, Len: ir.OverflowCells, Shared: true, Pos: l.posOf(fn.Declarator)}
 		l.prog.Shared = append(l.prog.Shared, ov)
 		pi.pool.Overflow = ov
 	}

@@ -26,6 +26,11 @@ import (
 // thread priorities, the highest-priority enabled thread runs, and at a few
 // random steps the running thread drops below every other — a bug that needs
 // d ordering constraints is found with probability at least 1/(n·k^(d−1)).
+//
+// On a program lowered with phantom threads, half the executions also delay
+// each pool's slots (ir.Choices.Delay): the first spawns start phantoms, so
+// that the threads that run are the last ones a loop creates — still running
+// when the loop ends, where a bug between them and the creator needs them.
 
 // HuntOptions configures Hunt.
 type HuntOptions struct {
@@ -57,8 +62,11 @@ func Hunt(ctx context.Context, p *ir.Program, opts HuntOptions) (*verify.Result,
 	if opts.Depth <= 0 {
 		short, long = DefaultHuntDepth, DefaultHuntDepth
 	}
-	h := &hunter{p: p, rng: newHuntRand(opts.Seed)}
+	h := &hunter{p: p, rng: newHuntRand(opts.Seed), spawned: make([]int64, len(p.Pools))}
 	h.ch.Draw = h.draw
+	if p.HasPhantoms() {
+		h.ch.Delay = h.delay
+	}
 	res := &verify.Result{Engine: "explicit", Algo: "random", Bound: verify.Bound{Preemptions: -1, Fair: -1},
 		StatKeys: []string{"executions", "transitions", "failed", "longest"}}
 	st := &res.Stats
@@ -81,6 +89,9 @@ func Hunt(ctx context.Context, p *ir.Program, opts HuntOptions) (*verify.Result,
 		st.Executions++
 		st.Transitions += int64(len(sim.Trace))
 		h.lastLen = len(sim.Trace)
+		for i, pool := range p.Pools {
+			h.spawned[i] = max(h.spawned[i], p.Spawned(sim.Final, pool))
+		}
 		if sim.Violation == nil {
 			if opts.Depth <= 0 && len(sim.Trace) == long && long < MaxHuntDepth {
 				long *= 2
@@ -119,12 +130,41 @@ type hunter struct {
 	ch      ir.Choices
 	sched   pctScheduler
 	lastLen int
+	spawned []int64 // per pool, the most spawns an execution made
+}
+
+// delay picks a pool's delay for the next execution. Where the pool has run
+// out of slots before (its spawns outnumber them), three executions in four
+// give the slots to the last spawns of the longest execution so far (half of
+// them), to its last few, or from a random spawn on; otherwise one in four
+// gives them from a random spawn on. The rest take the slots first.
+func (h *hunter) delay(pool int) int64 {
+	n, slots := h.spawned[pool], int64(len(h.p.Pools[pool].Slots))
+	switch {
+	case n == 0:
+		return 0
+	case n <= slots:
+		if h.rng.IntN(4) == 0 {
+			return h.rng.Int64N(n)
+		}
+		return 0
+	}
+	switch h.rng.IntN(8) {
+	case 0, 1, 2:
+		return n - slots
+	case 3:
+		return n - 1 - h.rng.Int64N(min(n, 4))
+	case 4, 5:
+		return h.rng.Int64N(n)
+	}
+	return 0
 }
 
 // draw picks a nondeterministic value from lo to hi (modulo 2^64, as
 // ir.Choices reads a range): narrow ranges uniformly; wide ones a quarter of
-// the time from the values programs test for (0, ±1, 2, the ends), a quarter
-// from small numbers, and the rest uniformly.
+// the time from the values programs test for (0, ±1, 2, the ends; 0 for half
+// of those, about one draw in seven in all), a quarter from small numbers,
+// and the rest uniformly.
 func (h *hunter) draw(lo, hi int64) int64 {
 	n := uint64(hi - lo) // the range holds n+1 values
 	in := func(v int64) bool { return uint64(v-lo) <= n }
@@ -139,8 +179,14 @@ func (h *hunter) draw(lo, hi int64) int64 {
 	}
 	switch h.rng.IntN(4) {
 	case 0:
+		// Zero half the time: a nondet tested as a condition
+		// (if (__VERIFIER_nondet_int())) takes its else branch only then.
 		special := [...]int64{0, 1, -1, 2, lo, hi, lo + 1, hi - 1}
-		if v := special[h.rng.IntN(len(special))]; in(v) {
+		v := int64(0)
+		if h.rng.IntN(2) == 0 {
+			v = special[h.rng.IntN(len(special))]
+		}
+		if in(v) {
 			return v
 		}
 	case 1:

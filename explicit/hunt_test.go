@@ -167,3 +167,48 @@ int main(void) {
 		t.Fatalf("without phantoms: %v, want unknown", res.Verdict)
 	}
 }
+
+// Only the last threads a loop creates touch busy, and the bug needs one of
+// them between its two writes when main looks. With the slots first, no
+// thread that runs is one of them; the hunt's delays (ir.Choices.Delay) give
+// the slots to the last spawns, and the bug is found. The delay is the first
+// value of the counterexample's first move, where a replay finds it.
+func TestHuntDelays(t *testing.T) {
+	const src = `extern void reach_error(void);
+#include <pthread.h>
+int busy;
+void *w(void *arg) { if ((long)arg >= 990) { busy = 1; busy = 0; } return 0; }
+int main(void) {
+    pthread_t ids[1000];
+    for (long i = 0; i < 1000; i++) pthread_create(&ids[i], 0, w, (void *)i);
+    if (busy) reach_error();
+    return 0;
+}
+`
+	p, err := cfront.Compile(filepath.Join(t.TempDir(), "delays.c"), []byte(src), cfront.Config{Phantoms: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Pools) != 1 {
+		t.Fatalf("%d pools, want 1", len(p.Pools))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only a hang ends it
+	defer cancel()
+	res, err := Hunt(ctx, p, HuntOptions{Seed: 5, Want: func(v *ir.Violation) bool { return v.Kind == ir.ReachError }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != verify.Unsafe {
+		t.Fatalf("%v (%s), want the reach_error", res.Verdict, res.Note)
+	}
+	first := res.Trace[0].Choices
+	if len(first) == 0 || first[0] < 990-int64(len(p.Pools[0].Slots)) {
+		t.Errorf("the first move draws %v, want a delay that leaves a slot to a spawn from the 990th on", first)
+	}
+	// The same schedule with the slots first is not an execution that fails.
+	moves := slices.Clone(res.Trace)
+	moves[0].Choices = append([]int64{0}, first[1:]...)
+	if _, v, err := p.Confirm(moves, ir.ReachError); err == nil && v != nil {
+		t.Errorf("without the delay the schedule still fails: %v", v)
+	}
+}

@@ -101,9 +101,15 @@ type Access struct {
 // draw of a channel operation (which ready case a select takes, whether a
 // lossy send loses its message, which message an unordered receive takes),
 // which a trace shows as the message sent or received rather than as a value.
+//
+// Delay marks the draw of a pool's delay (drawDelays): how many of its
+// spawns start phantoms before its first slot, in a program lowered for a bug
+// hunt. It is no value of the program's, so a trace and a witness leave it
+// out of what the program draws.
 type Choice struct {
 	Lo, Hi, Value int64
 	Channel       bool
+	Delay         bool
 }
 
 // Choices supplies nondeterministic values to Step: the first len(Fixed) draws take
@@ -117,6 +123,9 @@ type Choices struct {
 	// Draw picks a value from lo to hi (read as choose reads them); a random
 	// search sets it to favour the values programs test for.
 	Draw func(lo, hi int64) int64
+	// Delay picks the delay of the pool with the given index (drawDelays)
+	// when no Fixed value gives it; nil: 0, the slots first.
+	Delay func(pool int) int64
 }
 
 // Reset prepares for a step whose draws start with fixed.
@@ -146,6 +155,20 @@ func (c *Choices) choose(lo, hi int64) int64 {
 		v = lo
 	}
 	c.Made = append(c.Made, Choice{Lo: lo, Hi: hi, Value: v})
+	return v
+}
+
+// chooseDelay draws the delay of pool number pool (drawDelays).
+func (c *Choices) chooseDelay(pool int) int64 {
+	var v int64
+	switch i := len(c.Made); {
+	case i < len(c.Fixed):
+		v = c.Fixed[i]
+	case c.Delay != nil:
+		v = c.Delay(pool)
+	}
+	v = min(max(v, 0), MaxPhantomDelay)
+	c.Made = append(c.Made, Choice{Lo: 0, Hi: MaxPhantomDelay, Value: v, Delay: true})
 	return v
 }
 
@@ -596,6 +619,9 @@ func (p *Program) step(s State, t int, ch *Choices, ev *Event) {
 		ev.Accesses = append(ev.Accesses, Access{p.PortLocation(t), Read, 0})
 	}
 	m := p.newMachine(s, t, ch, ev)
+	if p.phantoms {
+		m.drawDelays()
+	}
 	ev.To = m.run(from)
 	if p.invariantReads != nil && ev.To != tmpl.Stuck() {
 		p.watchInvariants(s, t, ev, ev.Violation == nil)
@@ -1031,7 +1057,17 @@ func (m *machine) exec(n *Node) int {
 			break
 		}
 		var slot *Template
+		delayed := false
+		if o := n.Pool.Overflow; o != nil {
+			// The first delay spawns start phantoms (drawDelays).
+			k, d := m.s[o.Offset+OverflowCount], m.s[o.Offset+OverflowDelay]
+			m.access(o.Offset+OverflowDelay, Read, d)
+			delayed = k < d-1
+		}
 		for _, u := range n.Pool.Slots {
+			if delayed {
+				break
+			}
 			f := u.Start.Offset + StartFlag
 			if !m.wrote(f) {
 				// A flag an earlier spawn of this same step set (main's
@@ -1051,7 +1087,7 @@ func (m *machine) exec(n *Node) int {
 			}
 		}
 		if slot == nil && n.Pool.Overflow != nil {
-			c := n.Pool.Overflow.Offset
+			c := n.Pool.Overflow.Offset + OverflowCount
 			k := m.s[c]
 			m.access(c, Read, k)
 			m.set(c, k+1)

@@ -60,8 +60,8 @@ func (p *Program) Finish() error {
 			}
 		}
 		if o := pool.Overflow; o != nil {
-			if o.Cells() != 1 || !o.Shared {
-				return fmt.Errorf("thread pool %s: its overflow is not one shared cell", pool.Name)
+			if o.Cells() != OverflowCells || !o.Shared {
+				return fmt.Errorf("thread pool %s: its overflow is not %d shared cells", pool.Name, OverflowCells)
 			}
 			p.phantoms = true
 		}

@@ -26,13 +26,19 @@ import "fmt"
 //     Spawns take the first free slot, so that equal histories give equal
 //     states; when every slot is taken the spawning thread waits at the pool's
 //     bound (BlockedLimit), and an execution that ends so was cut by a bound.
-//     A pool with an Overflow cell (a program lowered for a bug hunt) starts
-//     phantoms instead: the spawn succeeds, counts the phantom in the cell and
-//     returns a thread value of its own, but the phantom never runs — a created
-//     thread the scheduler has not yet picked, which every execution's prefix
-//     may have. A join of a phantom waits at the pool's bound, and an execution
-//     that started one is cut by a bound however it ends (End): its phantoms
-//     would still run.
+//     A pool with an Overflow variable (a program lowered for a bug hunt) starts
+//     phantoms instead: the spawn succeeds, counts the phantom in the variable
+//     and returns a thread value of its own, but the phantom never runs — a
+//     created thread the scheduler has not yet picked, which every execution's
+//     prefix may have. A join of a phantom waits at the pool's bound, and an
+//     execution that started one is cut by a bound however it ends (End): its
+//     phantoms would still run. Such a pool may also start phantoms before its
+//     slots: an execution's first step draws, per pool, a delay, the number of
+//     spawns that start phantoms although a slot is free (drawDelays). A bug
+//     that needs a thread created late in a loop of ten thousand
+//     pthread_creates, still running when the loop ends, is then within reach
+//     of a pool of 64 slots; the prefix is still one every execution may have,
+//     with the threads created first not yet picked.
 //   - A heap block is one of the blocks of an Alloc, an allocation site's pool,
 //     each of the site's capacity in cells. The site's Status variable holds one
 //     cell per block: 0 never allocated, n > 0 allocated with n cells, -1 freed.
@@ -59,14 +65,65 @@ const (
 type Pool struct {
 	Name  string      // the start routine
 	Slots []*Template // one instance each, with Start set
-	// Overflow, when set, is one shared cell counting the phantoms started
-	// beyond the slots (see above); nil: a spawn waits for a free slot.
+	// Overflow, when set, holds OverflowCells shared cells: the phantoms
+	// started (see above), and the pool's delay; nil: a spawn waits for a
+	// free slot.
 	Overflow *Var
 	// Sites are where the program starts the pool's threads (a Go program's
 	// go statements), for reports: "started at 12:2".
 	Sites []Pos
 
 	index int // in Program.Pools, set by Finish: phantom values encode it
+}
+
+// The cells of a pool's Overflow variable.
+const (
+	OverflowCount = iota // the phantoms the pool has started
+	// OverflowDelay is 0 until the execution's first step, then 1 plus the
+	// number of spawns that start phantoms before the pool's first slot.
+	OverflowDelay
+	OverflowCells
+)
+
+// MaxPhantomDelay is the largest delay a pool's draw may give.
+const MaxPhantomDelay = 1 << 30
+
+// drawDelays draws each pool's delay (Choices.Delay) at an execution's first
+// step, before the step's own draws, so that a replay finds the delays among
+// the first move's values. Only programs lowered for a bug hunt have pools
+// with delays, and the searches refuse those, so no search enumerates them.
+func (m *machine) drawDelays() {
+	for _, pool := range m.p.Pools {
+		o := pool.Overflow
+		if o == nil {
+			continue
+		}
+		c := o.Offset + OverflowDelay
+		if m.s[c] != 0 {
+			continue
+		}
+		var k int64
+		if m.ch != nil {
+			k = m.ch.chooseDelay(pool.index)
+		}
+		m.set(c, k+1)
+		m.access(c, Write, k+1)
+	}
+}
+
+// Spawned is the number of threads pool has been asked to start in s: its
+// slots started and its phantoms.
+func (p *Program) Spawned(s State, pool *Pool) int64 {
+	var n int64
+	if pool.Overflow != nil {
+		n = s[pool.Overflow.Offset+OverflowCount]
+	}
+	for _, t := range pool.Slots {
+		if s[t.Start.Offset+StartFlag] != 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // PhantomValue is the thread value of the k-th phantom of pool: above every
@@ -83,7 +140,7 @@ func (p *Program) phantom(s State, v int64) bool {
 		return false
 	}
 	pool := p.Pools[d%int64(len(p.Pools))]
-	return pool.Overflow != nil && d/int64(len(p.Pools)) < s[pool.Overflow.Offset]
+	return pool.Overflow != nil && d/int64(len(p.Pools)) < s[pool.Overflow.Offset+OverflowCount]
 }
 
 // HasPhantoms reports whether some pool starts phantoms when full: a program
@@ -97,7 +154,7 @@ func (p *Program) phantomsStarted(s State) bool {
 		return false // End's common case: no pool has an overflow cell
 	}
 	for _, pool := range p.Pools {
-		if pool.Overflow != nil && s[pool.Overflow.Offset] > 0 {
+		if pool.Overflow != nil && s[pool.Overflow.Offset+OverflowCount] > 0 {
 			return true
 		}
 	}

@@ -30,6 +30,11 @@ type Witness struct {
 	// Targets is where the violation occurs, and in which thread: one
 	// target, or for a data race the two racing accesses (Build).
 	Targets []Target
+	// Delays are the pools' delays of a program lowered for a bug hunt
+	// (ir.Choice.Delay), which its first step draws. Neither format has a
+	// place for them: the writer of the witness keeps them in the
+	// Configuration, and sets them again before Schedule.
+	Delays []int64
 }
 
 // A Target is a place the violation occurs at and the thread that is there.
@@ -155,6 +160,7 @@ type Path struct {
 	Steps     []Step
 	Violation *ir.Violation // the violation the last step ends in
 	Targets   []Target      // where it occurs: for a data race, both accesses
+	Delays    []int64       // the pools' delays the first step draws (Witness.Delays)
 }
 
 // Build describes a counterexample of p, the schedule moves, which must end
@@ -166,12 +172,12 @@ type Path struct {
 // a step draws a value that neither a __VERIFIER_nondet_* call returns nor
 // an uninitialized local holds, which neither format can state.
 func Build(p *ir.Program, moves []ir.Move) (*Path, error) {
-	steps, v, s, err := build(p, moves)
+	path, s, err := build(p, moves)
 	if err != nil {
 		return nil, err
 	}
-	path := &Path{Steps: steps, Violation: v,
-		Targets: []Target{{At: Location{Line: v.Pos.Line, Column: v.Pos.Col}, Thread: moves[len(moves)-1].Thread}}}
+	v := path.Violation
+	path.Targets = []Target{{At: Location{Line: v.Pos.Line, Column: v.Pos.Col}, Thread: moves[len(moves)-1].Thread}}
 	if v.Kind == ir.DataRace {
 		r, _ := p.FindRace(s)
 		if r == nil {
@@ -185,11 +191,13 @@ func Build(p *ir.Program, moves []ir.Move) (*Path, error) {
 	return path, nil
 }
 
-// build replays moves as Build describes them, returning the state they reach.
-func build(p *ir.Program, moves []ir.Move) ([]Step, *ir.Violation, ir.State, error) {
+// build replays moves as Build describes them (but for Targets), returning
+// the state they reach.
+func build(p *ir.Program, moves []ir.Move) (*Path, ir.State, error) {
 	if len(moves) == 0 {
-		return nil, nil, nil, fmt.Errorf("%w: the counterexample has no steps", ErrInexpressible)
+		return nil, nil, fmt.Errorf("%w: the counterexample has no steps", ErrInexpressible)
 	}
+	path := &Path{}
 	s := p.Initial()
 	var flags []int // the cells saying whether a created thread has started
 	var slots []*ir.Template
@@ -202,14 +210,13 @@ func build(p *ir.Program, moves []ir.Move) ([]Step, *ir.Violation, ir.State, err
 		}
 	}
 	was := make([]int64, len(flags))
-	var steps []Step
 	var v *ir.Violation
 	for i, mv := range moves {
 		if v != nil {
-			return nil, nil, nil, fmt.Errorf("step %d follows the failed step %d", i+1, i)
+			return nil, nil, fmt.Errorf("step %d follows the failed step %d", i+1, i)
 		}
 		if mv.Thread < 0 || mv.Thread >= len(p.Threads) || p.Status(s, mv.Thread) != ir.Enabled {
-			return nil, nil, nil, fmt.Errorf("step %d: thread %d cannot move", i+1, mv.Thread)
+			return nil, nil, fmt.Errorf("step %d: thread %d cannot move", i+1, mv.Thread)
 		}
 		for k, f := range flags {
 			was[k] = s[f]
@@ -218,9 +225,13 @@ func build(p *ir.Program, moves []ir.Move) ([]Step, *ir.Violation, ir.State, err
 		ev := ir.Event{TraceLocals: true}
 		p.Step(s, mv.Thread, &ch, &ev)
 		if len(ev.Choices) != len(mv.Choices) {
-			return nil, nil, nil, fmt.Errorf("step %d draws %d values, the schedule has %d", i+1, len(ev.Choices), len(mv.Choices))
+			return nil, nil, fmt.Errorf("step %d draws %d values, the schedule has %d", i+1, len(ev.Choices), len(mv.Choices))
 		}
 		v = ev.Violation
+		for len(ev.Choices) > 0 && ev.Choices[0].Delay {
+			path.Delays = append(path.Delays, ev.Choices[0].Value)
+			ev.Choices = ev.Choices[1:]
+		}
 		created := map[*ir.Pool][]int{}
 		for k, f := range flags {
 			if was[k] == 0 && s[f] != 0 {
@@ -229,14 +240,15 @@ func build(p *ir.Program, moves []ir.Move) ([]Step, *ir.Violation, ir.State, err
 		}
 		st, err := step(p, &ev, created)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("step %d: %w", i+1, err)
+			return nil, nil, fmt.Errorf("step %d: %w", i+1, err)
 		}
-		steps = append(steps, st)
+		path.Steps = append(path.Steps, st)
 	}
 	if v == nil {
-		return nil, nil, nil, fmt.Errorf("%w: the counterexample ends without a violation", ErrInexpressible)
+		return nil, nil, fmt.Errorf("%w: the counterexample ends without a violation", ErrInexpressible)
 	}
-	return steps, v, s, nil
+	path.Violation = v
+	return path, s, nil
 }
 
 // step describes one executed step: where it starts, what it draws, which
@@ -341,7 +353,8 @@ func callEnd(x *ir.Expr) Location {
 }
 
 // Schedule is the witness's schedule for p: one move per step, with the values
-// its draws return. It checks that every thread the witness names is one of
+// its draws return, and on a program lowered for a bug hunt the pools'
+// delays (Delays, 0 where it has none) first. It checks that every thread the witness names is one of
 // p's.
 func (w *Witness) Schedule(p *ir.Program) ([]ir.Move, error) {
 	moves := make([]ir.Move, 0, len(w.Steps))
@@ -350,6 +363,10 @@ func (w *Witness) Schedule(p *ir.Program) ([]ir.Move, error) {
 			return nil, fmt.Errorf("step %d: thread %d: the program has threads 0 to %d", i+1, st.Thread, len(p.Threads)-1)
 		}
 		mv := ir.Move{Thread: st.Thread}
+		if i == 0 && p.HasPhantoms() {
+			mv.Choices = make([]int64, len(p.Pools))
+			copy(mv.Choices, w.Delays)
+		}
 		for _, m := range st.Marks {
 			if m.Draw {
 				mv.Choices = append(mv.Choices, m.Value)

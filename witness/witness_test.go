@@ -485,3 +485,60 @@ func TestPropertyWitnesses(t *testing.T) {
 		})
 	}
 }
+
+// A bug hunt's counterexample whose pool gives its slots to the last spawns:
+// the witness carries the delay (Delays, which kbmc keeps in the
+// configuration), and only with it does its schedule replay to the bug.
+func TestWitnessDelays(t *testing.T) {
+	const src = `extern void reach_error(void);
+int pthread_create(unsigned long *t, void *attr, void *(*f)(void *), void *arg);
+int busy;
+void *w(void *arg) { if ((long)arg >= 90) { busy = 1; busy = 0; } return 0; }
+int main(void) {
+    unsigned long ids[100];
+    for (long i = 0; i < 100; i++) pthread_create(&ids[i], 0, w, (void *)i);
+    if (busy) reach_error();
+    return 0;
+}
+`
+	p, err := cfront.Compile("prog.i", []byte(src), cfront.Config{Phantoms: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only a hang ends it
+	defer cancel()
+	res, err := explicit.Hunt(ctx, p, explicit.HuntOptions{Seed: 2})
+	if err != nil || res.Verdict != verify.Unsafe {
+		t.Fatalf("hunt: %v, %v", res.Verdict, err)
+	}
+	path, err := Build(p, res.Trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(path.Delays) != 1 || path.Delays[0] == 0 {
+		t.Fatalf("delays %v, want one, not 0", path.Delays)
+	}
+	w := &Witness{ProgramFile: "prog.i", Specification: "CHECK( init(main()), LTL(G ! call(reach_error())) )",
+		DataModel: "ILP32", Steps: path.Steps, Targets: path.Targets, Delays: path.Delays}
+	for _, f := range []Format{GraphML, YAML} {
+		var buf bytes.Buffer
+		if err := Write(&buf, f, w); err != nil {
+			t.Fatal(err)
+		}
+		back, err := Read(buf.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, delays := range [][]int64{path.Delays, nil} {
+			back.Delays = delays
+			moves, err := back.Schedule(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, v, err := p.Confirm(moves, ir.ReachError)
+			if replays := err == nil && v != nil; replays != (delays != nil) {
+				t.Errorf("%s with delays %v: replays to the bug %v (%v)", f, delays, replays, err)
+			}
+		}
+	}
+}

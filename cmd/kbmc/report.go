@@ -194,7 +194,7 @@ func traceSteps(l *loaded, run *ir.Run, opts traceOptions) *replayed {
 		st := traceStep{Step: i + 1, Thread: th.Name, ThreadID: th.ID,
 			Pos: posText(l, n.Pos), Text: n.Text, Reads: map[string]any{}, Writes: map[string]any{}}
 		for _, c := range ev.Choices {
-			if !c.Channel { // shown as the message sent, lost or received
+			if !c.Channel && !c.Delay { // shown as the message sent, lost or received; a delay is the model's
 				st.Nondet = append(st.Nondet, c.Value)
 			}
 		}

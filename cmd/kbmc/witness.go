@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,12 +53,13 @@ func readWitnessFlags(path, format string) (*witnessRequest, error) {
 // witnessConfig is the configuration a witness records: the flags that decide
 // how kbmc lowers the program, which its replay needs to give the same threads
 // and steps. --phantoms (no flag of kbmc's: svcomp's bug hunt lowers so)
-// marks a counterexample of a program lowered with phantom threads, and
+// marks a counterexample of a program lowered with phantom threads, with
+// --phantom-delays the pools' delays its first step drew (witness.Witness.Delays), and
 // --sampled-races one whose races were looked for as the hunt does
 // (ir.Program.SampleRaces), which its replay must do too: with every
 // combination of values, a state on the way may hold a step whose values the
 // data-race check cannot enumerate.
-func witnessConfig(cfg sourceConfig, phantoms, sampledRaces bool) string {
+func witnessConfig(cfg sourceConfig, phantoms bool, delays []int64, sampledRaces bool) string {
 	parts := []string{"--data-model " + strings.ToUpper(cfg.DataModel), fmt.Sprintf("--pool %d", cfg.Pool)}
 	if cfg.NoFold {
 		parts = append(parts, "--no-fold")
@@ -72,6 +74,13 @@ func witnessConfig(cfg sourceConfig, phantoms, sampledRaces bool) string {
 	}
 	if phantoms {
 		parts = append(parts, "--phantoms")
+		if slices.ContainsFunc(delays, func(d int64) bool { return d != 0 }) {
+			ds := make([]string, len(delays))
+			for i, d := range delays {
+				ds[i] = strconv.FormatInt(d, 10)
+			}
+			parts = append(parts, "--phantom-delays "+strings.Join(ds, ","))
+		}
 	}
 	if sampledRaces {
 		parts = append(parts, "--sampled-races")
@@ -83,6 +92,7 @@ func witnessConfig(cfg sourceConfig, phantoms, sampledRaces bool) string {
 // how svcomp's bug hunt lowered and checked the program (witnessConfig).
 type witnessModes struct {
 	phantoms, sampledRaces bool
+	delays                 []int64
 }
 
 // parseWitnessConfig reads a configuration witnessConfig wrote.
@@ -94,6 +104,17 @@ func parseWitnessConfig(s string) (sourceConfig, witnessModes, error) {
 	noFold := fs.Bool("no-fold", false, "")
 	phantoms := fs.Bool("phantoms", false, "")
 	sampled := fs.Bool("sampled-races", false, "")
+	var delays []int64
+	fs.Func("phantom-delays", "", func(v string) error {
+		for _, f := range strings.Split(v, ",") {
+			d, err := strconv.ParseInt(f, 10, 64)
+			if err != nil || d < 0 || d > ir.MaxPhantomDelay {
+				return fmt.Errorf("a delay of %q", f)
+			}
+			delays = append(delays, d)
+		}
+		return nil
+	})
 	var defs []string
 	fs.Func("D", "", func(v string) error { defs = append(defs, v); return nil })
 	if err := fs.Parse(strings.Fields(s)); err != nil {
@@ -107,7 +128,7 @@ func parseWitnessConfig(s string) (sourceConfig, witnessModes, error) {
 		return sourceConfig{}, witnessModes{}, fmt.Errorf("configuration %q: %w", s, err)
 	}
 	cfg := sourceConfig{Config: lang.Config{Width: 64, NoFold: *noFold, Defines: d}, DataModel: *dataModel, Pool: *pool}
-	return cfg, witnessModes{phantoms: *phantoms, sampledRaces: *sampled}, nil
+	return cfg, witnessModes{phantoms: *phantoms, sampledRaces: *sampled, delays: delays}, nil
 }
 
 // buildWitness describes a counterexample of l's program as a violation
@@ -134,8 +155,8 @@ func buildWitness(l *loaded, cfg sourceConfig, phantoms bool, res *verify.Result
 	w := &witness.Witness{
 		ProgramFile: l.path, ProgramHash: witness.Hash(l.src), Specification: spec,
 		DataModel: strings.ToUpper(cfg.DataModel), Producer: "kbmc " + version,
-		Configuration: witnessConfig(cfg, phantoms, l.prog.SamplesRaces()), Created: time.Now(), UUID: witness.NewUUID(),
-		Steps: path.Steps, Targets: path.Targets,
+		Configuration: witnessConfig(cfg, phantoms, path.Delays, l.prog.SamplesRaces()), Created: time.Now(), UUID: witness.NewUUID(),
+		Steps: path.Steps, Targets: path.Targets, Delays: path.Delays,
 	}
 	return w, nil
 }
@@ -157,9 +178,11 @@ func saveWitness(path string, f witness.Format, w *witness.Witness, p *ir.Progra
 	if back.Configuration != w.Configuration {
 		return fmt.Errorf("the witness's configuration reads back as %q, not %q", back.Configuration, w.Configuration)
 	}
-	if _, _, err := parseWitnessConfig(back.Configuration); err != nil {
+	_, modes, err := parseWitnessConfig(back.Configuration)
+	if err != nil {
 		return err
 	}
+	back.Delays = modes.delays
 	sched, err := back.Schedule(p)
 	if err != nil {
 		return err
@@ -231,6 +254,7 @@ func loadWitness(path string, data []byte, programPath string) (*loaded, *witnes
 	if modes.sampledRaces && p.ChecksRaces() {
 		p.SampleRaces()
 	}
+	w.Delays = modes.delays
 	moves, err := w.Schedule(p)
 	if err != nil {
 		return nil, nil, nil, &exitError{exitInput, fmt.Errorf("--replay %s: %w", path, err)}
