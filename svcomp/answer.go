@@ -2,6 +2,7 @@ package svcomp
 
 import (
 	"fmt"
+	"slices"
 
 	"kbmc/explicit"
 	"kbmc/ir"
@@ -108,6 +109,14 @@ func Covers(name string, k ir.ViolationKind) (sub string, ok bool) {
 	}
 	return "", k == Violation(name)
 }
+
+// Properties are the names of SV-COMP's properties, as task files name them
+// (their .prp files), whether kbmc checks them or not.
+var Properties = []string{UnreachCall, NoDataRace, NoOverflow, ValidMemsafety,
+	"valid-memcleanup", "termination", "def-behavior", "coverage-error-call", "coverage-branches"}
+
+// Known reports whether name is one of Properties.
+func Known(name string) bool { return slices.Contains(Properties, name) }
 
 // Supported reports whether kbmc checks property name, and why not.
 func Supported(name string) (bool, string) {

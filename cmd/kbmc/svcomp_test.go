@@ -293,6 +293,16 @@ int main(void) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	// --property answers one property of each task and leaves out a task
+	// without it.
+	code, out, _ = kbmc(t, "svcomp", "--property", "unreach-call", racy, atomic)
+	if code != 0 || !strings.Contains(out, "racy.yml: unreach-call: false") || strings.Contains(out, "no-data-race") ||
+		!strings.Contains(out, "1 answers:") {
+		t.Errorf("--property unreach-call: exit %d\n%s", code, out)
+	}
+	if code, _, errs := kbmc(t, "svcomp", "--property", "unreach_call", racy); code != exitUsage || !strings.Contains(errs, "no property of that name") {
+		t.Errorf("--property unreach_call: exit %d, %s", code, errs)
+	}
 	code, out, _ = kbmc(t, "svcomp", "--engine", "symbolic/gini", wideRacy)
 	if code != 0 || !strings.Contains(out, "wide-racy.yml: no-data-race: false (expected false, +1) in") || !strings.Contains(out, "by symbolic/gini") {
 		t.Errorf("--engine symbolic/gini: exit %d\n%s", code, out)
