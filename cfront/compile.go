@@ -116,6 +116,8 @@ func Compile(path string, src []byte, cfg Config) (*ir.Program, error) {
 		errs.Sort()
 		return nil, errs
 	}
+	// Before Finish, whose analyses read the ranges.
+	p.NarrowNondets()
 	if err := p.Finish(); err != nil {
 		return nil, fmt.Errorf("cfront: internal error: %s: %w", path, err)
 	}
