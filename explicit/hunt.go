@@ -27,10 +27,11 @@ import (
 // random steps the running thread drops below every other — a bug that needs
 // d ordering constraints is found with probability at least 1/(n·k^(d−1)).
 //
-// On a program lowered with phantom threads, half the executions also delay
-// each pool's slots (ir.Choices.Delay): the first spawns start phantoms, so
-// that the threads that run are the last ones a loop creates — still running
-// when the loop ends, where a bug between them and the creator needs them.
+// On a program lowered with phantom threads, executions may also delay a
+// pool's slots (ir.Choices.Delay; three in four once the pool has run out):
+// the first spawns start phantoms, so that the threads that run are the last
+// ones a loop creates — still running when the loop ends, where a bug between
+// them and the creator needs them.
 
 // HuntOptions configures Hunt.
 type HuntOptions struct {
