@@ -2,12 +2,16 @@ package ir_test
 
 import (
 	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"kbmc/cfront"
 	"kbmc/explicit"
 	"kbmc/ir"
+	"kbmc/symbolic"
 	"kbmc/verify"
 )
 
@@ -129,4 +133,106 @@ int main(void) { unsigned long t, u; pthread_create(&t, 0, w, 0); pthread_create
 			}
 		})
 	}
+}
+
+var narrowSeeds = flag.Int("narrow.seeds", 40, "TestNarrowNondetsGenerated: generated programs")
+
+// Generated programs, each with a thread that draws an unsigned char and
+// assumes a random conjunction of comparisons of it (an assume, or
+// if (!(…)) abort();): dfs on the program as written (narrowed) and on the
+// same program with the condition written c || c (not narrowed) must agree,
+// and so must the symbolic engine on the narrowed one.
+func TestNarrowNondetsGenerated(t *testing.T) {
+	ops := []string{"<", "<=", ">", ">=", "=="}
+	narrowed := 0
+	for seed := range *narrowSeeds {
+		rng := rand.New(rand.NewPCG(uint64(seed), 17))
+		var conj []string
+		for range 1 + rng.IntN(3) {
+			c := rng.IntN(270) - 5
+			op := ops[rng.IntN(len(ops))]
+			if rng.IntN(2) == 0 {
+				conj = append(conj, fmt.Sprintf("x %s %d", op, c))
+			} else {
+				conj = append(conj, fmt.Sprintf("%d %s x", c, op))
+			}
+		}
+		cond := strings.Join(conj, " && ")
+		k1, k2, k3 := rng.IntN(40), rng.IntN(300), rng.IntN(3)
+		src := func(cond string) string {
+			assume := "assume_abort_if_not(" + cond + ");"
+			if seed%2 == 1 {
+				assume = "if (!(" + cond + ")) abort();"
+			}
+			return fmt.Sprintf(`int pthread_create(unsigned long *t, void *attr, void *(*f)(void *), void *arg);
+int pthread_join(unsigned long t, void **r);
+void __VERIFIER_atomic_begin(void);
+void __VERIFIER_atomic_end(void);
+int h;
+void *a(void *arg) {
+    h = 1;
+    unsigned char x = __VERIFIER_nondet_uchar();
+    %s
+    __VERIFIER_atomic_begin(); g = g + x; __VERIFIER_atomic_end();
+    return 0;
+}
+void *b(void *arg) {
+    __VERIFIER_atomic_begin(); g = g * 2 + %d; __VERIFIER_atomic_end();
+    if (h == 1 && g == %d) reach_error();
+    return 0;
+}
+int main(void) {
+    unsigned long t, u;
+    pthread_create(&t, 0, a, 0); pthread_create(&u, 0, b, 0);
+    if (%d == 1) pthread_join(t, 0);
+    pthread_join(u, 0);
+    if (g == %d) reach_error();
+    return 0;
+}
+`, assume, k3, k1, k3, k2)
+		}
+		var verdicts []verify.Verdict
+		for i, c := range []string{cond, "(" + cond + ") || (" + cond + ")"} {
+			p, rs := nondetRanges(t, narrowHeader+src(c))
+			if len(rs) != 1 || i == 1 && rs[0] != (ir.Interval{Lo: 0, Hi: 255}) {
+				t.Fatalf("seed %d: %s narrowed to %v", seed, c, rs)
+			}
+			if i == 0 && rs[0] != (ir.Interval{Lo: 0, Hi: 255}) {
+				narrowed++
+			}
+			eng, err := explicit.New("dfs", explicit.Options{Options: verify.Options{Depth: 200, NoDeadlock: true}, Workers: 1, Stateful: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := eng.Check(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			verdicts = append(verdicts, res.Verdict)
+			if res.Verdict == verify.Unknown {
+				t.Fatalf("seed %d: %s: unknown: %s %s", seed, c, res.Note, res.Stopped)
+			}
+			if i == 0 {
+				sym, err := symbolic.New(verify.Options{Depth: 40, NoDeadlock: true}, "gini", "", "", false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := sym.Check(context.Background(), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				verdicts = append(verdicts, res.Verdict)
+			}
+		}
+		if testing.Verbose() {
+			t.Logf("seed %d: %v", seed, verdicts)
+		}
+		if verdicts[0] != verdicts[2] || verdicts[1] != verdicts[0] && verdicts[1] != verify.BoundedSafe && verdicts[0] != verify.BoundedSafe {
+			t.Errorf("seed %d (%s): dfs narrowed %v, symbolic narrowed %v, dfs whole range %v", seed, cond, verdicts[0], verdicts[1], verdicts[2])
+		}
+	}
+	if *narrowSeeds >= 10 && narrowed < *narrowSeeds/4 {
+		t.Errorf("only %d of %d programs narrowed", narrowed, *narrowSeeds)
+	}
+	t.Logf("%d programs, %d narrowed", *narrowSeeds, narrowed)
 }
