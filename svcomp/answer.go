@@ -157,8 +157,10 @@ func Judge(name string, r *verify.Result, closed bool) (a Answer, sub, reason st
 	switch {
 	case r.Verdict != verify.BoundedSafe:
 		return Unknown, "", r.Note
+	case r.ModelCut && r.Note != "":
+		return Unknown, "", r.Note // the engine's note says that a pool ran out
 	case r.ModelCut:
-		return Unknown, "", "a thread or heap pool of the model ran out (" + r.Note + ")"
+		return Unknown, "", "a thread pool or heap pool of the model ran out (raise --pool)"
 	}
 	return Unknown, "", "the bound cut some executions: " + r.Note
 }
