@@ -39,6 +39,21 @@ func nondetRanges(t *testing.T, src string) (*ir.Program, []ir.Interval) {
 	return p, rs
 }
 
+// checked runs eng, which New returned with err, on p.
+func checked(t *testing.T, eng interface {
+	Check(context.Context, *ir.Program) (*verify.Result, error)
+}, err error, p *ir.Program) *verify.Result {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := eng.Check(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 const narrowHeader = `extern void reach_error(void);
 extern unsigned int __VERIFIER_nondet_uint(void);
 extern int __VERIFIER_nondet_int(void);
@@ -119,14 +134,7 @@ int main(void) { unsigned long t, u; pthread_create(&t, 0, w, 0); pthread_create
 					t.Fatalf("%s: ranges %v", cond, rs)
 				}
 				eng, err := explicit.New("dfs", explicit.Options{Options: verify.Options{Depth: 100, NoDeadlock: true}, Workers: 1})
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, err := eng.Check(context.Background(), p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				verdicts = append(verdicts, res.Verdict)
+				verdicts = append(verdicts, checked(t, eng, err, p).Verdict)
 			}
 			if verdicts[0] != c.want || verdicts[1] != c.want {
 				t.Errorf("narrowed %v, whole range %v, want %v", verdicts[0], verdicts[1], c.want)
@@ -201,27 +209,14 @@ int main(void) {
 				narrowed++
 			}
 			eng, err := explicit.New("dfs", explicit.Options{Options: verify.Options{Depth: 200, NoDeadlock: true}, Workers: 1, Stateful: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := eng.Check(context.Background(), p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := checked(t, eng, err, p)
 			verdicts = append(verdicts, res.Verdict)
 			if res.Verdict == verify.Unknown {
 				t.Fatalf("seed %d: %s: unknown: %s %s", seed, c, res.Note, res.Stopped)
 			}
 			if i == 0 {
 				sym, err := symbolic.New(verify.Options{Depth: 40, NoDeadlock: true}, "gini", "", "", false)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, err := sym.Check(context.Background(), p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				verdicts = append(verdicts, res.Verdict)
+				verdicts = append(verdicts, checked(t, sym, err, p).Verdict)
 			}
 		}
 		if testing.Verbose() {

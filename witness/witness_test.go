@@ -430,6 +430,20 @@ void *w(void *a) { int v = __VERIFIER_nondet_uchar(); x = 2147483600 + v; return
 int main(void) { unsigned long t; pthread_create(&t, 0, w, 0); return 0; }
 `
 
+// readBack writes w in format f and reads it back.
+func readBack(t *testing.T, f Format, w *Witness) *Witness {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, f, w); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(buf.Bytes())
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", f, err, buf.String())
+	}
+	return back
+}
+
 // TestPropertyWitnesses: a data race's and an overflow's witnesses carry
 // their specifications, the race's YAML names both accesses in its last
 // segment, and each reads back to a schedule that replays to the violation
@@ -463,14 +477,7 @@ func TestPropertyWitnesses(t *testing.T) {
 				t.Errorf("targets %+v, want one", w.Targets)
 			}
 			for _, f := range []Format{GraphML, YAML} {
-				var buf bytes.Buffer
-				if err := Write(&buf, f, w); err != nil {
-					t.Fatal(err)
-				}
-				back, err := Read(buf.Bytes())
-				if err != nil {
-					t.Fatalf("%s: %v\n%s", f, err, buf.String())
-				}
+				back := readBack(t, f, w)
 				if f == YAML && !slices.Equal(back.Targets, w.Targets) {
 					t.Errorf("YAML: targets read back as %+v, want %+v", back.Targets, w.Targets)
 				}
@@ -521,14 +528,7 @@ int main(void) {
 	w := &Witness{ProgramFile: "prog.i", Specification: "CHECK( init(main()), LTL(G ! call(reach_error())) )",
 		DataModel: "ILP32", Steps: path.Steps, Targets: path.Targets, Delays: path.Delays}
 	for _, f := range []Format{GraphML, YAML} {
-		var buf bytes.Buffer
-		if err := Write(&buf, f, w); err != nil {
-			t.Fatal(err)
-		}
-		back, err := Read(buf.Bytes())
-		if err != nil {
-			t.Fatal(err)
-		}
+		back := readBack(t, f, w)
 		for _, delays := range [][]int64{path.Delays, nil} {
 			back.Delays = delays
 			moves, err := back.Schedule(p)
