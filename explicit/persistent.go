@@ -3,6 +3,7 @@ package explicit
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -1128,7 +1129,11 @@ func (s *persistentSearch) selectPersistent(d int, safety bool) {
 				base.add(u)
 			}
 		}
-		s.closure(base)
+		if f.rows != nil {
+			base[0] = closeRows(f.rows, 0, base[0])
+		} else {
+			s.closure(base)
+		}
 	}
 	if base.intersects(f.enabled) {
 		base.and(f.enabled)
@@ -1140,6 +1145,21 @@ func (s *persistentSearch) selectPersistent(d int, safety bool) {
 	// comes from the strongly connected components of the graph, once for all
 	// seeds: closing each seed costs a graph traversal per enabled thread,
 	// O(n³) over a thousand threads.
+	if f.rows != nil {
+		// At most 64 threads: sets are words.
+		en, best, bestCount := f.enabled[0], uint64(0), -1
+		for es := en; es != 0; es &= es - 1 {
+			seen := closeRows(f.rows, base[0], es&-es)
+			if c := bits.OnesCount64(seen & en); bestCount < 0 || c < bestCount {
+				best, bestCount = seen, c
+				if c == 1 {
+					break
+				}
+			}
+		}
+		f.pset[0] = best & en
+		return
+	}
 	perSeed := s.n <= 64
 	if !perSeed {
 		g.scc.reaches(g.adj)
@@ -1368,6 +1388,20 @@ func (g *sccScratch) visit(adj []bitSet, v int) {
 			}
 		}
 	}
+}
+
+// closeRows returns the closure of closed, a set closed under the graph rows
+// (one word per thread), and add: closed plus what add reaches.
+func closeRows(rows []uint64, closed, add uint64) uint64 {
+	set := closed | add
+	for front := add &^ closed; front != 0; {
+		v := bits.TrailingZeros64(front)
+		front &= front - 1
+		nb := rows[v] &^ set
+		set |= nb
+		front |= nb
+	}
+	return set
 }
 
 // closure extends set along the stubborn-set graph.
