@@ -385,25 +385,24 @@ func (r stateRef) hash() uint64 { return uint64(r.block)<<32 | uint64(r.at) }
 
 // pack packs s into the current block and returns where.
 func (b *stateBlocks) pack(s ir.State) stateRef {
-	w := cellWidth(s)
-	head := uint64(len(s))<<2 | uint64(bits.TrailingZeros(uint(w)))
-	n := uvarintLen(head) + w*len(s)
-	var d [][]byte
-	if p := b.dir.Load(); p != nil {
-		d = *p
+	// Most states' cells all fit in a byte: pack them so while finding their
+	// width, in one pass over the state, and again only if they do not.
+	head := uint64(len(s)) << 2 // and the log of the width, which leaves the length of the uvarint alone
+	k := uvarintLen(head)
+	blk, at := b.room(k + len(s))
+	c := blk[at+k : at+k+len(s)]
+	var m uint64
+	for i, v := range s {
+		c[i] = byte(v)
+		m |= uint64(v ^ v>>63) // the bits v needs besides its sign
 	}
-	if len(d) == 0 || n > len(d[len(d)-1])-b.used {
-		d = b.grow(n)
+	w := widthOf(m)
+	if w > 1 {
+		blk, at = b.room(k + w*len(s))
+		c = blk[at+k:]
 	}
-	blk := d[len(d)-1]
-	at := b.used
-	c := blk[at+binary.PutUvarint(blk[at:], head):]
+	binary.PutUvarint(blk[at:], head|uint64(bits.TrailingZeros(uint(w))))
 	switch w {
-	case 1:
-		c := c[:len(s)] // one bounds check, none in the loop
-		for i, v := range s {
-			c[i] = byte(v)
-		}
 	case 2:
 		for i, v := range s {
 			binary.LittleEndian.PutUint16(c[2*i:], uint16(v))
@@ -412,13 +411,26 @@ func (b *stateBlocks) pack(s ir.State) stateRef {
 		for i, v := range s {
 			binary.LittleEndian.PutUint32(c[4*i:], uint32(v))
 		}
-	default:
+	case 8:
 		for i, v := range s {
 			binary.LittleEndian.PutUint64(c[8*i:], uint64(v))
 		}
 	}
-	b.used += n
-	return stateRef{block: uint32(len(d) - 1), at: uint32(at)}
+	b.used += k + w*len(s)
+	return stateRef{block: uint32(len(*b.dir.Load()) - 1), at: uint32(at)}
+}
+
+// room returns the current block, with room for n bytes past the bytes used
+// (adding a block if it has none), and where they start.
+func (b *stateBlocks) room(n int) ([]byte, int) {
+	var d [][]byte
+	if p := b.dir.Load(); p != nil {
+		d = *p
+	}
+	if len(d) == 0 || n > len(d[len(d)-1])-b.used {
+		d = b.grow(n)
+	}
+	return d[len(d)-1], b.used
 }
 
 // grow adds a block with room for n bytes at least and returns the directory.
@@ -474,12 +486,9 @@ func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
 // two workers shared the bandwidth, not the work.
 type packedState []byte
 
-// cellWidth returns the least width of packedState that holds every cell of s.
-func cellWidth(s ir.State) int {
-	var m uint64
-	for _, v := range s {
-		m |= uint64(v ^ v>>63) // the bits v needs besides its sign
-	}
+// widthOf returns the least width of packedState that holds cells whose
+// bits besides their signs are m, or'd together.
+func widthOf(m uint64) int {
 	switch n := bits.Len64(m); {
 	case n < 8:
 		return 1
