@@ -1270,9 +1270,25 @@ func (s *persistentSearch) rowHas(cur ir.State, v int, pr *threadProbe, u int) b
 		return in.affects(pr, v, u, loc)
 	}
 	s.values = in.valueLocations(pr.acc, s.values[:0])
+	return s.writesFrom(u, loc)
+}
+
+// writesFrom reports whether enablers puts thread u, at location loc, in the
+// row of a blocked thread whose guard reads s.values: u's code from loc may
+// write one of them (and u is among its writers, when staticInfo lists them).
+func (s *persistentSearch) writesFrom(u, loc int) bool {
+	in := s.info
 	w := in.future[u][loc].acc[ir.Write]
 	for _, l := range s.values {
-		if w.has(l) && (in.writers == nil || listed(in.writers[l], u)) {
+		if !w.has(l) {
+			continue
+		}
+		switch {
+		case in.writerMask != nil:
+			if in.writerMask[l]&(1<<u) != 0 {
+				return true
+			}
+		case in.writers == nil || listed(in.writers[l], u):
 			return true
 		}
 	}
@@ -1283,6 +1299,9 @@ func (s *persistentSearch) rowHas(cur ir.State, v int, pr *threadProbe, u int) b
 // the accesses acc: u's code may access one of them, or one is u's end.
 func (s *persistentSearch) candidate(acc []ir.Access, u int) bool {
 	in := s.info
+	if in.askUsers != nil {
+		return in.asked(acc)&(1<<u) != 0
+	}
 	for _, a := range acc {
 		if in.ordered.has(a.Loc) {
 			continue
@@ -1441,6 +1460,14 @@ func (s *persistentSearch) affected(cur ir.State, v int, pr *threadProbe, row bi
 	// The step conflicts with u only on a location it accessed that u's code
 	// may access, or by accessing u's termination, which u's last step
 	// writes (accessesConflict): those threads are the candidates.
+	if in.askUsers != nil {
+		for m := in.asked(pr.acc) &^ (1 << v); m != 0; m &= m - 1 {
+			if u := bits.TrailingZeros64(m); in.affects(pr, v, u, p.Location(cur, u)) {
+				row.add(u)
+			}
+		}
+		return
+	}
 	consider := func(u int) {
 		if u != v && !row.has(u) && in.affects(pr, v, u, p.Location(cur, u)) {
 			row.add(u)
@@ -1478,9 +1505,19 @@ func (s *persistentSearch) enablers(cur ir.State, v int, guard []ir.Access, row 
 				row.add(u)
 			}
 		}
-	} else {
+	} else if s.info.writerMask != nil {
 		// Only a thread whose code writes one of the locations at all may
 		// write it from where it is.
+		var m uint64
+		for _, l := range s.values {
+			m |= s.info.writerMask[l]
+		}
+		for m &^= 1 << v; m != 0; m &= m - 1 {
+			if u := bits.TrailingZeros64(m); s.writesFrom(u, p.Location(cur, u)) {
+				row.add(u)
+			}
+		}
+	} else {
 		for _, l := range s.values {
 			for _, u := range s.info.writers[l] {
 				if u := int(u); u != v && !row.has(u) && s.info.future[u][p.Location(cur, u)].acc[ir.Write].has(l) {

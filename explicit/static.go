@@ -94,6 +94,11 @@ type staticInfo struct {
 	// processes). Nil on a program whose lists would be too long; callers
 	// then ask every thread.
 	writers, users [][]int32
+	// On at most 64 threads, the same as masks, one word per location:
+	// askUsers[l] the threads a step accessing l may concern (users[l], and
+	// the thread whose end l is; none for an ordered l), writerMask[l]
+	// writers[l]. Nil otherwise, and when writers and users are.
+	askUsers, writerMask []uint64
 }
 
 // maxThreadLists bounds the entries of staticInfo's writers and users.
@@ -319,6 +324,34 @@ func (in *staticInfo) indexThreads() {
 		}
 	}
 	in.writers, in.users = writers, users
+	if len(in.own) > 64 {
+		return
+	}
+	in.askUsers, in.writerMask = make([]uint64, nl), make([]uint64, nl)
+	for l := range nl {
+		for _, t := range writers[l] {
+			in.writerMask[l] |= 1 << t
+		}
+		if in.ordered.has(l) {
+			continue // a step enabled now never conflicts there (see ordered)
+		}
+		for _, t := range users[l] {
+			in.askUsers[l] |= 1 << t
+		}
+		if k, t := in.p.Locate(l); k == ir.LocThread {
+			in.askUsers[l] |= 1 << t
+		}
+	}
+}
+
+// asked returns the threads persistentSearch.affected asks about for a step
+// that made the accesses acc (askUsers: at most 64 threads).
+func (in *staticInfo) asked(acc []ir.Access) uint64 {
+	var m uint64
+	for _, a := range acc {
+		m |= in.askUsers[a.Loc]
+	}
+	return m
 }
 
 // reachable returns the reflexive-transitive closure of the successor relation
