@@ -1245,12 +1245,7 @@ func (s *persistentSearch) localRow(cur ir.State, v int, pr *threadProbe) bool {
 	case ir.Enabled:
 		return true
 	case ir.Blocked, ir.BlockedAssume:
-		tr := s.p.Transition(cur, v)
-		if tr == nil {
-			return true // no one enables it: the row is empty but for the writers
-		}
-		op := tr.EntryNode().Op
-		return op != ir.OpLock && op != ir.OpJoin
+		return !s.info.ownerWait[v][s.p.Location(cur, v)]
 	}
 	return false
 }

@@ -79,6 +79,11 @@ type staticInfo struct {
 	fails  [][]bool      // thread, location: some transition reachable from it may fail
 	// trFails: thread, location: the transition itself may fail.
 	trFails [][]bool
+	// ownerWait: thread, location: the transition is a lock or a join, whose
+	// necessary enabling set depends on who holds the mutex or which threads
+	// have ended, not only on who may write what its guard reads (see
+	// persistentSearch.localRow).
+	ownerWait [][]bool
 	// ordered holds the locations whose conflicts order steps but are never
 	// races (ir.Program.OrderedLocation: channels' message slots). Two steps
 	// enabled in one state never conflict there, nor does a step enabled now
@@ -170,7 +175,8 @@ func (in *staticInfo) mayFail(t, loc int) bool { return in.fails[t][loc] }
 func analyze(p *ir.Program) *staticInfo {
 	n := len(p.Threads)
 	in := &staticInfo{p: p, own: make([][]footprint, n), future: make([][]footprint, n),
-		fails: make([][]bool, n), trFails: make([][]bool, n), ordered: newBitSet(p.NumLocations())}
+		fails: make([][]bool, n), trFails: make([][]bool, n), ownerWait: make([][]bool, n),
+		ordered: newBitSet(p.NumLocations())}
 	for l := range p.NumLocations() {
 		if p.OrderedLocation(l) {
 			in.ordered.add(l)
@@ -202,8 +208,15 @@ func analyze(p *ir.Program) *staticInfo {
 		}
 		if u, ok := shared[tmpl]; ok {
 			in.own[t], in.future[t], in.trFails[t] = in.own[u], in.future[u], in.trFails[u]
+			in.ownerWait[t] = in.ownerWait[u]
 			continue
 		}
+		waits := make([]bool, L+2)
+		for l, tr := range tmpl.Transitions {
+			op := tr.EntryNode().Op
+			waits[l] = op == ir.OpLock || op == ir.OpJoin
+		}
+		in.ownerWait[t] = waits
 		if !usesTid(tmpl) {
 			shared[tmpl] = t
 		}
