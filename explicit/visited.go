@@ -1,6 +1,7 @@
 package explicit
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"math/bits"
@@ -40,6 +41,9 @@ type visitedStore[E any] struct {
 	// budget, on no search's path, so that every algorithm skips it).
 	bits          []uint64
 	scratch, seen visit[E]
+	// key holds the state being looked up, packed: the store hashes and
+	// compares packed states (see key).
+	key []byte
 }
 
 // storeMode is how a visitedStore tells states apart: exactly (the zero
@@ -149,27 +153,41 @@ func (r *recordChunks[T]) grow() {
 	r.dir.Store(&d)
 }
 
+// key packs s into the store's scratch key and returns it with its hash. A
+// sequential store hashes and compares states packed, not their cells: the
+// packing is canonical (the least width), so two states are equal exactly
+// when their packings are, and a packed state is an eighth of the words to
+// hash and a byte comparison (bytes.HasPrefix) to compare, where most lookups
+// find a state stored before. Packing it costs one pass over the cells, and
+// storing a new state is then a copy.
+func (v *visitedStore[E]) keyOf(s ir.State) (packedState, uint64) {
+	k := appendPacked(v.key[:0], s)
+	v.key = k
+	return k, ir.HashBytes(k)
+}
+
 // lookup returns the record of s, or nil.
 func (v *visitedStore[E]) lookup(s ir.State) *visit[E] {
+	k, h := v.keyOf(s)
 	if v.mode.kind == bitStateStore {
-		if !v.bitsSet(s.Hash(), false) {
+		if !v.bitsSet(h, false) {
 			return nil
 		}
 		v.seen = visit[E]{budget: math.MaxInt32}
 		return &v.seen
 	}
-	e, _ := v.find(s, s.Hash())
+	e, _ := v.find(k, h)
 	return e
 }
 
 // visit returns the record of s, storing s first if it is new (fresh); the
 // state is hashed, and its hash looked up in the index, once either way.
 func (v *visitedStore[E]) visit(s ir.State) (e *visit[E], fresh bool) {
-	h := s.Hash()
+	k, h := v.keyOf(s)
 	if v.mode.kind == bitStateStore {
 		return v.visitBits(h)
 	}
-	e, slot := v.find(s, h)
+	e, slot := v.find(k, h)
 	if e != nil {
 		return e, false
 	}
@@ -177,7 +195,7 @@ func (v *visitedStore[E]) visit(s ir.State) (e *visit[E], fresh bool) {
 	e = v.records.add(i)
 	*e = visit[E]{budget: -1}
 	if v.mode.kind == exactStore {
-		e.state = v.blocks.pack(s)
+		e.state = v.blocks.add(k)
 	} else {
 		e.state = hashRef(h)
 	}
@@ -192,14 +210,12 @@ func (v *visitedStore[E]) visit(s ir.State) (e *visit[E], fresh bool) {
 // grow replaces the index with one twice as large.
 func (v *visitedStore[E]) grow() {
 	slots := newIndex(2 * len(v.index))
-	var scratch ir.State
 	regrow(v.index, slots, seqSlots, func(ref uint64) uint64 {
 		e := v.at(int32(ref - 1))
 		if v.mode.kind == hashCompactStore {
 			return e.state.hash()
 		}
-		scratch = v.blocks.packed(e.state).unpack(scratch)
-		return scratch.Hash()
+		return ir.HashBytes(v.blocks.packed(e.state).trim())
 	})
 	v.index = slots
 }
@@ -240,15 +256,17 @@ func (v *visitedStore[E]) bitsSet(h uint64, set bool) bool {
 	return all
 }
 
-// find returns the record of s, whose hash is h, or nil and the empty slot of
-// the index where it would go. With hash compaction, the record of any state
-// with hash h is s's.
-func (v *visitedStore[E]) find(s ir.State, h uint64) (*visit[E], uint64) {
+// find returns the record of the state packed as k, whose hash is h, or nil
+// and the empty slot of the index where it would go. With hash compaction,
+// the record of any state with hash h is its.
+func (v *visitedStore[E]) find(k packedState, h uint64) (*visit[E], uint64) {
 	ref, slot := probe(v.index, h, seqSlots, func(ref uint64) bool {
 		if v.mode.kind == hashCompactStore {
 			return v.at(int32(ref-1)).state.hash() == h
 		}
-		return v.blocks.packed(v.at(int32(ref - 1)).state).equal(s)
+		// A packed state's header is a uvarint, which says where it
+		// ends: a stored state that starts with k is k.
+		return bytes.HasPrefix(v.blocks.packed(v.at(int32(ref-1)).state), k)
 	})
 	if ref == 0 {
 		return nil, slot
@@ -367,8 +385,9 @@ func regrow(old, slots []visitSlot, f slotFormat, hash func(ref uint64) uint64) 
 // directory of blocks, which is replaced atomically when a block is added
 // (append writes only past what readers of the old one see).
 type stateBlocks struct {
-	dir  atomic.Pointer[[][]byte] // every block, at its full length
-	used int                      // bytes written into the last block
+	dir     atomic.Pointer[[][]byte] // every block, at its full length
+	used    int                      // bytes written into the last block
+	scratch []byte                   // pack's
 }
 
 // stateRef names a packed state in a stateBlocks: its block and its offset
@@ -385,23 +404,43 @@ func (r stateRef) hash() uint64 { return uint64(r.block)<<32 | uint64(r.at) }
 
 // pack packs s into the current block and returns where.
 func (b *stateBlocks) pack(s ir.State) stateRef {
-	// Most states' cells all fit in a byte: pack them so while finding their
-	// width, in one pass over the state, and again only if they do not.
+	b.scratch = appendPacked(b.scratch[:0], s)
+	return b.add(b.scratch)
+}
+
+// add copies the packed state k into the current block and returns where.
+func (b *stateBlocks) add(k packedState) stateRef {
+	var d [][]byte
+	if p := b.dir.Load(); p != nil {
+		d = *p
+	}
+	if len(d) == 0 || len(k) > len(d[len(d)-1])-b.used {
+		d = b.grow(len(k))
+	}
+	at := b.used
+	b.used += copy(d[len(d)-1][at:], k)
+	return stateRef{block: uint32(len(d) - 1), at: uint32(at)}
+}
+
+// appendPacked returns s packed (packedState), in dst if it has room.
+func appendPacked(dst []byte, s ir.State) packedState {
 	head := uint64(len(s)) << 2 // and the log of the width, which leaves the length of the uvarint alone
 	k := uvarintLen(head)
-	blk, at := b.room(k + len(s))
-	c := blk[at+k : at+k+len(s)]
+	if need := k + 8*len(s); cap(dst) < need {
+		dst = make([]byte, need)
+	}
+	dst = dst[:cap(dst)]
+	// Most states' cells all fit in a byte: pack them so while finding their
+	// width, in one pass over the state, and again only if they do not.
+	c := dst[k : k+len(s)]
 	var m uint64
 	for i, v := range s {
 		c[i] = byte(v)
 		m |= uint64(v ^ v>>63) // the bits v needs besides its sign
 	}
 	w := widthOf(m)
-	if w > 1 {
-		blk, at = b.room(k + w*len(s))
-		c = blk[at+k:]
-	}
-	binary.PutUvarint(blk[at:], head|uint64(bits.TrailingZeros(uint(w))))
+	binary.PutUvarint(dst, head|uint64(bits.TrailingZeros(uint(w))))
+	c = dst[k:]
 	switch w {
 	case 2:
 		for i, v := range s {
@@ -416,21 +455,7 @@ func (b *stateBlocks) pack(s ir.State) stateRef {
 			binary.LittleEndian.PutUint64(c[8*i:], uint64(v))
 		}
 	}
-	b.used += k + w*len(s)
-	return stateRef{block: uint32(len(*b.dir.Load()) - 1), at: uint32(at)}
-}
-
-// room returns the current block, with room for n bytes past the bytes used
-// (adding a block if it has none), and where they start.
-func (b *stateBlocks) room(n int) ([]byte, int) {
-	var d [][]byte
-	if p := b.dir.Load(); p != nil {
-		d = *p
-	}
-	if len(d) == 0 || n > len(d[len(d)-1])-b.used {
-		d = b.grow(n)
-	}
-	return d[len(d)-1], b.used
+	return dst[:k+w*len(s)]
 }
 
 // grow adds a block with room for n bytes at least and returns the directory.
@@ -498,6 +523,12 @@ func widthOf(m uint64) int {
 		return 4
 	}
 	return 8
+}
+
+// trim returns p without the bytes past its state.
+func (p packedState) trim() packedState {
+	head, k := binary.Uvarint(p)
+	return p[:k+int(head>>2)<<(head&3)]
 }
 
 // header returns the number of cells and the width of p, and its cells.

@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"strings"
@@ -58,6 +59,38 @@ func (s State) Hash() uint64 {
 		h0 = foldMix(h0^uint64(s[i]), k0)
 	}
 	h := h0 ^ bits.RotateLeft64(h1, 16) ^ bits.RotateLeft64(h2, 32) ^ bits.RotateLeft64(h3, 48) ^ uint64(len(s))
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	return h
+}
+
+// HashBytes is Hash over bytes, read as little-endian words (the last one
+// padded with zeros), for stores that keep states packed into bytes.
+func HashBytes(b []byte) uint64 {
+	const k0, k1, k2, k3 = 0xa0761d6478bd642f, 0xe7037ed1a0b428db, 0x8ebc6af09c88c6e3, 0x589965cc75374cc3
+	h0, h1 := uint64(14695981039346656037), uint64(0x9e3779b97f4a7c15)
+	h2, h3 := uint64(0xc2b2ae3d27d4eb4f), uint64(0x165667b19e3779f9)
+	le := binary.LittleEndian
+	i := 0
+	for ; i+64 <= len(b); i += 64 {
+		c := b[i : i+64 : i+64]
+		h0 = foldMix(h0^le.Uint64(c[0:]), le.Uint64(c[8:])^k0)
+		h1 = foldMix(h1^le.Uint64(c[16:]), le.Uint64(c[24:])^k1)
+		h2 = foldMix(h2^le.Uint64(c[32:]), le.Uint64(c[40:])^k2)
+		h3 = foldMix(h3^le.Uint64(c[48:]), le.Uint64(c[56:])^k3)
+	}
+	for ; i+8 <= len(b); i += 8 {
+		h0 = foldMix(h0^le.Uint64(b[i:]), k0)
+	}
+	if i < len(b) {
+		var w uint64
+		for j := len(b) - 1; j >= i; j-- {
+			w = w<<8 | uint64(b[j])
+		}
+		h0 = foldMix(h0^w, k0)
+	}
+	h := h0 ^ bits.RotateLeft64(h1, 16) ^ bits.RotateLeft64(h2, 32) ^ bits.RotateLeft64(h3, 48) ^ uint64(len(b))
 	h ^= h >> 33
 	h *= 0xff51afd7ed558ccd
 	h ^= h >> 33
