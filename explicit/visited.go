@@ -432,13 +432,29 @@ func appendPacked(dst []byte, s ir.State) packedState {
 	dst = dst[:cap(dst)]
 	// Most states' cells all fit in a byte: pack them so while finding their
 	// width, in one pass over the state, and again only if they do not.
+	// A cell fits in a byte when v+128 is in [0, 256): or'd together, these
+	// say whether every cell does with one addition and one or a cell; four
+	// cells an iteration.
 	c := dst[k : k+len(s)]
-	var m uint64
-	for i, v := range s {
-		c[i] = byte(v)
-		m |= uint64(v ^ v>>63) // the bits v needs besides its sign
+	var fit uint64
+	i := 0
+	for ; i+4 <= len(s) && i+4 <= len(c); i += 4 {
+		q, b := s[i:i+4:i+4], c[i:i+4:i+4]
+		b[0], b[1], b[2], b[3] = byte(q[0]), byte(q[1]), byte(q[2]), byte(q[3])
+		fit |= uint64(q[0]+128) | uint64(q[1]+128) | uint64(q[2]+128) | uint64(q[3]+128)
 	}
-	w := widthOf(m)
+	for ; i < len(s) && i < len(c); i++ {
+		c[i] = byte(s[i])
+		fit |= uint64(s[i] + 128)
+	}
+	w := 1
+	if fit >= 256 {
+		var m uint64
+		for _, v := range s {
+			m |= uint64(v ^ v>>63) // the bits v needs besides its sign
+		}
+		w = widthOf(m)
+	}
 	binary.PutUvarint(dst, head|uint64(bits.TrailingZeros(uint(w))))
 	c = dst[k:]
 	switch w {
