@@ -3,6 +3,7 @@ package explicit
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -210,10 +211,13 @@ type stubbornGraph struct {
 	best  bitSet
 	queue []int
 	scc   sccScratch
+	// moved: the threads whose control location differs from the parent
+	// state's (see selectPersistent); check: verifyReuse's row.
+	moved, check bitSet
 }
 
 func newStubbornGraph(n int) stubbornGraph {
-	g := stubbornGraph{adj: make([]bitSet, n), seen: newBitSet(n), best: newBitSet(n)}
+	g := stubbornGraph{adj: make([]bitSet, n), seen: newBitSet(n), best: newBitSet(n), moved: newBitSet(n), check: newBitSet(n)}
 	for t := range g.adj {
 		g.adj[t] = newBitSet(n)
 	}
@@ -241,8 +245,15 @@ type persistentFrame struct {
 	// keep) until run takes it, or -1.
 	ready int
 	// fresh holds the threads whose steps the probe of this frame executed,
-	// their successors in s.probed; the others kept the parent's probe.
-	fresh bitSet
+	// their successors in s.probed; kept, the threads that kept the parent's
+	// probe.
+	fresh, kept bitSet
+	// rows is a copy of the stubborn-set graph of the state (one word per
+	// thread: only for at most 64 threads), valid while rowsOK: a child
+	// state's selectPersistent starts from the rows of the threads whose
+	// probes it kept.
+	rows   []uint64
+	rowsOK bool
 	// stepped is the thread whose step made states[d+1] while run explores
 	// it, else -1: the child's probe reuses this frame's probes then.
 	stepped int
@@ -294,8 +305,12 @@ const frameChunk = 16
 func (s *persistentSearch) allocFrames() {
 	n, size := s.n, s.p.StateSize
 	words := (n + 63) / 64
-	const sets = 7 // a frame's bit sets
+	const sets = 8 // a frame's bit sets
 	cells := make([]int64, frameChunk*size)
+	var rows []uint64
+	if n <= 64 {
+		rows = make([]uint64, frameChunk*n)
+	}
 	probes := make([]threadProbe, frameChunk*n)
 	bits := make([]uint64, frameChunk*sets*words)
 	frames := make([]persistentFrame, frameChunk)
@@ -305,7 +320,10 @@ func (s *persistentSearch) allocFrames() {
 		f.probes = probes[i*n : (i+1)*n : (i+1)*n]
 		f.enabled, f.pset, f.sleepIn = set(i*sets), set(i*sets+1), set(i*sets+2)
 		f.sleep, f.old, f.todo = set(i*sets+3), set(i*sets+4), set(i*sets+5)
-		f.fresh = set(i*sets + 6)
+		f.fresh, f.kept = set(i*sets+6), set(i*sets+7)
+		if rows != nil {
+			f.rows = rows[i*n : (i+1)*n : (i+1)*n]
+		}
 		f.ready, f.stepped = -1, -1
 		s.states = append(s.states, ir.State(cells[i*size:(i+1)*size:(i+1)*size]))
 		s.moves = append(s.moves, ir.Move{})
@@ -920,6 +938,8 @@ func (s *persistentSearch) probe(d int) (*ir.Violation, int) {
 	cur := s.states[d]
 	f.enabled.clear()
 	f.fresh.clear()
+	f.kept.clear()
+	f.rowsOK = false // the probes change: selectPersistent makes the rows again
 	f.accEnd = 0
 	// The state's parent on the path, and the step from it, when the search
 	// took that step (run): a thread other than the one that moved, whose
@@ -952,6 +972,7 @@ func (s *persistentSearch) probe(d int) (*ir.Violation, int) {
 				if !ir.Conflict(pp.acc, last) {
 					pr.status, pr.acc, pr.static = pp.status, pp.acc, pp.static
 					pr.made = append(pr.made[:0], pp.made...)
+					f.kept.add(t)
 					if pr.status == ir.Enabled {
 						f.enabled.add(t)
 					}
@@ -1071,22 +1092,34 @@ func (s *persistentSearch) selectPersistent(d int, safety bool) {
 	g := &s.graph
 	p := s.p
 	cur := s.states[d]
+	par := s.rowsParent(d)
 	for v := range s.n {
 		if s.x.halted() {
 			return // the verdict is unknown or unsafe; no set is needed any more
 		}
 		row := g.adj[v]
-		row.clear()
 		pr := &f.probes[v]
-		switch pr.status {
-		case ir.Enabled:
-			s.affected(cur, v, pr, row)
-		case ir.Blocked, ir.BlockedAssume, ir.BlockedLimit, ir.Dormant:
-			// A thread not started yet (Dormant) waits for its start
-			// flag, which its creator's spawn writes; one at a bound of
-			// the model for a free slot: both guards are in pr.acc.
-			s.enablers(cur, v, pr.acc, row)
+		if par != nil && f.kept.has(v) && !g.moved.has(v) && s.localRow(cur, v, pr) {
+			row[0] = par.rows[v]
+			for u := g.moved.next(0); u >= 0; u = g.moved.next(u + 1) {
+				if s.rowHas(cur, v, pr, u) {
+					row.add(u)
+				} else {
+					row.remove(u)
+				}
+			}
+			if s.verifyReuse {
+				s.checkRow(cur, v, pr, row)
+			}
+			continue
 		}
+		s.row(cur, v, pr, row)
+	}
+	if f.rows != nil {
+		for v := range s.n {
+			f.rows[v] = g.adj[v][0]
+		}
+		f.rowsOK = true
 	}
 	base := f.pset // scratch until the end
 	base.clear()
@@ -1096,7 +1129,11 @@ func (s *persistentSearch) selectPersistent(d int, safety bool) {
 				base.add(u)
 			}
 		}
-		s.closure(base)
+		if f.rows != nil {
+			base[0] = closeRows(f.rows, 0, base[0])
+		} else {
+			s.closure(base)
+		}
 	}
 	if base.intersects(f.enabled) {
 		base.and(f.enabled)
@@ -1108,6 +1145,21 @@ func (s *persistentSearch) selectPersistent(d int, safety bool) {
 	// comes from the strongly connected components of the graph, once for all
 	// seeds: closing each seed costs a graph traversal per enabled thread,
 	// O(n³) over a thousand threads.
+	if f.rows != nil {
+		// At most 64 threads: sets are words.
+		en, best, bestCount := f.enabled[0], uint64(0), -1
+		for es := en; es != 0; es &= es - 1 {
+			seen := closeRows(f.rows, base[0], es&-es)
+			if c := bits.OnesCount64(seen & en); bestCount < 0 || c < bestCount {
+				best, bestCount = seen, c
+				if c == 1 {
+					break
+				}
+			}
+		}
+		f.pset[0] = best & en
+		return
+	}
 	perSeed := s.n <= 64
 	if !perSeed {
 		g.scc.reaches(g.adj)
@@ -1131,6 +1183,149 @@ func (s *persistentSearch) selectPersistent(d int, safety bool) {
 	}
 	f.pset.copyFrom(g.best)
 	f.pset.and(f.enabled)
+}
+
+// row makes thread v's row of the stubborn-set graph of the state cur, whose
+// probe of v is pr: the threads v's next step may be dependent with (an
+// enabled v), or a necessary enabling set of v (a blocked one).
+func (s *persistentSearch) row(cur ir.State, v int, pr *threadProbe, row bitSet) {
+	row.clear()
+	switch pr.status {
+	case ir.Enabled:
+		s.affected(cur, v, pr, row)
+	case ir.Blocked, ir.BlockedAssume, ir.BlockedLimit, ir.Dormant:
+		// A thread not started yet (Dormant) waits for its start flag,
+		// which its creator's spawn writes; one at a bound of the model for
+		// a free slot: both guards are in pr.acc.
+		s.enablers(cur, v, pr.acc, row)
+	}
+}
+
+// rowsParent returns the frame of the parent of the state at depth d when the
+// rows of its graph may be reused (see localRow), and sets graph.moved to the
+// threads whose control location the step from it changed; else nil.
+//
+// Why a row may be reused: the row of a thread v is a function of v's probe
+// (its status, accesses and draws), of v's location (its transition, for a
+// blocked v), and, for each other thread u, of u's location alone (u's future
+// footprint, staticInfo.future) — but for a blocked lock or join, whose
+// enabling set reads a lock's owner or which threads have ended (localRow
+// says no to those). A probe kept from the parent is the same probe (see
+// probe). So the row of a thread whose probe was kept and which did not move
+// is the parent's but in the columns of the threads that moved, which rowHas
+// computes again; the step taken moved one thread, mostly. The parent's rows
+// are the graph of the state its probes describe: rowsOK is set when
+// selectPersistent has made them all and cleared when probe probes the frame
+// again (the bounded phase's visit of a state in H probes it without choosing
+// a set, and leaves the rows unmade).
+func (s *persistentSearch) rowsParent(d int) *persistentFrame {
+	f := s.frames[d]
+	if d == 0 || f.rows == nil || f.kept.empty() {
+		return nil
+	}
+	pf := s.frames[d-1]
+	if !pf.rowsOK {
+		return nil
+	}
+	g := &s.graph
+	g.moved.clear()
+	prev, cur := s.states[d-1], s.states[d]
+	for u := range s.n {
+		if s.p.Location(prev, u) != s.p.Location(cur, u) {
+			g.moved.add(u)
+		}
+	}
+	return pf
+}
+
+// localRow reports whether v's row depends on the other threads' locations
+// only (see rowsParent).
+func (s *persistentSearch) localRow(cur ir.State, v int, pr *threadProbe) bool {
+	switch pr.status {
+	case ir.Enabled:
+		return true
+	case ir.Blocked, ir.BlockedAssume:
+		return !s.info.ownerWait[v][s.p.Location(cur, v)]
+	}
+	return false
+}
+
+// rowHas reports whether row would put thread u in the row of v, whose row is
+// local (localRow): affected's or enablers' test for one thread.
+func (s *persistentSearch) rowHas(cur ir.State, v int, pr *threadProbe, u int) bool {
+	if u == v {
+		return false
+	}
+	in := s.info
+	loc := s.p.Location(cur, u)
+	if pr.status == ir.Enabled {
+		if pr.static == nil && in.users != nil && !s.candidate(pr.acc, u) {
+			return false
+		}
+		return in.affects(pr, v, u, loc)
+	}
+	s.values = in.valueLocations(pr.acc, s.values[:0])
+	return s.writesFrom(u, loc)
+}
+
+// writesFrom reports whether enablers puts thread u, at location loc, in the
+// row of a blocked thread whose guard reads s.values: u's code from loc may
+// write one of them (and u is among its writers, when staticInfo lists them).
+func (s *persistentSearch) writesFrom(u, loc int) bool {
+	in := s.info
+	w := in.future[u][loc].acc[ir.Write]
+	for _, l := range s.values {
+		if !w.has(l) {
+			continue
+		}
+		switch {
+		case in.writerMask != nil:
+			if in.writerMask[l]&(1<<u) != 0 {
+				return true
+			}
+		case in.writers == nil || listed(in.writers[l], u):
+			return true
+		}
+	}
+	return false
+}
+
+// candidate reports whether affected asks about thread u for a step that made
+// the accesses acc: u's code may access one of them, or one is u's end.
+func (s *persistentSearch) candidate(acc []ir.Access, u int) bool {
+	in := s.info
+	if in.askUsers != nil {
+		return in.asked(acc)&(1<<u) != 0
+	}
+	for _, a := range acc {
+		if in.ordered.has(a.Loc) {
+			continue
+		}
+		if k, t := s.p.Locate(a.Loc); k == ir.LocThread && t == u {
+			return true
+		}
+		if listed(in.users[a.Loc], u) {
+			return true
+		}
+	}
+	return false
+}
+
+// listed reports whether thread u is in threads, a list of staticInfo's (in
+// increasing order).
+func listed(threads []int32, u int) bool {
+	_, ok := slices.BinarySearch(threads, int32(u))
+	return ok
+}
+
+// checkRow makes v's row afresh and panics if it differs from the reused one
+// (Persistent.verifyReuse: tests only).
+func (s *persistentSearch) checkRow(cur ir.State, v int, pr *threadProbe, row bitSet) {
+	g := &s.graph
+	s.row(cur, v, pr, g.check)
+	if !slices.Equal(g.check, row) {
+		panic(fmt.Sprintf("persistent: thread %d's reused row %b differs from its row %b", v, row, g.check))
+	}
 }
 
 // sccScratch computes, for a directed graph over threads (adjacency bit sets),
@@ -1209,6 +1404,20 @@ func (g *sccScratch) visit(adj []bitSet, v int) {
 	}
 }
 
+// closeRows returns the closure of closed, a set closed under the graph rows
+// (one word per thread), and add: closed plus what add reaches.
+func closeRows(rows []uint64, closed, add uint64) uint64 {
+	set := closed | add
+	for front := add &^ closed; front != 0; {
+		v := bits.TrailingZeros64(front)
+		front &= front - 1
+		nb := rows[v] &^ set
+		set |= nb
+		front |= nb
+	}
+	return set
+}
+
 // closure extends set along the stubborn-set graph.
 func (s *persistentSearch) closure(set bitSet) {
 	g := &s.graph
@@ -1246,6 +1455,14 @@ func (s *persistentSearch) affected(cur ir.State, v int, pr *threadProbe, row bi
 	// The step conflicts with u only on a location it accessed that u's code
 	// may access, or by accessing u's termination, which u's last step
 	// writes (accessesConflict): those threads are the candidates.
+	if in.askUsers != nil {
+		for m := in.asked(pr.acc) &^ (1 << v); m != 0; m &= m - 1 {
+			if u := bits.TrailingZeros64(m); in.affects(pr, v, u, p.Location(cur, u)) {
+				row.add(u)
+			}
+		}
+		return
+	}
 	consider := func(u int) {
 		if u != v && !row.has(u) && in.affects(pr, v, u, p.Location(cur, u)) {
 			row.add(u)
@@ -1283,9 +1500,19 @@ func (s *persistentSearch) enablers(cur ir.State, v int, guard []ir.Access, row 
 				row.add(u)
 			}
 		}
-	} else {
+	} else if s.info.writerMask != nil {
 		// Only a thread whose code writes one of the locations at all may
 		// write it from where it is.
+		var m uint64
+		for _, l := range s.values {
+			m |= s.info.writerMask[l]
+		}
+		for m &^= 1 << v; m != 0; m &= m - 1 {
+			if u := bits.TrailingZeros64(m); s.writesFrom(u, p.Location(cur, u)) {
+				row.add(u)
+			}
+		}
+	} else {
 		for _, l := range s.values {
 			for _, u := range s.info.writers[l] {
 				if u := int(u); u != v && !row.has(u) && s.info.future[u][p.Location(cur, u)].acc[ir.Write].has(l) {

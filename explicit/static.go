@@ -79,6 +79,11 @@ type staticInfo struct {
 	fails  [][]bool      // thread, location: some transition reachable from it may fail
 	// trFails: thread, location: the transition itself may fail.
 	trFails [][]bool
+	// ownerWait: thread, location: the transition is a lock or a join, whose
+	// necessary enabling set depends on who holds the mutex or which threads
+	// have ended, not only on who may write what its guard reads (see
+	// persistentSearch.localRow).
+	ownerWait [][]bool
 	// ordered holds the locations whose conflicts order steps but are never
 	// races (ir.Program.OrderedLocation: channels' message slots). Two steps
 	// enabled in one state never conflict there, nor does a step enabled now
@@ -94,6 +99,11 @@ type staticInfo struct {
 	// processes). Nil on a program whose lists would be too long; callers
 	// then ask every thread.
 	writers, users [][]int32
+	// On at most 64 threads, the same as masks, one word per location:
+	// askUsers[l] the threads a step accessing l may concern (users[l], and
+	// the thread whose end l is; none for an ordered l), writerMask[l]
+	// writers[l]. Nil otherwise, and when writers and users are.
+	askUsers, writerMask []uint64
 }
 
 // maxThreadLists bounds the entries of staticInfo's writers and users.
@@ -165,7 +175,8 @@ func (in *staticInfo) mayFail(t, loc int) bool { return in.fails[t][loc] }
 func analyze(p *ir.Program) *staticInfo {
 	n := len(p.Threads)
 	in := &staticInfo{p: p, own: make([][]footprint, n), future: make([][]footprint, n),
-		fails: make([][]bool, n), trFails: make([][]bool, n), ordered: newBitSet(p.NumLocations())}
+		fails: make([][]bool, n), trFails: make([][]bool, n), ownerWait: make([][]bool, n),
+		ordered: newBitSet(p.NumLocations())}
 	for l := range p.NumLocations() {
 		if p.OrderedLocation(l) {
 			in.ordered.add(l)
@@ -197,8 +208,15 @@ func analyze(p *ir.Program) *staticInfo {
 		}
 		if u, ok := shared[tmpl]; ok {
 			in.own[t], in.future[t], in.trFails[t] = in.own[u], in.future[u], in.trFails[u]
+			in.ownerWait[t] = in.ownerWait[u]
 			continue
 		}
+		waits := make([]bool, L+2)
+		for l, tr := range tmpl.Transitions {
+			op := tr.EntryNode().Op
+			waits[l] = op == ir.OpLock || op == ir.OpJoin
+		}
+		in.ownerWait[t] = waits
 		if !usesTid(tmpl) {
 			shared[tmpl] = t
 		}
@@ -319,6 +337,34 @@ func (in *staticInfo) indexThreads() {
 		}
 	}
 	in.writers, in.users = writers, users
+	if len(in.own) > 64 {
+		return
+	}
+	in.askUsers, in.writerMask = make([]uint64, nl), make([]uint64, nl)
+	for l := range nl {
+		for _, t := range writers[l] {
+			in.writerMask[l] |= 1 << t
+		}
+		if in.ordered.has(l) {
+			continue // a step enabled now never conflicts there (see ordered)
+		}
+		for _, t := range users[l] {
+			in.askUsers[l] |= 1 << t
+		}
+		if k, t := in.p.Locate(l); k == ir.LocThread {
+			in.askUsers[l] |= 1 << t
+		}
+	}
+}
+
+// asked returns the threads persistentSearch.affected asks about for a step
+// that made the accesses acc (askUsers: at most 64 threads).
+func (in *staticInfo) asked(acc []ir.Access) uint64 {
+	var m uint64
+	for _, a := range acc {
+		m |= in.askUsers[a.Loc]
+	}
+	return m
 }
 
 // reachable returns the reflexive-transitive closure of the successor relation

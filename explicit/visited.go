@@ -1,6 +1,7 @@
 package explicit
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"math/bits"
@@ -40,6 +41,9 @@ type visitedStore[E any] struct {
 	// budget, on no search's path, so that every algorithm skips it).
 	bits          []uint64
 	scratch, seen visit[E]
+	// key holds the state being looked up, packed: the store hashes and
+	// compares packed states (see key).
+	key []byte
 }
 
 // storeMode is how a visitedStore tells states apart: exactly (the zero
@@ -149,27 +153,41 @@ func (r *recordChunks[T]) grow() {
 	r.dir.Store(&d)
 }
 
+// key packs s into the store's scratch key and returns it with its hash. A
+// sequential store hashes and compares states packed, not their cells: the
+// packing is canonical (the least width), so two states are equal exactly
+// when their packings are, and a packed state is an eighth of the words to
+// hash and a byte comparison (bytes.HasPrefix) to compare, where most lookups
+// find a state stored before. Packing it costs one pass over the cells, and
+// storing a new state is then a copy.
+func (v *visitedStore[E]) keyOf(s ir.State) (packedState, uint64) {
+	k := appendPacked(v.key[:0], s)
+	v.key = k
+	return k, ir.HashBytes(k)
+}
+
 // lookup returns the record of s, or nil.
 func (v *visitedStore[E]) lookup(s ir.State) *visit[E] {
+	k, h := v.keyOf(s)
 	if v.mode.kind == bitStateStore {
-		if !v.bitsSet(s.Hash(), false) {
+		if !v.bitsSet(h, false) {
 			return nil
 		}
 		v.seen = visit[E]{budget: math.MaxInt32}
 		return &v.seen
 	}
-	e, _ := v.find(s, s.Hash())
+	e, _ := v.find(k, h)
 	return e
 }
 
 // visit returns the record of s, storing s first if it is new (fresh); the
 // state is hashed, and its hash looked up in the index, once either way.
 func (v *visitedStore[E]) visit(s ir.State) (e *visit[E], fresh bool) {
-	h := s.Hash()
+	k, h := v.keyOf(s)
 	if v.mode.kind == bitStateStore {
 		return v.visitBits(h)
 	}
-	e, slot := v.find(s, h)
+	e, slot := v.find(k, h)
 	if e != nil {
 		return e, false
 	}
@@ -177,7 +195,7 @@ func (v *visitedStore[E]) visit(s ir.State) (e *visit[E], fresh bool) {
 	e = v.records.add(i)
 	*e = visit[E]{budget: -1}
 	if v.mode.kind == exactStore {
-		e.state = v.blocks.pack(s)
+		e.state = v.blocks.add(k)
 	} else {
 		e.state = hashRef(h)
 	}
@@ -192,14 +210,12 @@ func (v *visitedStore[E]) visit(s ir.State) (e *visit[E], fresh bool) {
 // grow replaces the index with one twice as large.
 func (v *visitedStore[E]) grow() {
 	slots := newIndex(2 * len(v.index))
-	var scratch ir.State
 	regrow(v.index, slots, seqSlots, func(ref uint64) uint64 {
 		e := v.at(int32(ref - 1))
 		if v.mode.kind == hashCompactStore {
 			return e.state.hash()
 		}
-		scratch = v.blocks.packed(e.state).unpack(scratch)
-		return scratch.Hash()
+		return ir.HashBytes(v.blocks.packed(e.state).trim())
 	})
 	v.index = slots
 }
@@ -240,15 +256,17 @@ func (v *visitedStore[E]) bitsSet(h uint64, set bool) bool {
 	return all
 }
 
-// find returns the record of s, whose hash is h, or nil and the empty slot of
-// the index where it would go. With hash compaction, the record of any state
-// with hash h is s's.
-func (v *visitedStore[E]) find(s ir.State, h uint64) (*visit[E], uint64) {
+// find returns the record of the state packed as k, whose hash is h, or nil
+// and the empty slot of the index where it would go. With hash compaction,
+// the record of any state with hash h is its.
+func (v *visitedStore[E]) find(k packedState, h uint64) (*visit[E], uint64) {
 	ref, slot := probe(v.index, h, seqSlots, func(ref uint64) bool {
 		if v.mode.kind == hashCompactStore {
 			return v.at(int32(ref-1)).state.hash() == h
 		}
-		return v.blocks.packed(v.at(int32(ref - 1)).state).equal(s)
+		// A packed state's header is a uvarint, which says where it
+		// ends: a stored state that starts with k is k.
+		return bytes.HasPrefix(v.blocks.packed(v.at(int32(ref-1)).state), k)
 	})
 	if ref == 0 {
 		return nil, slot
@@ -367,8 +385,9 @@ func regrow(old, slots []visitSlot, f slotFormat, hash func(ref uint64) uint64) 
 // directory of blocks, which is replaced atomically when a block is added
 // (append writes only past what readers of the old one see).
 type stateBlocks struct {
-	dir  atomic.Pointer[[][]byte] // every block, at its full length
-	used int                      // bytes written into the last block
+	dir     atomic.Pointer[[][]byte] // every block, at its full length
+	used    int                      // bytes written into the last block
+	scratch []byte                   // pack's
 }
 
 // stateRef names a packed state in a stateBlocks: its block and its offset
@@ -385,25 +404,60 @@ func (r stateRef) hash() uint64 { return uint64(r.block)<<32 | uint64(r.at) }
 
 // pack packs s into the current block and returns where.
 func (b *stateBlocks) pack(s ir.State) stateRef {
-	w := cellWidth(s)
-	head := uint64(len(s))<<2 | uint64(bits.TrailingZeros(uint(w)))
-	n := uvarintLen(head) + w*len(s)
+	b.scratch = appendPacked(b.scratch[:0], s)
+	return b.add(b.scratch)
+}
+
+// add copies the packed state k into the current block and returns where.
+func (b *stateBlocks) add(k packedState) stateRef {
 	var d [][]byte
 	if p := b.dir.Load(); p != nil {
 		d = *p
 	}
-	if len(d) == 0 || n > len(d[len(d)-1])-b.used {
-		d = b.grow(n)
+	if len(d) == 0 || len(k) > len(d[len(d)-1])-b.used {
+		d = b.grow(len(k))
 	}
-	blk := d[len(d)-1]
 	at := b.used
-	c := blk[at+binary.PutUvarint(blk[at:], head):]
-	switch w {
-	case 1:
-		c := c[:len(s)] // one bounds check, none in the loop
-		for i, v := range s {
-			c[i] = byte(v)
+	b.used += copy(d[len(d)-1][at:], k)
+	return stateRef{block: uint32(len(d) - 1), at: uint32(at)}
+}
+
+// appendPacked returns s packed (packedState), in dst if it has room.
+func appendPacked(dst []byte, s ir.State) packedState {
+	head := uint64(len(s)) << 2 // and the log of the width, which leaves the length of the uvarint alone
+	k := uvarintLen(head)
+	if need := k + 8*len(s); cap(dst) < need {
+		dst = make([]byte, need)
+	}
+	dst = dst[:cap(dst)]
+	// Most states' cells all fit in a byte: pack them so while finding their
+	// width, in one pass over the state, and again only if they do not.
+	// A cell fits in a byte when v+128 is in [0, 256): or'd together, these
+	// say whether every cell does with one addition and one or a cell; four
+	// cells an iteration.
+	c := dst[k : k+len(s)]
+	var fit uint64
+	i := 0
+	for ; i+4 <= len(s) && i+4 <= len(c); i += 4 {
+		q, b := s[i:i+4:i+4], c[i:i+4:i+4]
+		b[0], b[1], b[2], b[3] = byte(q[0]), byte(q[1]), byte(q[2]), byte(q[3])
+		fit |= uint64(q[0]+128) | uint64(q[1]+128) | uint64(q[2]+128) | uint64(q[3]+128)
+	}
+	for ; i < len(s) && i < len(c); i++ {
+		c[i] = byte(s[i])
+		fit |= uint64(s[i] + 128)
+	}
+	w := 1
+	if fit >= 256 {
+		var m uint64
+		for _, v := range s {
+			m |= uint64(v ^ v>>63) // the bits v needs besides its sign
 		}
+		w = widthOf(m)
+	}
+	binary.PutUvarint(dst, head|uint64(bits.TrailingZeros(uint(w))))
+	c = dst[k:]
+	switch w {
 	case 2:
 		for i, v := range s {
 			binary.LittleEndian.PutUint16(c[2*i:], uint16(v))
@@ -412,13 +466,12 @@ func (b *stateBlocks) pack(s ir.State) stateRef {
 		for i, v := range s {
 			binary.LittleEndian.PutUint32(c[4*i:], uint32(v))
 		}
-	default:
+	case 8:
 		for i, v := range s {
 			binary.LittleEndian.PutUint64(c[8*i:], uint64(v))
 		}
 	}
-	b.used += n
-	return stateRef{block: uint32(len(d) - 1), at: uint32(at)}
+	return dst[:k+w*len(s)]
 }
 
 // grow adds a block with room for n bytes at least and returns the directory.
@@ -474,12 +527,9 @@ func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
 // two workers shared the bandwidth, not the work.
 type packedState []byte
 
-// cellWidth returns the least width of packedState that holds every cell of s.
-func cellWidth(s ir.State) int {
-	var m uint64
-	for _, v := range s {
-		m |= uint64(v ^ v>>63) // the bits v needs besides its sign
-	}
+// widthOf returns the least width of packedState that holds cells whose
+// bits besides their signs are m, or'd together.
+func widthOf(m uint64) int {
 	switch n := bits.Len64(m); {
 	case n < 8:
 		return 1
@@ -489,6 +539,12 @@ func cellWidth(s ir.State) int {
 		return 4
 	}
 	return 8
+}
+
+// trim returns p without the bytes past its state.
+func (p packedState) trim() packedState {
+	head, k := binary.Uvarint(p)
+	return p[:k+int(head>>2)<<(head&3)]
 }
 
 // header returns the number of cells and the width of p, and its cells.

@@ -1,6 +1,8 @@
 package ir_test
 
 import (
+	"bytes"
+	"fmt"
 	"testing"
 
 	"kbmc/ir"
@@ -281,6 +283,38 @@ func TestStateHashEqual(t *testing.T) {
 	b[1] = 5
 	if a.Equal(b) || a.Hash() == b.Hash() {
 		t.Fatal("different states compare equal or hash alike")
+	}
+}
+
+// HashBytes tells apart byte strings that differ in one byte, in length, or
+// only in trailing zeros (the last word is padded with zeros), and hashes
+// equal strings alike.
+func TestHashBytes(t *testing.T) {
+	base := make([]byte, 150) // two blocks of 64 bytes, two words and a partial one
+	for i := range base {
+		base[i] = byte(i * 7)
+	}
+	seen := map[uint64]string{}
+	add := func(name string, b []byte) {
+		h := ir.HashBytes(b)
+		if other, ok := seen[h]; ok {
+			t.Errorf("%s hashes as %s", name, other)
+		}
+		seen[h] = name
+	}
+	add("base", base)
+	for i := range base {
+		b := bytes.Clone(base)
+		b[i]++
+		add(fmt.Sprintf("byte %d changed", i), b)
+	}
+	for n := range len(base) {
+		add(fmt.Sprintf("first %d bytes", n), base[:n])
+	}
+	add("one zero more", append(bytes.Clone(base), 0))
+	add("two zeros more", append(bytes.Clone(base), 0, 0))
+	if ir.HashBytes(base) != ir.HashBytes(bytes.Clone(base)) {
+		t.Error("equal strings hash differently")
 	}
 }
 
