@@ -142,20 +142,38 @@ func (pr *Probe) guard(s State, t int, n *Node, buf []Access) []Access {
 			ev.Accesses = append(ev.Accesses, Access{p.lockLocation(n, c), Write, int64(t + 1)})
 		}
 	case OpJoin:
+		// A join that waits for several threads reads, as Status does, the
+		// ends of the threads it names in order up to the first that has not
+		// ended, and waits for that one. The ends before it are set for good
+		// (no step writes a thread's end twice), so no step can change them:
+		// they are left out. Until that thread ends, a step that ends another
+		// changes neither whether the join can move nor what it reads, so
+		// it is independent of the join (ir.Conflict). This keeps a C
+		// program's join of every thread (prefix.go, JAlso) from being
+		// dependent with every thread's last step and recomputed after each.
 		if n.JThread != nil {
-			if u := m.joined(n); !m.failed && u != phantomThread {
-				ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(u), Read, 0})
-			}
-			for _, e := range n.JAlso {
-				if u := m.joinedBy(n, e); !m.failed && u != phantomThread {
+			for i := -1; i < len(n.JAlso); i++ {
+				e := n.JThread
+				if i >= 0 {
+					e = n.JAlso[i]
+				}
+				u := m.joinedBy(n, e)
+				if m.failed || u == phantomThread {
+					break
+				}
+				if !p.Done(s, u) {
 					ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(u), Read, 0})
+					break
 				}
 			}
 			break
 		}
 		lo, hi := m.joinRange(n)
 		for u := lo; u < hi; u++ {
-			ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(u), Read, 0})
+			if !p.Done(s, u) {
+				ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(u), Read, 0})
+				break
+			}
 		}
 	case OpStart:
 		f := p.Threads[t].Template.Start.Offset + StartFlag
