@@ -142,17 +142,21 @@ func (pr *Probe) guard(s State, t int, n *Node, buf []Access) []Access {
 			ev.Accesses = append(ev.Accesses, Access{p.lockLocation(n, c), Write, int64(t + 1)})
 		}
 	case OpJoin:
-		// A join that waits for several threads reads, as Status does, the
-		// ends of the threads it names in order up to the first that has not
-		// ended, and waits for that one. The ends before it are set for good
-		// (no step writes a thread's end twice), so no step can change them:
-		// they are left out. Until that thread ends, a step that ends another
-		// changes neither whether the join can move nor what it reads, so
-		// it is independent of the join (ir.Conflict). This keeps a C
-		// program's join of every thread (prefix.go, JAlso) from being
-		// dependent with every thread's last step and recomputed after each.
+		// A join that waits for several threads waits, until it has ended,
+		// for the last one it names that has not ended: what it reads is
+		// that thread's end. The ends of threads that have ended are set
+		// for good (no step writes a thread's end twice), and while that
+		// thread runs, a step that ends another changes neither whether
+		// the join can move nor what it reads, so it is independent of the
+		// join (ir.Conflict). The last rather than the first: threads tend
+		// to end in the order they are named (a search runs the lowest
+		// thread first), so the join waits for one end, not each in turn.
+		// Main's join of every thread in a C program (prefix.go, JAlso: main's
+		// constants) is then not dependent with every thread's last step.
+		// JThread, checked last, reads only main's locals when there are
+		// JAlso (joinChain). A join of a phantom never ends (ir/memory.go).
 		if n.JThread != nil {
-			for i := -1; i < len(n.JAlso); i++ {
+			for i := len(n.JAlso) - 1; i >= -1; i-- {
 				e := n.JThread
 				if i >= 0 {
 					e = n.JAlso[i]
@@ -169,7 +173,7 @@ func (pr *Probe) guard(s State, t int, n *Node, buf []Access) []Access {
 			break
 		}
 		lo, hi := m.joinRange(n)
-		for u := lo; u < hi; u++ {
+		for u := hi - 1; u >= lo; u-- {
 			if !p.Done(s, u) {
 				ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(u), Read, 0})
 				break

@@ -78,12 +78,12 @@ func TestProbeManyDraws(t *testing.T) {
 	}
 }
 
-// TestJoinGuardFirstWaited checks what a join of several threads (main's
+// TestJoinGuardLastWaited checks what a join of several threads (main's
 // pthread_joins made one step, Node.JAlso) reads while it waits: the end of the
-// first thread it names that has not ended, the one Status waits for. The
-// ends of threads already ended are set for good, and the end of a later one
-// changes nothing while the first runs.
-func TestJoinGuardFirstWaited(t *testing.T) {
+// last thread it names that has not ended. The ends of threads already ended
+// are set for good, and the end of another changes nothing while that one
+// runs.
+func TestJoinGuardLastWaited(t *testing.T) {
 	src := `#include <pthread.h>
 int x;
 void *w(void *a) { x = 1; return 0; }
@@ -118,10 +118,10 @@ int main(void) {
 		run  int // the worker that ends before the probe, 0: none
 		want string
 	}{
-		{0, p.LocationName(p.ThreadLocation(1))},
-		{2, p.LocationName(p.ThreadLocation(1))}, // a later one's end: still the first
-		{1, p.LocationName(p.ThreadLocation(3))}, // 1 and 2 have ended
-		{3, "enabled"},
+		{0, p.LocationName(p.ThreadLocation(3))},
+		{3, p.LocationName(p.ThreadLocation(2))}, // the last has ended
+		{1, p.LocationName(p.ThreadLocation(2))}, // another one's end: still 2
+		{2, "enabled"},
 	} {
 		if tc.run > 0 {
 			p.Step(s, tc.run, nil, &ev)
