@@ -36,6 +36,12 @@ type PartialOrder struct {
 	clkW  int
 
 	joinTarget []bool // per thread: some join may wait for it
+	// cellWriter[c] is the one thread whose code may write shared cell c
+	// (the static footprints, Transition.Writes), -1 when there is none,
+	// -2 when there are several; folded[k] is the thread whose reads of key
+	// k took its initial value for that reason (unwritten).
+	cellWriter []int
+	folded     map[ir.StoreKey]int
 	threads    []*poThread
 	events     []*event
 	end        *event // a pseudo-event after every event: the final state
@@ -190,6 +196,7 @@ func NewPartialOrder(p *ir.Program, b *solver.Builder, be solver.Backend, opts O
 			}
 		}
 	}
+	po.cellWriter, po.folded = cellWriters(p), make(map[ir.StoreKey]int)
 	init := p.Initial()
 	po.init = init
 	for _, th := range p.Threads {
@@ -378,6 +385,12 @@ func (po *PartialOrder) addEvent(pt *poThread) error {
 		po.clock(e)
 	}
 	for _, k := range keys {
+		if t, ok := po.folded[k]; ok && t != th.ID {
+			// The static footprints missed a writer: a read taken for
+			// the initial value may see this write.
+			return fmt.Errorf("internal error: %s writes %s, which %s read as never written",
+				th.Name, u.keyName(k), po.threads[t].th.Name)
+		}
 		po.newWriter(e, k)
 	}
 	for _, mv := range e.moves {
@@ -434,11 +447,59 @@ func (po *PartialOrder) initial(k ir.StoreKey) val {
 	return u.constVal(0, u.ownWidth)
 }
 
+// cellWriters returns, per shared cell, the one thread whose transitions may
+// write it according to their static footprints, -1 for none, -2 for more.
+func cellWriters(p *ir.Program) []int {
+	w := make([]int, p.SharedSize)
+	for c := range w {
+		w[c] = -1
+	}
+	for _, th := range p.Threads {
+		for _, tr := range th.Template.Transitions {
+			for _, v := range tr.Writes {
+				for c := v.Offset; c < v.Offset+v.Cells() && c < len(w); c++ {
+					if w[c] == -1 || w[c] == th.ID {
+						w[c] = th.ID
+					} else {
+						w[c] = -2
+					}
+				}
+			}
+		}
+	}
+	return w
+}
+
+// unwritten reports whether no step before event e can have written key k: a
+// shared cell that no other thread's code writes and that no earlier event of
+// e's thread writes. Such a read sees the initial value in every execution,
+// and needs no read-from choice: main's creation step, main's first, reads
+// the started flag of every slot it fills, which main alone writes.
+func (po *PartialOrder) unwritten(e *event, k ir.StoreKey) bool {
+	if e == po.end || k < 0 {
+		return false
+	}
+	c, ok := po.u.cellOf(k)
+	if !ok || c >= len(po.cellWriter) || po.cellWriter[c] != -1 && po.cellWriter[c] != e.t {
+		return false
+	}
+	for _, f := range po.threads[e.t].events[:e.j] {
+		if _, w := f.writes[k]; w {
+			return false
+		}
+	}
+	return true
+}
+
 // read returns event e's view of key k, creating it with its read-from
 // candidates on first use.
 func (po *PartialOrder) read(e *event, k ir.StoreKey) val {
 	if r, ok := e.reads[k]; ok {
 		return r.v
+	}
+	if po.unwritten(e, k) {
+		po.folded[k] = e.t
+		return po.initial(k)
 	}
 	u, b := po.u, po.u.b
 	name := fmt.Sprintf("#rd@%d.%d", e.id, k)

@@ -108,6 +108,24 @@ func (h *hbTrace) candidates(acc []ir.Access, n int) ([]int32, bool) {
 	return c, true
 }
 
+// allAfter reports whether every step that accessed a location of acc comes
+// after position pos (pos -1: any step does); false if acc has a location
+// outside the index.
+func (h *hbTrace) allAfter(acc []ir.Access, pos int) bool {
+	if !h.clocks {
+		return false
+	}
+	for _, a := range acc {
+		if a.Loc < 0 || a.Loc >= len(h.byLoc) {
+			return false
+		}
+		if l := h.byLoc[a.Loc]; len(l) > 0 && int(l[0]) <= pos {
+			return false
+		}
+	}
+	return true
+}
+
 // index records that step n accessed the locations of its acc.
 func (h *hbTrace) index(n int) {
 	for _, a := range h.steps[n].acc {

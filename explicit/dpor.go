@@ -149,7 +149,7 @@ func (s *dporSearch) resume(t *porTask) {
 func (s *dporSearch) races(d int) {
 	f := s.frames[d]
 	for t := range s.p.Threads {
-		if !f.fresh.has(t) {
+		if !f.fresh.has(t) || s.joinWaits(d, t) {
 			continue
 		}
 		s.raceBuf = s.trace.racesOf(t, f.fp[t], s.raceBuf[:0], s.next)
@@ -157,6 +157,25 @@ func (s *dporSearch) races(d int) {
 			s.reverse(i, t, f.fp[t])
 		}
 	}
+}
+
+// joinWaits reports whether thread t's next transition at depth d is a join
+// that no race reversal can move: one whose accesses are all on cells set for
+// good (ir.SetOnceOnly: the ends of the threads it waits for, their start
+// cells), each accessed by no step before t's latest one. A step i after t's
+// latest step that races with it sets such a cell: it ends a thread the join
+// waits for (or creates one whose result it takes), so at step i the join, at
+// the same node, was waiting; reverse would find t not enabled there and
+// ir.OnlyEnables true, and add nothing. A C program's main joins every thread
+// at the end (ir.Node.JAlso): without this, every execution compared the join
+// with the end of every thread, to reverse none of them.
+func (s *dporSearch) joinWaits(d, t int) bool {
+	f := s.frames[d]
+	tr := s.p.Transition(f.state, t)
+	if tr == nil || tr.EntryNode().Op != ir.OpJoin || !s.p.SetOnceOnly(f.fp[t]) {
+		return false
+	}
+	return s.trace.allAfter(f.fp[t], s.trace.last[t])
 }
 
 // reverse adds a backtracking point for the race between step i and thread t's

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"kbmc/cfront"
 	"kbmc/ir"
 	"kbmc/lang"
 	"kbmc/verify"
@@ -579,5 +580,90 @@ thread t { x = nondet(); }`, lang.Config{})
 	var unsupported *verify.UnsupportedError
 	if _, err := (DPOR{}).Check(context.Background(), p); !errors.As(err, &unsupported) {
 		t.Errorf("got %v, want an UnsupportedError", err)
+	}
+}
+
+// TestDPORJoinsC checks DPOR against DFS on C programs whose main joins its
+// threads, where joinWaits skips the races of main's join (its accesses are
+// threads' ends and start cells, accessed only after main's latest step) and
+// where it must not: a join that reads shared data to name its thread, a
+// join with a result, and a join after main has raced with a thread. The C
+// form of readers-writers has one execution per Mazurkiewicz trace, as the
+// .kb form (TestDPORReadersWriters).
+func TestDPORJoinsC(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		execs     int64 // 0: not checked
+	}{
+		{"readers-writers", `
+#include <pthread.h>
+int x;
+int l[3];
+void *writer(void *arg) { x = 42; return 0; }
+void *reader(void *arg) { int tid = (int)(long)arg; int a = l[tid]; int b = x; return 0; }
+int main(void) {
+    pthread_t w, r[3];
+    pthread_create(&w, 0, writer, 0);
+    for (int i = 0; i < 3; i++) pthread_create(&r[i], 0, reader, (void *)(long)i);
+    pthread_join(w, 0);
+    for (int i = 0; i < 3; i++) pthread_join(r[i], 0);
+    return 0;
+}`, 8},
+		{"join named by shared data", `
+extern void reach_error(void);
+unsigned long h[2];
+int g, x;
+void *w(void *p) { g = 1; x = x + 1; return 0; }
+int main(void) {
+    pthread_create(&h[0], 0, w, 0);
+    pthread_create(&h[1], 0, w, 0);
+    pthread_join(h[0], 0);
+    pthread_join(h[g], 0);
+    if (x != 2) reach_error();
+    return 0;
+}`, 0},
+		{"join with a result", `
+extern void reach_error(void);
+int x;
+void *w(void *p) { x = x + 1; return (void *)(long)x; }
+int main(void) {
+    unsigned long a, b;
+    void *r;
+    pthread_create(&a, 0, w, 0);
+    pthread_create(&b, 0, w, 0);
+    pthread_join(a, &r);
+    pthread_join(b, 0);
+    if ((long)r == 2) reach_error();
+    return 0;
+}`, 0},
+		{"main races before its last join", `
+extern void reach_error(void);
+int x, y;
+void *t1(void *p) { y = 1; return 0; }
+void *t2(void *p) { if (x == 1) y = 2; return 0; }
+int main(void) {
+    unsigned long a, b;
+    pthread_create(&a, 0, t1, 0);
+    pthread_create(&b, 0, t2, 0);
+    x = 1;
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+    if (y == 2) reach_error();
+    return 0;
+}`, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := cfront.Compile("p.c", []byte(tc.src), cfront.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var opts Options
+			for _, e := range dporEngines {
+				comparePOR(t, e, p, opts)
+			}
+			if r := porCheck(t, DPOR{Options: opts}, p); tc.execs > 0 && r.Stats.Executions != tc.execs {
+				t.Errorf("%d executions, want %d", r.Stats.Executions, tc.execs)
+			}
+		})
 	}
 }

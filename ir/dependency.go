@@ -137,6 +137,18 @@ func (p *Program) OnlyEnables(step, fp []Access) bool {
 	return true
 }
 
+// SetOnceOnly reports whether every access of fp is on a cell one step sets
+// for good: a thread's end or a created thread's start cells (isSetOnce).
+// OnlyEnables then holds for fp and every step.
+func (p *Program) SetOnceOnly(fp []Access) bool {
+	for _, a := range fp {
+		if !p.isSetOnce(a.Loc) {
+			return false
+		}
+	}
+	return true
+}
+
 // isPort reports whether location l is a thread's rendezvous port
 // (PortLocation). Only a handoff into the thread writes it, and a thread that
 // waits before the handoff waits to receive: none of its steps can run before

@@ -142,20 +142,42 @@ func (pr *Probe) guard(s State, t int, n *Node, buf []Access) []Access {
 			ev.Accesses = append(ev.Accesses, Access{p.lockLocation(n, c), Write, int64(t + 1)})
 		}
 	case OpJoin:
+		// A join that waits for several threads waits, until it has ended,
+		// for the last one it names that has not ended: what it reads is
+		// that thread's end. The ends of threads that have ended are set
+		// for good (no step writes a thread's end twice), and while that
+		// thread runs, a step that ends another changes neither whether
+		// the join can move nor what it reads, so it is independent of the
+		// join (ir.Conflict). The last rather than the first: threads tend
+		// to end in the order they are named (a search runs the lowest
+		// thread first), so the join waits for one end, not each in turn.
+		// Main's join of every thread in a C program (prefix.go, JAlso: main's
+		// constants) is then not dependent with every thread's last step.
+		// JThread, checked last, reads only main's locals when there are
+		// JAlso (joinChain). A join of a phantom never ends (ir/memory.go).
 		if n.JThread != nil {
-			if u := m.joined(n); !m.failed && u != phantomThread {
-				ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(u), Read, 0})
-			}
-			for _, e := range n.JAlso {
-				if u := m.joinedBy(n, e); !m.failed && u != phantomThread {
+			for i := len(n.JAlso) - 1; i >= -1; i-- {
+				e := n.JThread
+				if i >= 0 {
+					e = n.JAlso[i]
+				}
+				u := m.joinedBy(n, e)
+				if m.failed || u == phantomThread {
+					break
+				}
+				if !p.Done(s, u) {
 					ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(u), Read, 0})
+					break
 				}
 			}
 			break
 		}
 		lo, hi := m.joinRange(n)
-		for u := lo; u < hi; u++ {
-			ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(u), Read, 0})
+		for u := hi - 1; u >= lo; u-- {
+			if !p.Done(s, u) {
+				ev.Accesses = append(ev.Accesses, Access{p.ThreadLocation(u), Read, 0})
+				break
+			}
 		}
 	case OpStart:
 		f := p.Threads[t].Template.Start.Offset + StartFlag

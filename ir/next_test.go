@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"kbmc/cfront"
 	"kbmc/ir"
 )
 
@@ -74,5 +75,59 @@ func TestProbeManyDraws(t *testing.T) {
 	want := "b[0] b[1] b[2] b[3] v" // every cell of b: the static footprint
 	if strings.Join(got, " ") != want || probe.Steps != ir.MaxProbeDraws {
 		t.Errorf("AllDraws: %v after %d steps, want %s after %d", got, probe.Steps, want, ir.MaxProbeDraws)
+	}
+}
+
+// TestJoinGuardLastWaited checks what a join of several threads (main's
+// pthread_joins made one step, Node.JAlso) reads while it waits: the end of the
+// last thread it names that has not ended. The ends of threads already ended
+// are set for good, and the end of another changes nothing while that one
+// runs.
+func TestJoinGuardLastWaited(t *testing.T) {
+	src := `#include <pthread.h>
+int x;
+void *w(void *a) { x = 1; return 0; }
+int main(void) {
+    pthread_t h[3];
+    for (int i = 0; i < 3; i++) pthread_create(&h[i], 0, w, (void *)(long)i);
+    for (int i = 0; i < 3; i++) pthread_join(h[i], 0);
+    return 0;
+}`
+	p, err := cfront.Compile("join.c", []byte(src), cfront.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Threads) != 4 {
+		t.Fatalf("%d threads, want main and 3 workers", len(p.Threads))
+	}
+	s := p.Initial()
+	var ev ir.Event
+	p.Step(s, 0, nil, &ev) // the creations, one step
+	probe := p.NewProbe()
+	guard := func() string {
+		if st := p.Status(s, 0); st == ir.Enabled {
+			return "enabled"
+		}
+		var out []string
+		for _, a := range probe.Accesses(s, 0, p.Status(s, 0), ir.Exact, nil) {
+			out = append(out, p.LocationName(a.Loc))
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		run  int // the worker that ends before the probe, 0: none
+		want string
+	}{
+		{0, p.LocationName(p.ThreadLocation(3))},
+		{3, p.LocationName(p.ThreadLocation(2))}, // the last has ended
+		{1, p.LocationName(p.ThreadLocation(2))}, // another one's end: still 2
+		{2, "enabled"},
+	} {
+		if tc.run > 0 {
+			p.Step(s, tc.run, nil, &ev)
+		}
+		if got := guard(); got != tc.want {
+			t.Errorf("after %s ended: main's join reads %q, want %q", p.Threads[tc.run].Name, got, tc.want)
+		}
 	}
 }

@@ -72,9 +72,12 @@ func (p *Program) SpecializePrefix() bool {
 		changed = true
 	}
 	for t, a := range args {
-		if p.propagate(t, a) {
+		if p.propagate(t, &a) {
 			changed = true
 		}
+	}
+	if mt := p.Threads[0].Template; len(p.Pools) > 0 && mt.Start == nil && mt.Instances() == 1 && p.propagate(mt, nil) {
+		changed = true
 	}
 	if join != nil {
 		mt := p.Threads[0].Template
@@ -445,13 +448,18 @@ func scalarLocal(lv *LValue) bool {
 	return lv != nil && lv.Ptr == nil && lv.Var != nil && !lv.Var.Shared && lv.Index == nil && lv.Var.Len == 0
 }
 
-// propagate replaces, in slot t's code, each read of a scalar local that
-// holds the same known value on every path to it by that value, knowing
-// that the start stores arg into its left-hand side. It reports whether it
-// replaced any.
-func (p *Program) propagate(t *Template, arg int64) bool {
+// propagate replaces, in template t's code, each read of a scalar local that
+// holds the same known value on every path to it by that value. With arg
+// set, t is a slot whose start stores *arg into its left-hand side. Without,
+// t is main, whose locals hold their initial values at its entry: main's
+// counted loops of pthread_create and pthread_join, lowered as copies of
+// their bodies (cfront/spawns.go), then read constants, not a counter that to
+// a flow-insensitive analysis (ValueBits) grows by one each round. A local is
+// the thread's own, so what its thread's code stores is what it holds. It
+// reports whether it replaced any.
+func (p *Program) propagate(t *Template, arg *int64) bool {
 	start := t.Nodes[t.Entry]
-	if start.Op != OpStart || !scalarLocal(start.LHS) {
+	if arg != nil && (start.Op != OpStart || !scalarLocal(start.LHS)) {
 		return false
 	}
 	index := map[*Var]int{}
@@ -505,9 +513,9 @@ func (p *Program) propagate(t *Template, arg int64) bool {
 			}
 		}
 		switch {
-		case i == t.Entry && n.Op == OpStart:
+		case arg != nil && i == t.Entry && n.Op == OpStart:
 			j := index[n.LHS.Var]
-			out.known[j], out.val[j] = true, arg
+			out.known[j], out.val[j] = true, *arg
 		case n.Op == OpAssign && scalarLocal(n.LHS):
 			if j, ok := index[n.LHS.Var]; ok {
 				out.val[j], out.known[j] = eval(n.X, in)
@@ -531,6 +539,16 @@ func (p *Program) propagate(t *Template, arg int64) bool {
 		return changed
 	}
 	envs[t.Entry] = &env{known: make([]bool, nv), val: make([]int64, nv)}
+	if arg == nil {
+		// main starts at its entry with its initial frame: the steps it
+		// skips (runPrefix) leave the initial state as it was.
+		init := p.Initial()
+		for j, v := range t.Locals {
+			if !v.Shared && v.Len == 0 && v.Cells() == 1 {
+				envs[t.Entry].known[j], envs[t.Entry].val[j] = true, init[frame+v.Offset]
+			}
+		}
+	}
 	work := []int{t.Entry}
 	for len(work) > 0 {
 		i := work[len(work)-1]

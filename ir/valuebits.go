@@ -74,7 +74,7 @@ func (p *Program) ValueBits(steps int) int {
 			return p.Width
 		}
 	}
-	rounds := steps * longest
+	rounds := nodesRun(p, steps, longest)
 	if steps < 0 || rounds > valueBitsWork/max(nodes, 1) {
 		// Too long to follow round by round (a counter on a deep bound grows
 		// by one per round): ints stay at W bits.
@@ -84,10 +84,23 @@ func (p *Program) ValueBits(steps int) int {
 	for i, tm := range p.Templates {
 		evals[i] = a.eval(tm)
 	}
+	// Only nodes a thread can reach from its entry run: a template keeps
+	// code no path reaches any more (main's steps before its new entry,
+	// SpecializePrefix), and a loop counter there would grow round after
+	// round.
+	live := make([][]*Node, len(p.Templates))
+	for i, tm := range p.Templates {
+		reach := reachableNodes(tm, tm.Entry)
+		for j, n := range tm.Nodes {
+			if reach[j] {
+				live[i] = append(live[i], n)
+			}
+		}
+	}
 	for range rounds {
 		changed := false
 		for i, tm := range p.Templates {
-			for _, n := range tm.Nodes {
+			for _, n := range live[i] {
 				changed = a.apply(&evals[i], tm, n) || changed
 			}
 		}
@@ -99,6 +112,69 @@ func (p *Program) ValueBits(steps int) int {
 		}
 	}
 	return a.bits(evals)
+}
+
+// nodesRun bounds the nodes an execution of at most steps transitions runs
+// (steps >= 0), longest being the most nodes of one transition: steps·longest,
+// or less when some templates' locations form no cycle. A thread of such a
+// template takes each of its transitions at most once, so its threads run at
+// most their transitions' nodes in all, however many steps the execution has;
+// the other threads' steps run at most the longest of their transitions each.
+// A C program's main has one long transition, its pthread_creates folded into
+// one step, that it takes once: steps·longest would make a counter of a
+// philosopher's meals, growing by one per round, many bits wide.
+func nodesRun(p *Program, steps, longest int) int {
+	once, repeat := 0, 0
+	for _, tm := range p.Templates {
+		if !locationsAcyclic(tm) {
+			for _, tr := range tm.Transitions {
+				repeat = max(repeat, len(tr.Nodes))
+			}
+			continue
+		}
+		for _, tr := range tm.Transitions {
+			once += tm.Instances() * len(tr.Nodes)
+		}
+	}
+	return min(steps*longest, once+steps*repeat)
+}
+
+// locationsAcyclic reports whether no path of template tm's transitions
+// returns to a location.
+func locationsAcyclic(tm *Template) bool {
+	const (
+		unvisited = iota
+		onPath
+		done
+	)
+	end := tm.Terminated()
+	state := make([]uint8, end)
+	var visit func(l int) bool
+	visit = func(l int) bool {
+		if l >= end {
+			return true
+		}
+		switch state[l] {
+		case onPath:
+			return false
+		case done:
+			return true
+		}
+		state[l] = onPath
+		for _, s := range tm.Transitions[l].Succ {
+			if !visit(s) {
+				return false
+			}
+		}
+		state[l] = done
+		return true
+	}
+	for l := range end {
+		if !visit(l) {
+			return false
+		}
+	}
+	return true
 }
 
 // holdsInts reports whether a variable has a cell that holds more than a

@@ -32,6 +32,10 @@ func TestValueBits(t *testing.T) {
 		{"doubling wraps", "shared int x = 1;\nthread a { while (true) { x = x * 2; } }\n", 40, 32, 0},
 		{"subexpression", "shared int x;\nthread a { assert(x + 5000 > 0); }\n", 3, 0, 14},
 		{"channel", "chan (int) c capacity 2;\nshared int got;\nthread a { send(c, 70); }\nthread b { int v; recv(c, v); got = v; }\n", 5, 8, 0},
+		// Each thread takes its one transition once: 4 increments in all,
+		// however deep the bound.
+		{"acyclic threads", "shared int x;\nthread a[4] { x = x + 1; }\n", 1000, 0, 4},
+		{"acyclic beside a loop", "shared int x;\nshared int y;\nthread a[4] { x = x + 1; }\nthread b { while (true) { y = y + 1; } }\n", 100, 0, 9},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := compile(t, tc.src, 32)
@@ -226,4 +230,31 @@ func nonBoolCells(p *ir.Program) []int {
 		}
 	}
 	return cells
+}
+
+// TestValueBitsCMain checks the bits of a C program whose main creates and
+// joins its threads in counted loops, the first of which declares its counter
+// where main now starts (SpecializePrefix skips the declaration): the loops'
+// copies read constants, and main's folded creation step, its longest
+// transition by far, runs once. Before, the counter grew by one per round to
+// the depth times that step's length: 16 bits.
+func TestValueBitsCMain(t *testing.T) {
+	src := `#include <pthread.h>
+int x;
+int l[12];
+void *w(void *arg) { int tid = (int)(long)arg; int a = l[tid]; int b = x; return 0; }
+int main(void) {
+    pthread_t h[12];
+    for (int i = 0; i < 12; i++) pthread_create(&h[i], 0, w, (void *)(long)i);
+    x = 42;
+    for (int i = 0; i < 12; i++) pthread_join(h[i], 0);
+    return 0;
+}`
+	p, err := cfront.Compile("main.c", []byte(src), cfront.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.ValueBits(100); got > 7 {
+		t.Errorf("ValueBits(100) = %d, want at most 7", got)
+	}
 }

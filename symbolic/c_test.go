@@ -338,6 +338,28 @@ int main(void) {
     free(p);
     return 0;
 }`, cOutcome{}},
+		{"main reads back what it wrote while a thread runs", `
+#include <pthread.h>
+extern void reach_error(void);
+int g, x;
+void *t(void *a) { x = 1; return 0; }
+int main(void) {
+    pthread_t h;
+    pthread_create(&h, 0, t, 0);
+    g = 5;
+    if (g == 5 && x == 1) reach_error();
+    return 0;
+}`, cOutcome{}},
+		{"a thread counts in a cell only it writes", `
+#include <pthread.h>
+extern void reach_error(void);
+int c;
+void *t(void *a) { while (c < 2) c = c + 1; if (c == 2) reach_error(); return 0; }
+int main(void) {
+    pthread_t h;
+    pthread_create(&h, 0, t, 0);
+    return 0;
+}`, cOutcome{}},
 		{"spawn inside an atomic section with the pool full", `
 #include <pthread.h>
 extern void __VERIFIER_atomic_begin(void);
