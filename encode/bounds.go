@@ -15,55 +15,16 @@ const Unbounded = -1
 func StaticBounds(p *ir.Program) []int {
 	byTemplate := make(map[*ir.Template]int, len(p.Templates))
 	for _, tm := range p.Templates {
-		byTemplate[tm] = longestPath(tm)
+		byTemplate[tm] = Unbounded
+		if n, ok := tm.LongestPath(); ok {
+			byTemplate[tm] = n
+		}
 	}
 	out := make([]int, len(p.Threads))
 	for t, th := range p.Threads {
 		out[t] = byTemplate[th.Template]
 	}
 	return out
-}
-
-// longestPath is the number of transitions on the longest path from the
-// template's entry location to Terminated(), or Unbounded when a cycle is
-// reachable.
-func longestPath(tm *ir.Template) int {
-	const (
-		unvisited = iota
-		onPath
-		done
-	)
-	n := tm.Terminated()
-	state := make([]uint8, n+1)
-	length := make([]int, n+1) // steps from the location to the end, when done
-	var visit func(l int) bool // false: a cycle
-	visit = func(l int) bool {
-		if l == n {
-			return true
-		}
-		switch state[l] {
-		case onPath:
-			return false
-		case done:
-			return true
-		}
-		state[l] = onPath
-		best := 0
-		for _, s := range tm.Transitions[l].Succ {
-			if !visit(s) {
-				return false
-			}
-			best = max(best, length[s])
-		}
-		length[l] = best + 1
-		state[l] = done
-		return true
-	}
-	entry := tm.Loc(tm.Entry)
-	if !visit(entry) {
-		return Unbounded
-	}
-	return length[entry]
 }
 
 // SumBounds is the sum of the bounds, or Unbounded when one is.

@@ -126,7 +126,7 @@ func (p *Program) ValueBits(steps int) int {
 func nodesRun(p *Program, steps, longest int) int {
 	once, repeat := 0, 0
 	for _, tm := range p.Templates {
-		if !locationsAcyclic(tm) {
+		if _, acyclic := tm.LongestPath(); !acyclic {
 			for _, tr := range tm.Transitions {
 				repeat = max(repeat, len(tr.Nodes))
 			}
@@ -137,44 +137,6 @@ func nodesRun(p *Program, steps, longest int) int {
 		}
 	}
 	return min(steps*longest, once+steps*repeat)
-}
-
-// locationsAcyclic reports whether no path of template tm's transitions
-// returns to a location.
-func locationsAcyclic(tm *Template) bool {
-	const (
-		unvisited = iota
-		onPath
-		done
-	)
-	end := tm.Terminated()
-	state := make([]uint8, end)
-	var visit func(l int) bool
-	visit = func(l int) bool {
-		if l >= end {
-			return true
-		}
-		switch state[l] {
-		case onPath:
-			return false
-		case done:
-			return true
-		}
-		state[l] = onPath
-		for _, s := range tm.Transitions[l].Succ {
-			if !visit(s) {
-				return false
-			}
-		}
-		state[l] = done
-		return true
-	}
-	for l := range end {
-		if !visit(l) {
-			return false
-		}
-	}
-	return true
 }
 
 // holdsInts reports whether a variable has a cell that holds more than a
