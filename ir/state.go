@@ -44,53 +44,58 @@ func (s State) Clone() State { return append(State(nil), s...) }
 // long (every thread's frame and channels; 390 cells on primary-secondary
 // N = 8, hashed once for every transition the search takes).
 func (s State) Hash() uint64 {
-	const k0, k1, k2, k3 = 0xa0761d6478bd642f, 0xe7037ed1a0b428db, 0x8ebc6af09c88c6e3, 0x589965cc75374cc3
-	h0, h1 := uint64(14695981039346656037), uint64(0x9e3779b97f4a7c15)
-	h2, h3 := uint64(0xc2b2ae3d27d4eb4f), uint64(0x165667b19e3779f9)
+	h0, h1, h2, h3 := hashSeeds()
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
 		c := s[i : i+8 : i+8] // one bounds check
-		h0 = foldMix(h0^uint64(c[0]), uint64(c[1])^k0)
-		h1 = foldMix(h1^uint64(c[2]), uint64(c[3])^k1)
-		h2 = foldMix(h2^uint64(c[4]), uint64(c[5])^k2)
-		h3 = foldMix(h3^uint64(c[6]), uint64(c[7])^k3)
+		h0 = foldMix(h0^uint64(c[0]), uint64(c[1])^hashK0)
+		h1 = foldMix(h1^uint64(c[2]), uint64(c[3])^hashK1)
+		h2 = foldMix(h2^uint64(c[4]), uint64(c[5])^hashK2)
+		h3 = foldMix(h3^uint64(c[6]), uint64(c[7])^hashK3)
 	}
 	for ; i < len(s); i++ {
-		h0 = foldMix(h0^uint64(s[i]), k0)
+		h0 = foldMix(h0^uint64(s[i]), hashK0)
 	}
-	h := h0 ^ bits.RotateLeft64(h1, 16) ^ bits.RotateLeft64(h2, 32) ^ bits.RotateLeft64(h3, 48) ^ uint64(len(s))
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	return h
+	return hashFinish(h0, h1, h2, h3, len(s))
 }
 
 // HashBytes is Hash over bytes, read as little-endian words (the last one
 // padded with zeros), for stores that keep states packed into bytes.
 func HashBytes(b []byte) uint64 {
-	const k0, k1, k2, k3 = 0xa0761d6478bd642f, 0xe7037ed1a0b428db, 0x8ebc6af09c88c6e3, 0x589965cc75374cc3
-	h0, h1 := uint64(14695981039346656037), uint64(0x9e3779b97f4a7c15)
-	h2, h3 := uint64(0xc2b2ae3d27d4eb4f), uint64(0x165667b19e3779f9)
+	h0, h1, h2, h3 := hashSeeds()
 	le := binary.LittleEndian
 	i := 0
 	for ; i+64 <= len(b); i += 64 {
 		c := b[i : i+64 : i+64]
-		h0 = foldMix(h0^le.Uint64(c[0:]), le.Uint64(c[8:])^k0)
-		h1 = foldMix(h1^le.Uint64(c[16:]), le.Uint64(c[24:])^k1)
-		h2 = foldMix(h2^le.Uint64(c[32:]), le.Uint64(c[40:])^k2)
-		h3 = foldMix(h3^le.Uint64(c[48:]), le.Uint64(c[56:])^k3)
+		h0 = foldMix(h0^le.Uint64(c[0:]), le.Uint64(c[8:])^hashK0)
+		h1 = foldMix(h1^le.Uint64(c[16:]), le.Uint64(c[24:])^hashK1)
+		h2 = foldMix(h2^le.Uint64(c[32:]), le.Uint64(c[40:])^hashK2)
+		h3 = foldMix(h3^le.Uint64(c[48:]), le.Uint64(c[56:])^hashK3)
 	}
 	for ; i+8 <= len(b); i += 8 {
-		h0 = foldMix(h0^le.Uint64(b[i:]), k0)
+		h0 = foldMix(h0^le.Uint64(b[i:]), hashK0)
 	}
 	if i < len(b) {
 		var w uint64
 		for j := len(b) - 1; j >= i; j-- {
 			w = w<<8 | uint64(b[j])
 		}
-		h0 = foldMix(h0^w, k0)
+		h0 = foldMix(h0^w, hashK0)
 	}
-	h := h0 ^ bits.RotateLeft64(h1, 16) ^ bits.RotateLeft64(h2, 32) ^ bits.RotateLeft64(h3, 48) ^ uint64(len(b))
+	return hashFinish(h0, h1, h2, h3, len(b))
+}
+
+// The multipliers of Hash's and HashBytes' four lanes (wyhash's).
+const hashK0, hashK1, hashK2, hashK3 = 0xa0761d6478bd642f, 0xe7037ed1a0b428db, 0x8ebc6af09c88c6e3, 0x589965cc75374cc3
+
+// hashSeeds are the lanes' starting values.
+func hashSeeds() (h0, h1, h2, h3 uint64) {
+	return 14695981039346656037, 0x9e3779b97f4a7c15, 0xc2b2ae3d27d4eb4f, 0x165667b19e3779f9
+}
+
+// hashFinish combines the four lanes and the length n, and mixes the result.
+func hashFinish(h0, h1, h2, h3 uint64, n int) uint64 {
+	h := h0 ^ bits.RotateLeft64(h1, 16) ^ bits.RotateLeft64(h2, 32) ^ bits.RotateLeft64(h3, 48) ^ uint64(n)
 	h ^= h >> 33
 	h *= 0xff51afd7ed558ccd
 	h ^= h >> 33
