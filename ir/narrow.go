@@ -38,11 +38,10 @@ func (p *Program) NarrowNondets() bool {
 			if n.Op != OpAssign || n.X == nil || n.X.Op != ENondet || n.X.Unbounded || n.X.Lo > n.X.Hi {
 				continue
 			}
-			lv := n.LHS
-			if lv == nil || lv.Var == nil || lv.Index != nil || lv.Ptr != nil || !local[lv.Var] || lv.Var.Cells() != 1 {
+			if !scalarLocal(n.LHS) || !local[n.LHS.Var] {
 				continue
 			}
-			holds := map[*Var]bool{lv.Var: true}
+			holds := map[*Var]bool{n.LHS.Var: true}
 			cond := assumedAfter(t, n.Next, local, holds)
 			if cond == nil {
 				continue
@@ -71,12 +70,11 @@ func assumedAfter(t *Template, i int, local, holds map[*Var]bool) *Expr {
 		switch n.Op {
 		case OpNop:
 		case OpAssign:
-			lv := n.LHS
-			if lv == nil || lv.Var == nil || lv.Index != nil || lv.Ptr != nil || !local[lv.Var] ||
-				n.X == nil || n.X.Op != EVar || n.X.X != nil || !holds[n.X.Var] || n.X.Type != lv.Var.Type {
+			if !scalarLocal(n.LHS) || !local[n.LHS.Var] || n.X == nil || n.X.Op != EVar || n.X.X != nil ||
+				!holds[n.X.Var] || n.X.Type != n.LHS.Var.Type {
 				return nil
 			}
-			holds[lv.Var] = true
+			holds[n.LHS.Var] = true
 		case OpAssume:
 			return n.X
 		case OpBranch:
