@@ -126,6 +126,18 @@ func (p *Program) Spawned(s State, pool *Pool) int64 {
 	return n
 }
 
+// DelayDraws is the number of values drawDelays draws at an execution's
+// first step, before the step's own: one per pool with an Overflow variable.
+func (p *Program) DelayDraws() int {
+	n := 0
+	for _, pool := range p.Pools {
+		if pool.Overflow != nil {
+			n++
+		}
+	}
+	return n
+}
+
 // PhantomValue is the thread value of the k-th phantom of pool: above every
 // slot's value (Template.First+1), distinct across pools and phantoms.
 func (p *Program) PhantomValue(pool *Pool, k int64) int64 {

@@ -363,8 +363,8 @@ func (w *Witness) Schedule(p *ir.Program) ([]ir.Move, error) {
 			return nil, fmt.Errorf("step %d: thread %d: the program has threads 0 to %d", i+1, st.Thread, len(p.Threads)-1)
 		}
 		mv := ir.Move{Thread: st.Thread}
-		if i == 0 && p.HasPhantoms() {
-			mv.Choices = make([]int64, len(p.Pools))
+		if n := p.DelayDraws(); i == 0 && n > 0 {
+			mv.Choices = make([]int64, n)
 			copy(mv.Choices, w.Delays)
 		}
 		for _, m := range st.Marks {
